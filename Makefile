@@ -1,0 +1,37 @@
+# assay developer commands. Everything runs inside a virtual environment made here.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Extras installed for the test-suite (each heavy family adds its extra here).
+TEST_EXTRAS ?= dev
+
+.PHONY: install demo test lint typecheck bench readme clean
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+install: $(BIN)/activate
+	$(BIN)/python -m pip install -q -e ".[$(TEST_EXTRAS)]"
+
+demo: $(BIN)/activate
+	$(BIN)/python -m pip install -q -e .
+	$(BIN)/assay demo --out demo-run
+
+test: install lint typecheck
+	$(BIN)/python -m pytest -q --doctest-modules src tests
+
+lint:
+	$(BIN)/ruff check src tests benchmarks scripts
+
+typecheck:
+	$(BIN)/mypy
+
+bench: install
+	$(BIN)/python benchmarks/run_all.py
+
+readme: install
+	$(BIN)/python scripts/update_readme.py
+
+clean:
+	rm -rf $(VENV) demo-run build dist .pytest_cache .mypy_cache .ruff_cache

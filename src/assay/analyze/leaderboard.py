@@ -1,0 +1,105 @@
+"""Streaming leaderboard: models × metrics with counts of ok / skipped / error outcomes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from assay.evaluators.base import Evaluator, MetricSpec
+
+
+@dataclass
+class _Cell:
+    n_ok: int = 0
+    n_skipped: int = 0
+    n_error: int = 0
+    total: float = 0.0
+    total_sq: float = 0.0
+    n_pass: int = 0
+    n_fail: int = 0
+    corpus_value: float | None = None
+
+
+class LeaderboardBuilder:
+    """Accumulates result rows batch by batch; memory grows with models × metrics only.
+
+    Example:
+        >>> from assay.evaluators import get_evaluator
+        >>> builder = LeaderboardBuilder([get_evaluator("exact_match")], {})
+        >>> builder.add([{"model": "m", "evaluator": "exact_match", "metric": "exact_match",
+        ...               "status": "ok", "value": 1.0, "passed": True}])
+        >>> builder.rows()[0]["value"], builder.rows()[0]["n_ok"]
+        (1.0, 1)
+    """
+
+    def __init__(self, evaluators: Iterable[Evaluator], thresholds: dict[str, float]) -> None:
+        self._specs: dict[str, tuple[str, MetricSpec]] = {}
+        for evaluator in evaluators:
+            for spec in evaluator.metrics:
+                self._specs[spec.name] = (evaluator.name, spec)
+        self._thresholds = thresholds
+        self._cells: dict[tuple[str, str], _Cell] = {}
+
+    def add(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Account for result rows (dicts with model, metric, status, value, passed)."""
+        for row in rows:
+            cell = self._cells.setdefault((row["model"], row["metric"]), _Cell())
+            status = row["status"]
+            if status == "ok":
+                cell.n_ok += 1
+                cell.total += row["value"]
+                cell.total_sq += row["value"] ** 2
+                if row["passed"] is True:
+                    cell.n_pass += 1
+                elif row["passed"] is False:
+                    cell.n_fail += 1
+            elif status == "skipped":
+                cell.n_skipped += 1
+            else:
+                cell.n_error += 1
+
+    def set_corpus(self, model: str, metric: str, value: float | None) -> None:
+        """Record a corpus-level value for a ``corpus`` metric."""
+        self._cells.setdefault((model, metric), _Cell()).corpus_value = value
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per (model, metric), ordered by evaluator declaration and model name."""
+        order = {name: i for i, name in enumerate(self._specs)}
+        out = []
+        for (model, metric), cell in sorted(
+            self._cells.items(), key=lambda item: (order.get(item[0][1], 1 << 30), item[0][0])
+        ):
+            evaluator, spec = self._specs[metric]
+            threshold = self._thresholds.get(metric, spec.threshold)
+            if spec.aggregation == "corpus":
+                value = cell.corpus_value
+                mean = std = None
+            else:
+                mean = cell.total / cell.n_ok if cell.n_ok else None
+                var = cell.total_sq / cell.n_ok - mean**2 if mean is not None else None
+                std = math.sqrt(max(var, 0.0)) if var is not None else None
+                value = mean
+            judged = cell.n_pass + cell.n_fail
+            out.append(
+                {
+                    "model": model,
+                    "evaluator": evaluator,
+                    "metric": metric,
+                    "primary": spec.primary,
+                    "aggregation": spec.aggregation,
+                    "higher_is_better": spec.higher_is_better,
+                    "threshold": threshold,
+                    "value": value,
+                    "std": std,
+                    "n_ok": cell.n_ok,
+                    "n_skipped": cell.n_skipped,
+                    "n_error": cell.n_error,
+                    "n_pass": cell.n_pass,
+                    "n_fail": cell.n_fail,
+                    "pass_rate": cell.n_pass / judged if judged else None,
+                    "passed": spec.passes(value, threshold) if value is not None else None,
+                }
+            )
+        return out

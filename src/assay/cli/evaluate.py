@@ -1,0 +1,74 @@
+"""``assay evaluate``: evaluate a suite into a run directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from assay.cli.options import parse_params, parse_thresholds
+from assay.cli.progress import console, progress_bar
+
+
+@click.command("evaluate")
+@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-e",
+    "--evaluators",
+    "names",
+    required=True,
+    multiple=True,
+    help="Evaluator names, comma-separated (see 'assay evaluators').",
+)
+@click.option(
+    "--threshold",
+    "thresholds",
+    multiple=True,
+    metavar="METRIC=VALUE",
+    help="Override a metric's threshold; repeatable.",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="EVALUATOR.KEY=VALUE",
+    help="Set an evaluator parameter (JSON values); repeatable.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Run directory to write.",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing run directory.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed recorded in the run.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=512, show_default=True)
+def command(
+    suite: Path,
+    names: tuple[str, ...],
+    thresholds: tuple[str, ...],
+    params: tuple[str, ...],
+    out: Path,
+    overwrite: bool,
+    seed: int,
+    batch_size: int,
+) -> None:
+    """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
+    from assay.engine import evaluate
+
+    evaluators = [n.strip() for name in names for n in name.split(",") if n.strip()]
+    with progress_bar() as progress:
+        run = evaluate(
+            suite,
+            evaluators,
+            params=parse_params(params),
+            thresholds=parse_thresholds(thresholds),
+            out=out,
+            overwrite=overwrite,
+            seed=seed,
+            batch_size=batch_size,
+            progress=progress,
+        )
+    failing = [r for r in run.leaderboard if r["primary"] and r["passed"] is False]
+    console.print(f"{len(run.problems)} problems, {len(failing)} primary metrics below threshold.")
+    click.echo(str(Path(out) / "report.md"))

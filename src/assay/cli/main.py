@@ -1,0 +1,43 @@
+"""Entry point of the ``assay`` command: the click group and command registration."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+import click
+
+from assay._version import __version__
+from assay.errors import AssayError
+
+#: Modules under assay.cli that each define a ``command`` to add to the group.
+COMMAND_MODULES = ("evaluate", "evaluators", "validate", "demo")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="assay")
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+def cli(verbose: int) -> None:
+    """assay: explainable, reproducible, human-calibrated testing of LLM and RAG systems."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+for _name in COMMAND_MODULES:
+    cli.add_command(importlib.import_module(f"assay.cli.{_name}").command)
+
+
+def main() -> None:
+    """Run the CLI; assay's own errors print as one clear line and exit with status 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except AssayError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)

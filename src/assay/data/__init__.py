@@ -1,0 +1,6 @@
+"""Test cases and suites: the model, readers and writers."""
+
+from assay.data.case import CASE_FIELDS, TestCase
+from assay.data.suite import TestSuite, read_suite, write_suite
+
+__all__ = ["CASE_FIELDS", "TestCase", "TestSuite", "read_suite", "write_suite"]

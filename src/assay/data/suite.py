@@ -1,0 +1,278 @@
+"""The :class:`TestSuite` and its readers and writers (JSONL, JSON, CSV, Parquet).
+
+Readers validate every row and report *all* problems at once, each naming the file, the row
+(1-based, as a person counts lines or records) and the field. Columns that are not fields of
+:class:`~assay.data.case.TestCase` are kept in ``metadata``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from assay.data.case import CASE_FIELDS, TestCase
+from assay.errors import InvalidInputError
+from assay.fileio import atomic_path, sha256_file
+
+FORMATS = ("jsonl", "json", "csv", "parquet")
+#: Fields stored as JSON text in flat formats (CSV, Parquet).
+_NESTED = ("retrieved_context", "context_ids", "relevant_ids", "labels", "metadata")
+_MAX_REPORTED_ERRORS = 50
+
+
+class TestSuite:
+    """An ordered collection of :class:`TestCase` with unique ``(id, model)`` keys.
+
+    Example:
+        >>> suite = TestSuite([TestCase(id="q1", model="a"), TestCase(id="q1", model="b")])
+        >>> len(suite), suite.models
+        (2, ['a', 'b'])
+    """
+
+    __test__ = False
+
+    def __init__(
+        self,
+        cases: Iterable[TestCase],
+        *,
+        source: str | None = None,
+        sha256: str | None = None,
+    ) -> None:
+        self.cases: list[TestCase] = list(cases)
+        self.source = source
+        self.sha256 = sha256
+        seen: dict[tuple[str, str], int] = {}
+        for index, case in enumerate(self.cases):
+            if case.key in seen:
+                where = f"{source}: " if source else ""
+                raise InvalidInputError(
+                    f"{where}row {index + 1}, field 'id': duplicate case id {case.id!r} for model "
+                    f"{case.model!r} (first seen at row {seen[case.key] + 1})"
+                )
+            seen[case.key] = index
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def __iter__(self) -> Iterator[TestCase]:
+        return iter(self.cases)
+
+    def __getitem__(self, index: int) -> TestCase:
+        return self.cases[index]
+
+    @property
+    def models(self) -> list[str]:
+        """Distinct model names in order of first appearance (``""`` for unnamed)."""
+        return list(dict.fromkeys(case.model or "" for case in self.cases))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """Return the cases as plain dictionaries (unset optional fields omitted)."""
+        return [case.model_dump(exclude_none=True) for case in self.cases]
+
+
+def _json_safe(value: Any) -> Any:
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _record_to_case(record: dict[str, Any], row: int, source: str) -> TestCase:
+    fields = {k: _json_safe(v) for k, v in record.items() if k in CASE_FIELDS}
+    extra = {k: v for k, v in record.items() if k not in CASE_FIELDS}
+    if extra:
+        fields["metadata"] = {**(fields.get("metadata") or {}), **extra}
+    for key in ("labels", "metadata"):
+        if fields.get(key) is None:
+            fields.pop(key, None)
+    try:
+        return TestCase.model_validate(fields)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(part) for part in err["loc"]) or "<row>"
+            problems.append(f"{source}: row {row}, field {field!r}: {err['msg']}")
+        raise InvalidInputError("\n".join(problems)) from None
+
+
+def _decode(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InvalidInputError(
+            f"{path}: row {line}: invalid UTF-8 at byte {exc.start} ({exc.reason}); "
+            "save the file as UTF-8"
+        ) from None
+
+
+def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(_decode(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"{path}: row {number}: invalid JSON: {exc.msg}") from None
+        if not isinstance(record, dict):
+            raise InvalidInputError(f"{path}: row {number}: expected a JSON object per line")
+        yield number, record
+
+
+def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        data = json.loads(_decode(path))
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path}: row {exc.lineno}: invalid JSON: {exc.msg}") from None
+    if isinstance(data, dict) and isinstance(data.get("cases"), list):
+        data = data["cases"]
+    if not isinstance(data, list):
+        raise InvalidInputError(f"{path}: expected a JSON list of cases or {{'cases': [...]}}")
+    for number, record in enumerate(data, start=1):
+        if not isinstance(record, dict):
+            raise InvalidInputError(f"{path}: row {number}: expected a JSON object")
+        yield number, record
+
+
+def _unflatten(
+    record: dict[str, Any], row: int, source: str, *, empty_is_missing: bool
+) -> dict[str, Any]:
+    """Decode the JSON-text columns of a flat (CSV / Parquet) record.
+
+    CSV cannot tell an empty text from a missing one, so there an empty cell means "not set".
+    """
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if value is None or (empty_is_missing and isinstance(value, str) and value == ""):
+            continue
+        if isinstance(value, float) and math.isnan(value):
+            continue
+        if key in _NESTED and isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise InvalidInputError(
+                    f"{source}: row {row}, field {key!r}: expected JSON text ({exc.msg})"
+                ) from None
+        elif hasattr(value, "tolist"):
+            value = value.tolist()
+        out[key] = value
+    return out
+
+
+def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    reader = csv.DictReader(io.StringIO(_decode(path), newline=""))
+    if not reader.fieldnames:
+        return
+    for number, record in enumerate(reader, start=2):  # row 1 is the header
+        if None in record:
+            raise InvalidInputError(f"{path}: row {number}: more values than header columns")
+        yield number, _unflatten(dict(record), number, str(path), empty_is_missing=True)
+
+
+def _parquet_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:
+        raise InvalidInputError(f"{path}: not a readable Parquet file ({exc})") from None
+    for number, record in enumerate(table.to_pylist(), start=1):
+        yield number, _unflatten(record, number, str(path), empty_is_missing=False)
+
+
+_READERS = {
+    "jsonl": _jsonl_records,
+    "json": _json_records,
+    "csv": _csv_records,
+    "parquet": _parquet_records,
+}
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """Return the suite format implied by the file extension."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    fmt = {"ndjson": "jsonl", "pq": "parquet"}.get(suffix, suffix)
+    if fmt not in FORMATS:
+        raise InvalidInputError(
+            f"{path}: unknown suite format {suffix!r}; expected one of {', '.join(FORMATS)}"
+        )
+    return fmt
+
+
+def read_suite(path: str | os.PathLike[str], *, fmt: str | None = None) -> TestSuite:
+    """Read and validate a suite; every invalid row is reported in one error.
+
+    Args:
+        path: A ``.jsonl``, ``.json``, ``.csv`` or ``.parquet`` file.
+        fmt: Force a format instead of inferring it from the extension.
+
+    Raises:
+        InvalidInputError: naming the file, row and field of each problem.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise InvalidInputError(f"{file}: no such file")
+    fmt = fmt or detect_format(file)
+    cases: list[TestCase] = []
+    problems: list[str] = []
+    for row, record in _READERS[fmt](file):
+        try:
+            cases.append(_record_to_case(record, row, str(file)))
+        except InvalidInputError as exc:
+            problems.append(str(exc))
+    if problems:
+        shown = problems[:_MAX_REPORTED_ERRORS]
+        more = len(problems) - len(shown)
+        suffix = f"\n... and {more} more invalid rows" if more else ""
+        raise InvalidInputError(
+            f"{file}: {len(problems)} invalid rows:\n" + "\n".join(shown) + suffix
+        )
+    if not cases:
+        raise InvalidInputError(f"{file}: the file holds no test cases")
+    return TestSuite(cases, source=str(file), sha256=sha256_file(file))
+
+
+def _flat_records(cases: Sequence[TestCase]) -> list[dict[str, Any]]:
+    rows = []
+    for case in cases:
+        record = case.model_dump()
+        for key in _NESTED:
+            if record[key] is not None:
+                record[key] = json.dumps(record[key], ensure_ascii=False)
+        rows.append(record)
+    return rows
+
+
+def write_suite(
+    suite: TestSuite | Sequence[TestCase], path: str | os.PathLike[str], *, fmt: str | None = None
+) -> Path:
+    """Write a suite atomically in the format implied by the extension (or ``fmt``)."""
+    cases = list(suite)
+    target = Path(path)
+    fmt = fmt or detect_format(target)
+    with atomic_path(target) as tmp:
+        if fmt == "jsonl":
+            with tmp.open("w", encoding="utf-8") as handle:
+                for case in cases:
+                    handle.write(case.model_dump_json(exclude_none=True) + "\n")
+        elif fmt == "json":
+            records = [case.model_dump(exclude_none=True) for case in cases]
+            tmp.write_text(json.dumps(records, indent=2, ensure_ascii=False), encoding="utf-8")
+        elif fmt == "csv":
+            with tmp.open("w", encoding="utf-8", newline="") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(CASE_FIELDS))
+                writer.writeheader()
+                writer.writerows(_flat_records(cases))
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            pq.write_table(pa.Table.from_pylist(_flat_records(cases)), tmp)
+    return target

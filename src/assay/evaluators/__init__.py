@@ -1,0 +1,33 @@
+"""Evaluators: the framework and the catalogue (one module per family)."""
+
+from assay.evaluators.base import (
+    CaseResult,
+    CorpusAccumulator,
+    Evaluator,
+    MetricSpec,
+    Outcome,
+    Status,
+)
+from assay.evaluators.registry import (
+    catalogue,
+    evaluator_class,
+    evaluator_names,
+    get_evaluator,
+    metric_owner,
+    register,
+)
+
+__all__ = [
+    "CaseResult",
+    "CorpusAccumulator",
+    "Evaluator",
+    "MetricSpec",
+    "Outcome",
+    "Status",
+    "catalogue",
+    "evaluator_class",
+    "evaluator_names",
+    "get_evaluator",
+    "metric_owner",
+    "register",
+]

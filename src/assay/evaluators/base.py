@@ -1,0 +1,291 @@
+"""The evaluator framework: metric specs, explicit outcomes and the batch evaluator base class.
+
+One way to add an evaluator (DESIGN §1): subclass :class:`Evaluator`, declare its metrics and the
+fields it needs, implement :meth:`Evaluator.score` over a batch, and decorate the class with
+:func:`assay.evaluators.registry.register`. The base class owns everything generic: skipping
+cases that lack a required field, turning exceptions into ``error`` outcomes, and checking that
+every value is finite and inside its declared range.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar, Protocol
+
+from assay.data.case import TestCase
+
+logger = logging.getLogger(__name__)
+
+#: Case fields an evaluator may require.
+REQUIRABLE_FIELDS = (
+    "question",
+    "expected_answer",
+    "retrieved_context",
+    "context_ids",
+    "relevant_ids",
+    "actual_answer",
+    "condition",
+)
+
+
+class Status(StrEnum):
+    """Whether a metric could be computed for a case."""
+
+    OK = "ok"
+    SKIPPED = "skipped"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """What a metric means: direction, range, default threshold and how it aggregates.
+
+    ``aggregation`` is ``"mean"`` (the mean of per-case values) or ``"corpus"`` (computed over all
+    of a model's cases by :meth:`Evaluator.corpus_metrics`, e.g. corpus BLEU or macro F1).
+    """
+
+    name: str
+    description: str
+    higher_is_better: bool = True
+    range: tuple[float, float] = (0.0, 1.0)
+    threshold: float | None = None
+    primary: bool = False
+    aggregation: str = "mean"
+
+    def passes(self, value: float, threshold: float | None = None) -> bool | None:
+        """Return whether ``value`` is on the good side of the threshold (None without one)."""
+        limit = self.threshold if threshold is None else threshold
+        if limit is None:
+            return None
+        return value >= limit if self.higher_is_better else value <= limit
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable description (infinite bounds become ``None``)."""
+        data = asdict(self)
+        data["range"] = [None if math.isinf(b) else b for b in self.range]
+        return data
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The outcome of one metric on one case: a value only when ``status`` is ``ok``."""
+
+    status: Status
+    value: float | None = None
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.status is Status.OK) != (self.value is not None):
+            raise ValueError("an Outcome has a value exactly when its status is 'ok'")
+        if self.status is not Status.OK and not self.reason:
+            raise ValueError("a skipped or error Outcome needs a reason")
+
+
+@dataclass
+class CaseResult:
+    """All metric outcomes of one evaluator on one case, with a human-readable explanation.
+
+    ``details`` holds JSON-serialisable evidence for drill-down (e.g. per-sentence scores).
+    """
+
+    outcomes: dict[str, Outcome]
+    explanation: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def ok(
+        cls,
+        values: dict[str, float],
+        explanation: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> CaseResult:
+        """Every metric in ``values`` computed."""
+        outcomes = {name: Outcome(Status.OK, float(v)) for name, v in values.items()}
+        return cls(outcomes, explanation, details or {})
+
+    @classmethod
+    def skipped(cls, metrics: Sequence[str], reason: str) -> CaseResult:
+        """No metric applies to this case, for ``reason``."""
+        return cls({m: Outcome(Status.SKIPPED, None, reason) for m in metrics})
+
+    @classmethod
+    def error(cls, metrics: Sequence[str], reason: str) -> CaseResult:
+        """Computing failed for this case, for ``reason``."""
+        return cls({m: Outcome(Status.ERROR, None, reason) for m in metrics})
+
+
+class CorpusAccumulator(Protocol):
+    """Collects a model's cases batch by batch for corpus-level metrics."""
+
+    def add(self, cases: Sequence[TestCase], results: Sequence[CaseResult]) -> None:
+        """Take one more batch."""
+
+    def finish(self) -> dict[str, float | None]:
+        """Return the corpus-level metric values (None where undefined)."""
+
+
+def field_present(case: TestCase, name: str) -> bool:
+    """Whether ``case`` has a usable value for the requirable field ``name``."""
+    value = getattr(case, name)
+    if value is None:
+        return False
+    return not (name in ("question", "condition") and isinstance(value, str) and not value.strip())
+
+
+class Evaluator(ABC):
+    """Base class of every evaluator: batch in, one :class:`CaseResult` per case out.
+
+    Subclasses set the class attributes and implement :meth:`score`. Constructor parameters must
+    be stored under attributes of the same name (the scikit-learn convention), which makes
+    :meth:`get_params`, the run manifest and pickling work without further code.
+    """
+
+    name: ClassVar[str]
+    family: ClassVar[str]
+    description: ClassVar[str]
+    metrics: ClassVar[tuple[MetricSpec, ...]]
+    requires: ClassVar[tuple[str, ...]] = ()
+    reproducible: ClassVar[bool] = True
+    extra: ClassVar[str | None] = None
+    #: When set, batches never split a group of cases with the same :meth:`group_key`.
+    grouped: ClassVar[bool] = False
+
+    # -- declared interface -------------------------------------------------------------
+    @abstractmethod
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        """Score cases that all have the required fields; return one result per case."""
+
+    def group_key(self, case: TestCase) -> Any:
+        """Key of the group a case belongs to (only used when ``grouped``)."""
+        return None
+
+    @classmethod
+    def for_testing(cls) -> Evaluator:
+        """An instance for the conformance tests; model-based evaluators override this to
+        inject the fakes shipped in :mod:`assay.testing` instead of real models."""
+        return cls()
+
+    def corpus_accumulator(self) -> CorpusAccumulator | None:
+        """A fresh accumulator for this evaluator's ``corpus`` metrics, or None."""
+        return None
+
+    # -- generic machinery --------------------------------------------------------------
+    @classmethod
+    def metric_names(cls) -> list[str]:
+        """Names of the declared metrics, in order."""
+        return [m.name for m in cls.metrics]
+
+    @classmethod
+    def metric(cls, name: str) -> MetricSpec:
+        """The spec of metric ``name``."""
+        for spec in cls.metrics:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    @classmethod
+    def primary_metric(cls) -> MetricSpec:
+        """The primary metric (the first declared when none is flagged)."""
+        return next((m for m in cls.metrics if m.primary), cls.metrics[0])
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor parameters and their current values."""
+        signature = inspect.signature(type(self).__init__)
+        return {
+            name: getattr(self, name)
+            for name, p in signature.parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        }
+
+    def spec(self) -> dict[str, Any]:
+        """A JSON-serialisable description of this configured evaluator (for manifests)."""
+        return {
+            "name": self.name,
+            "family": self.family,
+            "class": f"{type(self).__module__}.{type(self).__qualname__}",
+            "description": self.description,
+            "params": _jsonable(self.get_params()),
+            "requires": list(self.requires),
+            "reproducible": self.reproducible,
+            "extra": self.extra,
+            "metrics": [m.to_dict() for m in self.metrics],
+        }
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({params})"
+
+    def missing_fields(self, case: TestCase) -> list[str]:
+        """Required fields that ``case`` lacks."""
+        return [f for f in self.requires if not field_present(case, f)]
+
+    def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        """Evaluate a batch: skip cases lacking fields, score the rest, validate every value.
+
+        Never raises for a problem with one case or the scoring itself: such problems become
+        ``skipped`` or ``error`` outcomes with a reason.
+        """
+        names = self.metric_names()
+        results: list[CaseResult | None] = [None] * len(cases)
+        eligible: list[int] = []
+        for index, case in enumerate(cases):
+            missing = self.missing_fields(case)
+            if missing:
+                results[index] = CaseResult.skipped(
+                    names, f"missing required field(s): {', '.join(missing)}"
+                )
+            else:
+                eligible.append(index)
+        if eligible:
+            batch = [cases[i] for i in eligible]
+            try:
+                scored = self.score(batch)
+                if len(scored) != len(batch):
+                    raise RuntimeError(
+                        f"{self.name} returned {len(scored)} results for {len(batch)} cases"
+                    )
+            except Exception as exc:  # one failing batch must not end the run
+                logger.exception("evaluator %s failed on a batch", self.name)
+                scored = [CaseResult.error(names, f"{type(exc).__name__}: {exc}")] * len(batch)
+            for index, result in zip(eligible, scored, strict=True):
+                results[index] = self._checked(result)
+        return [r for r in results if r is not None]
+
+    def _checked(self, result: CaseResult) -> CaseResult:
+        """Fill undeclared gaps and turn non-finite or out-of-range values into errors."""
+        outcomes: dict[str, Outcome] = {}
+        for spec in self.metrics:
+            outcome = result.outcomes.get(spec.name)
+            if outcome is None:
+                if spec.aggregation == "corpus":
+                    continue
+                outcome = Outcome(Status.ERROR, None, f"{self.name} did not report {spec.name}")
+            elif outcome.status is Status.OK:
+                value = outcome.value
+                low, high = spec.range
+                assert value is not None
+                if not math.isfinite(value):
+                    outcome = Outcome(Status.ERROR, None, f"non-finite value {value}")
+                elif not (low - 1e-9 <= value <= high + 1e-9):
+                    outcome = Outcome(
+                        Status.ERROR, None, f"value {value} outside declared range [{low}, {high}]"
+                    )
+            outcomes[spec.name] = outcome
+        return CaseResult(outcomes, result.explanation, result.details)
+
+
+def _jsonable(value: Any) -> Any:
+    """Best-effort conversion of parameter values to JSON-compatible data."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)

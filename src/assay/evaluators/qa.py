@@ -1,0 +1,82 @@
+"""SQuAD-style exact match and token F1 between the actual and the expected answer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.registry import register
+from assay.text.normalize import normalize_squad, squad_tokens
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    """Token-overlap F1 exactly as the official SQuAD v1.1 script computes it.
+
+    Example:
+        >>> round(token_f1("The annual fee is 50 euros", "50 euros"), 3)
+        0.571
+    """
+    pred, ref = squad_tokens(prediction), squad_tokens(reference)
+    if not pred or not ref:
+        return float(pred == ref)
+    common = sum((Counter(pred) & Counter(ref)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+@register
+class ExactMatch(Evaluator):
+    """1 when the SQuAD-normalised actual answer equals the expected answer, else 0."""
+
+    name = "exact_match"
+    family = "lexical"
+    description = "SQuAD-normalised exact match of the actual and the expected answer."
+    requires = ("actual_answer", "expected_answer")
+    metrics = (
+        MetricSpec(
+            "exact_match",
+            "1 if the normalised answers are equal, else 0",
+            threshold=1.0,
+            primary=True,
+        ),
+    )
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        out = []
+        for case in cases:
+            actual, expected = (
+                normalize_squad(case.actual_answer or ""),
+                normalize_squad(case.expected_answer or ""),
+            )
+            match = float(actual == expected)
+            out.append(
+                CaseResult.ok(
+                    {"exact_match": match}, f"normalised answer {actual!r} vs expected {expected!r}"
+                )
+            )
+        return out
+
+
+@register
+class TokenF1(Evaluator):
+    """SQuAD token F1 between the actual and the expected answer."""
+
+    name = "token_f1"
+    family = "lexical"
+    description = "SQuAD-style token-overlap F1 of the actual against the expected answer."
+    requires = ("actual_answer", "expected_answer")
+    metrics = (
+        MetricSpec(
+            "token_f1", "harmonic mean of token precision and recall", threshold=0.5, primary=True
+        ),
+    )
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        return [
+            CaseResult.ok({"token_f1": token_f1(c.actual_answer or "", c.expected_answer or "")})
+            for c in cases
+        ]

@@ -1,0 +1,94 @@
+"""Markdown rendering of leaderboards and run reports."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.engine.run import EvaluationRun
+
+
+def md_escape(text: object) -> str:
+    """Escape text for a Markdown table cell (pipes, newlines, HTML brackets).
+
+    Example:
+        >>> md_escape("a|b<script>")
+        'a\\\\|b&lt;script&gt;'
+    """
+    return (
+        str(text)
+        .replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\n", " ")
+    )
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    return "—" if value is None else f"{value:.{digits}g}"
+
+
+def table(headers: list[str], rows: list[list[Any]]) -> str:
+    """Render a GitHub-flavoured Markdown table with escaped cells."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def leaderboard_markdown(leaderboard: list[dict[str, Any]]) -> str:
+    """The leaderboard as a Markdown table (models × metrics with outcome counts)."""
+    headers = [
+        "model",
+        "metric",
+        "value",
+        "threshold",
+        "pass",
+        "pass rate",
+        "ok",
+        "skipped",
+        "error",
+    ]
+    rows = []
+    for r in leaderboard:
+        verdict = {True: "yes", False: "**no**", None: "—"}[r["passed"]]
+        arrow = "↑" if r["higher_is_better"] else "↓"
+        rows.append(
+            [
+                r["model"] or "(unnamed)",
+                f"{r['metric']} {arrow}",
+                _num(r["value"]),
+                _num(r["threshold"]),
+                verdict,
+                _num(r["pass_rate"], 3),
+                r["n_ok"],
+                r["n_skipped"],
+                r["n_error"],
+            ]
+        )
+    return "# Leaderboard\n\n" + table(headers, rows) + "\n"
+
+
+def report_markdown(run: EvaluationRun) -> str:
+    """A one-page Markdown report: summary, leaderboard, problems and insights."""
+    manifest = run.manifest or {}
+    source = (manifest.get("input") or {}).get("path")
+    lines = ["# assay evaluation report", ""]
+    if source:
+        lines += [f"Suite: `{md_escape(source)}`", ""]
+    primary = [r for r in run.leaderboard if r["primary"]]
+    failing = [r for r in primary if r["passed"] is False]
+    lines += [
+        f"{len(primary)} primary metric results, {len(failing)} below threshold; "
+        f"{len(run.problems)} problems, {len(run.insights)} insights.",
+        "",
+        leaderboard_markdown(run.leaderboard).replace("# Leaderboard", "## Leaderboard"),
+        "## Problems",
+        "",
+    ]
+    lines += [f"- **{md_escape(p['kind'])}** — {md_escape(p['message'])}" for p in run.problems]
+    lines += ["- none"] if not run.problems else []
+    lines += ["", "## Insights", ""]
+    lines += [f"- {md_escape(i['message'])}" for i in run.insights]
+    lines += ["- none"] if not run.insights else []
+    return "\n".join(lines) + "\n"

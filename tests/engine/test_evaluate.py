@@ -1,0 +1,146 @@
+"""The evaluation engine: run directory contents, atomicity, findings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import assay
+from assay import TestCase
+from assay.errors import InvalidInputError
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+
+
+def _cases() -> list[TestCase]:
+    return [
+        TestCase(
+            id="q1",
+            model="a",
+            actual_answer="Paris",
+            expected_answer="Paris",
+            latency_s=0.5,
+            cost_usd=0.01,
+        ),
+        TestCase(
+            id="q1",
+            model="b",
+            actual_answer="Lyon",
+            expected_answer="Paris",
+            latency_s=2.0,
+            cost_usd=0.002,
+        ),
+        TestCase(id="q2", model="a", actual_answer="4", expected_answer="4", latency_s=0.4),
+        TestCase(id="q2", model="b", actual_answer="four", expected_answer="4", latency_s=2.2),
+        TestCase(
+            id="q2t",
+            model="a",
+            actual_answer="5",
+            expected_answer="4",
+            parent_id="q2",
+            perturbation="typos",
+        ),
+        TestCase(id="q3", model="a", question="unanswered"),
+    ]
+
+
+def test_run_directory_holds_every_artifact(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run = assay.evaluate(_cases(), ["exact_match", "token_f1"], out=out, seed=7)
+    expected = {
+        "results.parquet",
+        "results.csv",
+        "leaderboard.json",
+        "leaderboard.md",
+        "problems.json",
+        "insights.json",
+        "manifest.json",
+        "report.md",
+    }
+    assert expected <= {p.name for p in out.iterdir()}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["schema_version"] == 1 and manifest["seed"] == 7
+    assert manifest["status"] == "complete"
+    assert [e["name"] for e in manifest["evaluators"]] == ["exact_match", "token_f1"]
+    assert set(manifest["files"]) >= {"results.parquet", "report.md"}
+    results = pd.read_parquet(out / "results.parquet")
+    assert len(results) == 12  # 6 cases x 2 metrics
+    skipped = results[results["status"] == "skipped"]
+    assert set(skipped["case_id"]) == {"q3"}
+    assert skipped["reason"].str.contains("missing required field").all()
+    assert skipped["value"].isna().all() and skipped["passed"].isna().all()
+    assert run.metric("a", "exact_match") == pytest.approx(2 / 3)
+    row = next(r for r in run.leaderboard if r["model"] == "a" and r["metric"] == "exact_match")
+    assert (row["n_ok"], row["n_skipped"], row["n_error"]) == (3, 1, 0)
+    loaded = assay.load_run(out)
+    assert loaded.leaderboard == run.leaderboard and len(loaded.results) == 12
+
+
+def test_findings(tmp_path: Path) -> None:
+    run = assay.evaluate(_cases(), ["exact_match"], out=tmp_path / "r")
+    kinds = {p["kind"] for p in run.problems}
+    assert {"below_threshold", "most_difficult_case", "perturbation_flip"} <= kinds
+    flip = next(p for p in run.problems if p["kind"] == "perturbation_flip")
+    assert flip["case_id"] == "q2t" and flip["severity"] == "high"
+    below = [p["model"] for p in run.problems if p["kind"] == "below_threshold"]
+    assert below == ["a", "b"] or below == ["b", "a"] or "b" in below
+    insight_kinds = {i["kind"]: i.get("model") for i in run.insights}
+    assert insight_kinds["best_model"] == "a"
+    assert insight_kinds["fastest_model"] == "a" and insight_kinds["slowest_model"] == "b"
+    assert insight_kinds["cheapest_model"] == "b"
+    assert insight_kinds["most_expensive_model"] == "a"
+
+
+def test_threshold_override_and_unknown_metric(tmp_path: Path) -> None:
+    run = assay.evaluate(_cases(), ["token_f1"], thresholds={"token_f1": 0.0})
+    assert all(r["passed"] for r in run.leaderboard)
+    with pytest.raises(InvalidInputError, match="unknown metric 'rouge9'"):
+        assay.evaluate(_cases(), ["token_f1"], thresholds={"rouge9": 0.1})
+
+
+def test_existing_directory_needs_overwrite(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assay.evaluate(_cases(), ["exact_match"], out=out)
+    with pytest.raises(InvalidInputError, match="already exists"):
+        assay.evaluate(_cases(), ["exact_match"], out=out)
+    assay.evaluate(_cases(), ["exact_match"], out=out, overwrite=True)
+
+
+class _Exploding(Evaluator):
+    name = "exploding_test_only"
+    family = "test"
+    description = "raises on the second batch, or interrupts the run"
+    metrics = (MetricSpec("exploding_value", "a value"),)
+
+    def __init__(self, interrupt: bool = False) -> None:
+        self.interrupt = interrupt
+        self.calls = 0
+
+    def score(self, cases: list[TestCase]) -> list[CaseResult]:  # type: ignore[override]
+        self.calls += 1
+        if self.calls == 2:
+            if self.interrupt:
+                raise KeyboardInterrupt
+            raise RuntimeError("model server went away")
+        return [CaseResult.ok({"exploding_value": 0.5}) for _ in cases]
+
+
+def test_failing_batch_becomes_error_outcomes_not_a_crash() -> None:
+    run = assay.evaluate(_cases(), [_Exploding()], batch_size=2)
+    results = run.results
+    errors = results[results["status"] == "error"]
+    assert len(errors) == 2 and errors["reason"].str.contains("model server went away").all()
+    assert sum(r["n_error"] for r in run.leaderboard) == 2
+    assert all(r["value"] == 0.5 for r in run.leaderboard)
+
+
+def test_interrupted_run_leaves_no_complete_looking_output(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        assay.evaluate(_cases(), [_Exploding(interrupt=True)], out=out, batch_size=2)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(InvalidInputError, match="not a complete run directory"):
+        assay.load_run(out)
