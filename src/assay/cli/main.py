@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import pkgutil
 import sys
 
 import click
@@ -11,8 +12,6 @@ import click
 from assay._version import __version__
 from assay.errors import AssayError
 
-#: Modules under assay.cli that each define a ``command`` to add to the group.
-COMMAND_MODULES = ("evaluate", "evaluators", "validate", "demo")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,8 +23,18 @@ def cli(verbose: int) -> None:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
-for _name in COMMAND_MODULES:
-    cli.add_command(importlib.import_module(f"assay.cli.{_name}").command)
+def _add_commands() -> None:
+    """Add every module of :mod:`assay.cli` that defines a click ``command`` (one per module)."""
+    import assay.cli as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        command = getattr(module, "command", None)
+        if isinstance(command, click.Command):
+            cli.add_command(command)
+
+
+_add_commands()
 
 
 def main() -> None:
