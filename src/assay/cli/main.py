@@ -13,7 +13,6 @@ from assay._version import __version__
 from assay.errors import AssayError
 
 
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="assay")
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
