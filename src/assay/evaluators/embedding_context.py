@@ -1,0 +1,217 @@
+"""Embedding context metrics: how relevant the retrieved context is to the question.
+
+* context relevancy: per question sentence, the best similarity to any context sentence,
+  aggregated by mean, weighted mean and minimax (the least covered question sentence);
+* soft recall / precision: a chunk's relevancy is the best similarity of the whole question to
+  one of its sentences; recall takes the best chunk, precision the mean over chunks;
+* context mean reciprocal rank: the first chunk (within the top ``k``) whose relevancy reaches
+  ``relevance_threshold``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.embed import DEFAULT_SPEC, Embedder
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.embedding_base import (
+    EmbeddingEvaluator,
+    check_weights,
+    chunk_sentences,
+    cosine_matrix,
+    quote,
+    rounded,
+    sentence_weights,
+    sentences_of,
+    stack,
+)
+from assay.evaluators.registry import register
+from assay.params import check
+
+
+def chunk_relevancy(
+    question_vec: np.ndarray, context: np.ndarray, owners: Sequence[int], n_chunks: int
+) -> np.ndarray:
+    """Per chunk, the max similarity of the question to the chunk's sentences (-1 when empty).
+
+    Example:
+        >>> q = np.array([1.0, 0.0])
+        >>> chunk_relevancy(q, np.array([[1.0, 0.0], [0.0, 1.0]]), [1, 1], 3).tolist()
+        [-1.0, 1.0, -1.0]
+    """
+    sims = cosine_matrix(question_vec[None, :], context)[0] if len(context) else np.zeros(0)
+    out = np.full(n_chunks, -1.0)
+    np.maximum.at(out, np.asarray(owners, dtype=int), sims)
+    return out
+
+
+@register
+class EmbContextRelevancy(EmbeddingEvaluator):
+    """Coverage of the question by the context, sentence by sentence, plus soft recall/precision."""
+
+    name = "emb_context_relevancy"
+    description = (
+        "Per question sentence, max similarity to a context sentence (mean, weighted mean, "
+        "minimax); chunk relevancy soft recall (best chunk) and precision (mean over chunks)."
+    )
+    requires = ("question", "retrieved_context")
+    metrics = (
+        MetricSpec(
+            "emb_context_relevancy_mean",
+            "mean over question sentences of the max similarity to a context sentence",
+            range=(-1.0, 1.0),
+            threshold=0.5,
+            primary=True,
+        ),
+        MetricSpec(
+            "emb_context_relevancy_weighted",
+            "weighted mean over question sentences (weights parameter) of the max similarity",
+            range=(-1.0, 1.0),
+        ),
+        MetricSpec(
+            "emb_context_relevancy_minimax",
+            "min over question sentences of the max similarity to a context sentence",
+            range=(-1.0, 1.0),
+        ),
+        MetricSpec(
+            "emb_context_soft_recall",
+            "max over chunks of the chunk relevancy (best question-to-sentence similarity)",
+            range=(-1.0, 1.0),
+        ),
+        MetricSpec(
+            "emb_context_soft_precision",
+            "mean over chunks of the chunk relevancy",
+            range=(-1.0, 1.0),
+        ),
+    )
+
+    def __init__(
+        self, embedder: str | Embedder = DEFAULT_SPEC, weights: str | Sequence[float] = "length"
+    ) -> None:
+        super().__init__(embedder)
+        check_weights(weights, type(self).__name__)
+        self.weights = weights
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = [
+            (c.question or "", sentences_of(c.question), chunk_sentences(c.retrieved_context))
+            for c in cases
+        ]
+        vectors = self.encode(
+            s for q, qs, (context, _) in parts for s in [q.strip(), *qs, *context]
+        )
+        out = []
+        for case, (question, q_sents, (context, owners)) in zip(cases, parts, strict=True):
+            if not q_sents:
+                out.append(CaseResult.skipped(self.metric_names(), "the question has no sentences"))
+                continue
+            if not context:
+                out.append(CaseResult.skipped(self.metric_names(), "the context has no sentences"))
+                continue
+            ctx = stack(vectors, context)
+            sims = cosine_matrix(stack(vectors, q_sents), ctx)
+            best, match = sims.max(axis=1), sims.argmax(axis=1)
+            weights = sentence_weights(q_sents, self.weights, self.name)
+            n_chunks = len(case.retrieved_context or [])
+            chunks = chunk_relevancy(vectors[question.strip()], ctx, owners, n_chunks)
+            worst, top = int(np.argmin(best)), int(np.argmax(chunks))
+            values = {
+                "emb_context_relevancy_mean": float(best.mean()),
+                "emb_context_relevancy_weighted": float(np.average(best, weights=weights)),
+                "emb_context_relevancy_minimax": float(best[worst]),
+                "emb_context_soft_recall": float(chunks.max()),
+                "emb_context_soft_precision": float(chunks.mean()),
+            }
+            details = {
+                "question_sentences": [
+                    {
+                        "sentence": quote(s),
+                        "max_sim": round(float(best[i]), 4),
+                        "best_context_sentence": quote(context[int(match[i])]),
+                        "chunk": owners[int(match[i])],
+                    }
+                    for i, s in enumerate(q_sents)
+                ],
+                "chunk_relevancy": rounded(chunks),
+            }
+            explanation = (
+                f"least covered question sentence ({best[worst]:.2f}): {quote(q_sents[worst])!r}; "
+                f"most relevant chunk #{top} ({chunks[top]:.2f}) of {n_chunks}"
+            )
+            out.append(CaseResult.ok(values, explanation, details))
+        return out
+
+
+@register
+class EmbContextMRR(EmbeddingEvaluator):
+    """Reciprocal rank of the first chunk semantically relevant to the question."""
+
+    name = "emb_context_mrr"
+    description = (
+        "Reciprocal rank of the first retrieved chunk (within the top k) with a sentence whose "
+        "similarity to the question reaches relevance_threshold; 0 when none does."
+    )
+    requires = ("question", "retrieved_context")
+    metrics = (
+        MetricSpec(
+            "emb_context_mrr",
+            "1/rank of the first relevant chunk within the top k (0 when none)",
+            threshold=0.5,
+            primary=True,
+        ),
+    )
+
+    def __init__(
+        self,
+        embedder: str | Embedder = DEFAULT_SPEC,
+        relevance_threshold: float = 0.7,
+        k: int = 10,
+    ) -> None:
+        super().__init__(embedder)
+        where = type(self).__name__
+        check(
+            isinstance(relevance_threshold, int | float) and -1 <= relevance_threshold <= 1,
+            "relevance_threshold",
+            where,
+            "a number in [-1, 1]",
+            relevance_threshold,
+        )
+        check(isinstance(k, int) and k > 0, "k", where, "a positive integer", k)
+        self.relevance_threshold = relevance_threshold
+        self.k = k
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = [
+            ((c.question or "").strip(), chunk_sentences((c.retrieved_context or [])[: self.k]))
+            for c in cases
+        ]
+        vectors = self.encode(s for q, (context, _) in parts for s in [q, *context])
+        out = []
+        for case, (question, (context, owners)) in zip(cases, parts, strict=True):
+            n_chunks = min(len(case.retrieved_context or []), self.k)
+            if not question:
+                out.append(CaseResult.skipped(self.metric_names(), "the question is empty"))
+                continue
+            if not context:
+                out.append(CaseResult.skipped(self.metric_names(), "the context has no sentences"))
+                continue
+            chunks = chunk_relevancy(vectors[question], stack(vectors, context), owners, n_chunks)
+            relevant = np.flatnonzero(chunks >= self.relevance_threshold)
+            rank = int(relevant[0]) + 1 if len(relevant) else None
+            explanation = (
+                f"first relevant chunk at rank {rank} (similarity {chunks[rank - 1]:.2f})"
+                if rank
+                else f"no chunk in the top {self.k} reaches {self.relevance_threshold} "
+                f"(best {chunks.max():.2f})"
+            )
+            out.append(
+                CaseResult.ok(
+                    {"emb_context_mrr": 1.0 / rank if rank else 0.0},
+                    explanation,
+                    {"chunk_relevancy": rounded(chunks), "first_relevant_rank": rank},
+                )
+            )
+        return out

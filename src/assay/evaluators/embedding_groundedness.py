@@ -1,0 +1,101 @@
+"""Embedding groundedness: how well each answer sentence is supported by some context sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.embed import DEFAULT_SPEC, Embedder
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.embedding_base import (
+    EmbeddingEvaluator,
+    chunk_sentences,
+    cosine_matrix,
+    quote,
+    rounded,
+    sentences_of,
+    stack,
+)
+from assay.evaluators.registry import register
+
+
+@register
+class EmbGroundedness(EmbeddingEvaluator):
+    """Per answer sentence, the best cosine similarity to any context sentence; mean and min.
+
+    The least grounded answer sentence and its best context match are reported, so a low score
+    points at the sentence to check. Sentence similarity cannot see a changed number or name:
+    pair it with ``unsupported_facts``.
+    """
+
+    name = "emb_groundedness"
+    description = (
+        "Per answer sentence, max cosine similarity to the context sentences; mean and min, "
+        "with the least grounded sentence."
+    )
+    requires = ("actual_answer", "retrieved_context")
+    metrics = (
+        MetricSpec(
+            "emb_groundedness_mean",
+            "mean over answer sentences of the max similarity to a context sentence",
+            range=(-1.0, 1.0),
+            threshold=0.6,
+            primary=True,
+        ),
+        MetricSpec(
+            "emb_groundedness_min",
+            "similarity of the least grounded answer sentence to its best context sentence",
+            range=(-1.0, 1.0),
+        ),
+    )
+
+    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
+        super().__init__(embedder)
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = [
+            (sentences_of(c.actual_answer), chunk_sentences(c.retrieved_context)) for c in cases
+        ]
+        vectors = self.encode(s for answer, (context, _) in parts for s in answer + context)
+        out = []
+        for answer, (context, owners) in parts:
+            if not answer:
+                out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
+                continue
+            if not context:
+                out.append(CaseResult.skipped(self.metric_names(), "the context has no sentences"))
+                continue
+            sims = cosine_matrix(stack(vectors, answer), stack(vectors, context))
+            best = sims.max(axis=1)
+            match = sims.argmax(axis=1)
+            worst = int(np.argmin(best))
+            details = {
+                "answer_sentences": [
+                    {
+                        "sentence": quote(s),
+                        "max_sim": round(float(best[i]), 4),
+                        "best_context_sentence": quote(context[int(match[i])]),
+                        "chunk": owners[int(match[i])],
+                    }
+                    for i, s in enumerate(answer)
+                ],
+                "least_grounded": {"index": worst, "sentence": quote(answer[worst])},
+                "max_sims": rounded(best),
+            }
+            explanation = (
+                f"least grounded answer sentence ({best[worst]:.2f}): {quote(answer[worst])!r}; "
+                f"closest context: {quote(context[int(match[worst])])!r}"
+            )
+            out.append(
+                CaseResult.ok(
+                    {
+                        "emb_groundedness_mean": float(best.mean()),
+                        "emb_groundedness_min": float(best[worst]),
+                    },
+                    explanation,
+                    details,
+                )
+            )
+        return out
