@@ -1,0 +1,186 @@
+"""Classification metrics for answers that are labels: accuracy, macro / micro P, R, F1, confusion.
+
+The predicted label is the actual answer and the true label is the expected answer, both passed
+through :func:`normalize_label` (lower-case, surrounding whitespace and punctuation removed, inner
+whitespace collapsed), so ``"Positive."`` and ``"positive"`` are the same label. The per-case metric
+``clf_accuracy`` is 1 when the labels match (its mean over a model's cases is the accuracy); the
+macro and micro averages are corpus metrics computed, like ``scikit-learn``'s
+``precision_recall_fscore_support(y_true, y_pred, labels=labels, average=..., zero_division=0)``,
+from a confusion matrix streamed batch by batch. The matrix itself is available from the
+accumulator (:meth:`ClassificationAccumulator.details`). Written with numpy only: importing
+scikit-learn in an evaluator module is not allowed (DESIGN §5), and parity is tested against it.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.registry import register
+from assay.params import check
+
+_STRIP = string.whitespace + string.punctuation
+
+
+def normalize_label(text: str) -> str:
+    """Normalise an answer used as a class label.
+
+    Example:
+        >>> normalize_label("  Not   relevant. ")
+        'not relevant'
+        >>> normalize_label("(B)")
+        'b'
+    """
+    return " ".join(text.lower().split()).strip(_STRIP)
+
+
+def prf_from_confusion(
+    matrix: np.ndarray, average: str, n_classes: int | None = None
+) -> tuple[float, float, float]:
+    """Precision, recall and F1 averaged ``"macro"`` or ``"micro"`` from a confusion matrix
+    (rows true, columns predicted), with scikit-learn's ``zero_division=0`` convention.
+
+    Only the first ``n_classes`` classes are averaged (default: all); later rows and columns
+    hold labels outside the chosen ones, which still count as false negatives / positives.
+
+    Example:
+        >>> prf_from_confusion(np.array([[2, 1], [0, 1]]), "macro")
+        (0.75, 0.8333333333333333, 0.7333333333333334)
+    """
+    n = matrix.shape[0] if n_classes is None else n_classes
+    tp = np.diag(matrix)[:n].astype(float)
+    pred = matrix[:, :n].sum(axis=0).astype(float)
+    true = matrix[:n, :].sum(axis=1).astype(float)
+    if average == "micro":
+        tp, pred, true = np.array([tp.sum()]), np.array([pred.sum()]), np.array([true.sum()])
+    elif average != "macro":
+        raise ValueError(f"average must be 'macro' or 'micro'; got {average!r}")
+    precision = np.divide(tp, pred, out=np.zeros_like(tp), where=pred > 0)
+    recall = np.divide(tp, true, out=np.zeros_like(tp), where=true > 0)
+    denominator = 2 * tp + (pred - tp) + (true - tp)
+    f1 = np.divide(2 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0)
+    return float(precision.mean()), float(recall.mean()), float(f1.mean())
+
+
+class ClassificationAccumulator:
+    """Counts (true, predicted) label pairs of one model; memory grows with the label set only."""
+
+    def __init__(self, labels: Sequence[str] | None) -> None:
+        self.labels = None if labels is None else [normalize_label(x) for x in labels]
+        self.pairs: dict[tuple[str, str], int] = {}
+
+    def add(self, cases: Sequence[TestCase], results: Sequence[CaseResult]) -> None:
+        """Count the labels :class:`Classification` stored in each ok result's details."""
+        for result in results:
+            details = result.details or {}
+            if "true" in details and "predicted" in details:
+                key = (details["true"], details["predicted"])
+                self.pairs[key] = self.pairs.get(key, 0) + 1
+
+    def _matrix(self) -> tuple[list[str], np.ndarray]:
+        """Classes and an (n+1)×(n+1) confusion matrix whose last row / column gathers labels
+        outside ``labels`` (always empty when the classes are the labels seen)."""
+        labels = self.labels
+        if labels is None:
+            labels = sorted({label for pair in self.pairs for label in pair})
+        other = len(labels)
+        index = {label: i for i, label in enumerate(labels)}
+        matrix = np.zeros((other + 1, other + 1), dtype=np.int64)
+        for (true, predicted), count in self.pairs.items():
+            matrix[index.get(true, other), index.get(predicted, other)] += count
+        return labels, matrix
+
+    def details(self) -> dict[str, Any]:
+        """The classes and the confusion matrix (rows: true label, columns: predicted), equal to
+        ``sklearn.metrics.confusion_matrix(y_true, y_pred, labels=classes)``."""
+        labels, matrix = self._matrix()
+        return {"labels": labels, "confusion_matrix": matrix[:-1, :-1].tolist()}
+
+    def finish(self) -> dict[str, float | None]:
+        """Macro and micro precision, recall and F1 (None when no case was scored)."""
+        names = [f"clf_{a}_{m}" for a in ("macro", "micro") for m in ("precision", "recall", "f1")]
+        if not self.pairs:
+            return dict.fromkeys(names)
+        labels, matrix = self._matrix()
+        values: dict[str, float | None] = {}
+        for average in ("macro", "micro"):
+            p, r, f = prf_from_confusion(matrix, average, len(labels))
+            values.update(
+                {f"clf_{average}_precision": p, f"clf_{average}_recall": r, f"clf_{average}_f1": f}
+            )
+        return values
+
+
+@register
+class Classification(Evaluator):
+    """Accuracy, macro / micro precision, recall and F1 of label answers (equal to scikit-learn).
+
+    Args:
+        labels: the class labels (normalised like the answers). Without it the classes are every
+            label seen in a model's true or predicted labels, as scikit-learn does. With it,
+            averages run over these classes only and an answer outside them counts as a miss.
+    """
+
+    name = "classification"
+    family = "classification"
+    description = (
+        "Classification metrics with the normalised actual answer as the predicted label and the "
+        "expected answer as the true label: accuracy, macro/micro precision, recall, F1."
+    )
+    requires = ("actual_answer", "expected_answer")
+    metrics = (
+        MetricSpec(
+            "clf_accuracy",
+            "1 when the predicted label equals the true label; its mean is the accuracy",
+            threshold=0.5,
+            primary=True,
+        ),
+        *(
+            MetricSpec(
+                f"clf_{average}_{metric}",
+                f"{average}-averaged {metric} over the classes (scikit-learn, zero_division=0)",
+                aggregation="corpus",
+            )
+            for average in ("macro", "micro")
+            for metric in ("precision", "recall", "f1")
+        ),
+    )
+
+    def __init__(self, labels: list[str] | None = None) -> None:
+        check(
+            labels is None
+            or (
+                isinstance(labels, list | tuple)
+                and bool(labels)
+                and all(isinstance(x, str) for x in labels)
+            ),
+            "labels",
+            "Classification",
+            "None or a non-empty list of strings",
+            labels,
+        )
+        self.labels = labels
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        out = []
+        for case in cases:
+            predicted = normalize_label(case.actual_answer or "")
+            true = normalize_label(case.expected_answer or "")
+            correct = float(predicted == true)
+            note = "" if correct else " (wrong)"
+            out.append(
+                CaseResult.ok(
+                    {"clf_accuracy": correct},
+                    f"predicted {predicted!r}, true {true!r}{note}",
+                    {"predicted": predicted, "true": true},
+                )
+            )
+        return out
+
+    def corpus_accumulator(self) -> ClassificationAccumulator:
+        return ClassificationAccumulator(self.labels)

@@ -1,0 +1,150 @@
+"""Looping (degenerate repetition) detection on the actual answer.
+
+Three signals, each cheap and model-free:
+
+* ``unique_sentence_ratio``: distinct sentences / sentences, over sentences of at least 10
+  characters (short ones such as "Yes." legitimately recur); compared after lower-casing and
+  collapsing whitespace. Skipped when the answer has no such sentence.
+* ``repeated_substring_score``: the longest repeated substring (suffix array,
+  :mod:`assay.text.repeats`) × its number of non-overlapping occurrences / the text length: the
+  share of the answer taken up by its longest repeat, in [0, 1].
+* ``compression_ratio``: UTF-8 bytes / zlib (level 9) compressed bytes. Repetitive text compresses
+  well; short texts score about 1 or below (zlib's fixed overhead).
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.registry import register
+from assay.params import check
+from assay.text import split_sentences
+from assay.text.repeats import longest_repeated_substring
+
+MIN_SENTENCE_CHARS = 10
+
+
+def unique_sentence_ratio(text: str) -> float | None:
+    """Distinct / all sentences of at least 10 characters; None when there is none.
+
+    Example:
+        >>> unique_sentence_ratio("Call us today. Call us  today. We are open daily. Yes.")
+        0.6666666666666666
+    """
+    sentences = [" ".join(s.lower().split()) for s in split_sentences(text)]
+    sentences = [s for s in sentences if len(s) >= MIN_SENTENCE_CHARS]
+    if not sentences:
+        return None
+    return len(set(sentences)) / len(sentences)
+
+
+def repeated_substring_score(text: str) -> tuple[float, str, int]:
+    """``len(lrs) × count(lrs) / len(text)`` with the non-overlapping count, and the substring
+    and count themselves.
+
+    Example:
+        >>> repeated_substring_score("abcabc")
+        (1.0, 'abc', 2)
+    """
+    if not text:
+        return 0.0, "", 0
+    repeat = longest_repeated_substring(text)
+    count = text.count(repeat) if repeat else 0
+    return len(repeat) * count / len(text), repeat, count
+
+
+def compression_ratio(text: str) -> float:
+    """UTF-8 size / zlib level-9 compressed size.
+
+    Example:
+        >>> compression_ratio("ab" * 500) > 20
+        True
+    """
+    raw = text.encode("utf-8")
+    return len(raw) / len(zlib.compress(raw, 9))
+
+
+@register
+class Looping(Evaluator):
+    """Repetition signals of the answer: unique sentences, longest repeat, compressibility.
+
+    Args:
+        max_chars: only the first ``max_chars`` characters are analysed for the longest repeated
+            substring (a loop shows early; bounds time and memory on huge answers).
+    """
+
+    name = "looping"
+    family = "looping"
+    description = (
+        "Degenerate repetition in the answer: unique-sentence ratio, longest repeated substring "
+        "share and zlib compression ratio."
+    )
+    requires = ("actual_answer",)
+    metrics = (
+        MetricSpec(
+            "repeated_substring_score",
+            "longest repeated substring × its non-overlapping count / answer length",
+            higher_is_better=False,
+            threshold=0.5,
+            primary=True,
+        ),
+        MetricSpec(
+            "unique_sentence_ratio",
+            "distinct / all sentences of at least 10 characters",
+            threshold=0.9,
+        ),
+        MetricSpec(
+            "compression_ratio",
+            "UTF-8 bytes / zlib level-9 compressed bytes (higher: more repetitive)",
+            higher_is_better=False,
+            range=(0.0, math.inf),
+            threshold=3.0,
+        ),
+    )
+
+    def __init__(self, max_chars: int = 100_000) -> None:
+        check(
+            isinstance(max_chars, int) and not isinstance(max_chars, bool) and max_chars >= 100,
+            "max_chars",
+            "Looping",
+            "an integer >= 100",
+            max_chars,
+        )
+        self.max_chars = max_chars
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        return [self._one(case.actual_answer or "") for case in cases]
+
+    def _one(self, text: str) -> CaseResult:
+        if not text.strip():
+            return CaseResult.skipped(self.metric_names(), "the answer is empty")
+        analysed = text[: self.max_chars]
+        score, repeat, count = repeated_substring_score(analysed)
+        outcomes = {
+            "repeated_substring_score": Outcome(Status.OK, score),
+            "compression_ratio": Outcome(Status.OK, compression_ratio(text)),
+        }
+        ratio = unique_sentence_ratio(text)
+        outcomes["unique_sentence_ratio"] = (
+            Outcome(Status.OK, ratio)
+            if ratio is not None
+            else Outcome(
+                Status.SKIPPED, None, f"no sentence of at least {MIN_SENTENCE_CHARS} characters"
+            )
+        )
+        details = {
+            "longest_repeat": repeat[:200],
+            "longest_repeat_chars": len(repeat),
+            "longest_repeat_count": count,
+            "analysed_chars": len(analysed),
+        }
+        return CaseResult(
+            outcomes,
+            f"longest repeat of {len(repeat)} characters occurs {count}× "
+            f"({score:.0%} of the answer): {repeat[:60]!r}",
+            details,
+        )
