@@ -1,0 +1,280 @@
+"""The :class:`Calibrator` lifecycle shared by every calibrator (DESIGN §7).
+
+``fit(scores, labels)`` maps machine scores to human labels; ``conformalize(scores, labels)`` on an
+*independent* split adds split-conformal prediction sets; ``predict_proba`` / ``predict_set`` /
+``needs_review`` then apply to new cases. Calling them out of order raises
+:class:`~assay.errors.NotFittedError`. ``save`` / :func:`load_calibrator` round-trip through a
+versioned, hashed JSON file (no pickle).
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from assay.calibrate._arrays import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    as_binary,
+    as_classes,
+    as_scores,
+    check_same_length,
+    orient,
+)
+from assay.calibrate.conformal import SplitConformalClassifier, needs_review, set_summary
+from assay.errors import InvalidInputError, NotFittedError
+from assay.params import check
+
+logger = logging.getLogger(__name__)
+
+BINARY_CLASSES: tuple[str, str] = ("FAIL", "PASS")
+
+
+class Calibrator(ABC):
+    """Base class: maps one or several metric scores to the probability of each human label.
+
+    Args:
+        metrics: names of the metric columns, in order (recorded; used to apply the calibrator
+            to a run). Defaults to ``score_0, score_1, ...``.
+        higher_is_better: per metric, whether a higher score means closer to PASS (default: all).
+        pass_at: for binary calibrators, graded labels ``>= pass_at`` count as PASS.
+    """
+
+    kind: ClassVar[str] = ""
+    #: whether the calibrator predicts more than two ordered classes
+    multiclass: ClassVar[bool] = False
+    #: most metric columns the method accepts (None: any number)
+    max_metrics: ClassVar[int | None] = None
+
+    def __init__(
+        self,
+        metrics: Sequence[str] | None = None,
+        higher_is_better: Sequence[bool] | None = None,
+        pass_at: float | None = None,
+    ) -> None:
+        self.metrics = list(metrics) if metrics is not None else None
+        self.higher_is_better = list(higher_is_better) if higher_is_better is not None else None
+        self.pass_at = pass_at
+        self.classes_: list[Any] | None = None
+        self.n_features_in_: int = 0
+        self.conformal_: SplitConformalClassifier | None = None
+        self.fit_summary_: dict[str, Any] = {}
+
+    # ----------------------------------------------------------------- lifecycle
+    def fit(self, scores: Any, labels: Any) -> Calibrator:
+        """Fit the calibration map on (scores, labels); returns ``self``."""
+        where = f"{type(self).__name__}.fit"
+        x = as_scores(scores, where)
+        labels = list(labels)
+        check_same_length(x, labels, where)
+        if self.max_metrics is not None and x.shape[1] > self.max_metrics:
+            raise InvalidInputError(
+                f"{where}: this method takes at most {self.max_metrics} metric column(s); got "
+                f"{x.shape[1]} (use 'logistic', 'ordinal' or 'monotone' for several metrics)"
+            )
+        if self.metrics is not None:
+            check(
+                len(self.metrics) == x.shape[1],
+                "metrics",
+                where,
+                f"{x.shape[1]} names (one per score column)",
+                self.metrics,
+            )
+        if self.higher_is_better is not None:
+            check(
+                len(self.higher_is_better) == x.shape[1],
+                "higher_is_better",
+                where,
+                f"{x.shape[1]} booleans (one per score column)",
+                self.higher_is_better,
+            )
+        codes, classes = self._encode(labels, where)
+        if len(set(codes.tolist())) < 2:
+            raise InvalidInputError(
+                f"{where}: every label is {classes[int(codes[0])]!r}; need at least two classes"
+            )
+        self.n_features_in_ = x.shape[1]
+        self.classes_ = classes
+        self.conformal_ = None
+        self._fit(self._oriented(x), codes)
+        self.fit_summary_ = {"n": len(codes), "class_counts": np.bincount(codes).tolist()}
+        return self
+
+    def conformalize(self, scores: Any, labels: Any, alpha: float = 0.1) -> Calibrator:
+        """Split-conformal step on a calibration split *independent* of the fit split."""
+        where = f"{type(self).__name__}.conformalize"
+        self._require_fitted(where)
+        x = as_scores(scores, where, n_features=self.n_features_in_)
+        labels = list(labels)
+        check_same_length(x, labels, where)
+        codes = self._codes_for(labels, where)
+        self.conformal_ = SplitConformalClassifier(self, alpha=alpha).conformalize(x, codes)
+        return self
+
+    def predict_proba(self, scores: Any) -> FloatArray:
+        """Probabilities of each class, shape (n, K) (binary: columns FAIL, PASS)."""
+        where = f"{type(self).__name__}.predict_proba"
+        self._require_fitted(where)
+        x = as_scores(scores, where, n_features=self.n_features_in_)
+        proba = np.clip(self._proba(self._oriented(x)), 0.0, 1.0)
+        return np.asarray(proba / proba.sum(axis=1, keepdims=True), dtype=np.float64)
+
+    def predict_pass_proba(self, scores: Any) -> FloatArray:
+        """Binary calibrators: P(PASS | scores), shape (n,)."""
+        if self.multiclass:
+            raise InvalidInputError(
+                f"{type(self).__name__} predicts several classes; use predict_proba()"
+            )
+        return self.predict_proba(scores)[:, 1]
+
+    def predict(self, scores: Any) -> list[Any]:
+        """Most probable class label of each case."""
+        proba = self.predict_proba(scores)
+        classes = self.classes_ or []
+        return [classes[int(k)] for k in np.argmax(proba, axis=1)]
+
+    def predict_set(self, scores: Any) -> BoolArray:
+        """Conformal prediction sets, boolean (n, K) aligned with ``classes_``."""
+        if self.conformal_ is None:
+            raise NotFittedError(
+                f"{type(self).__name__} has no conformal step; call conformalize(scores, labels) "
+                "on a calibration split after fit()"
+            )
+        return self.conformal_.predict_set(scores)
+
+    def needs_review(self, scores: Any) -> BoolArray:
+        """Cases whose prediction set is empty or ambiguous."""
+        return needs_review(self.predict_set(scores))
+
+    def set_labels(self, sets: BoolArray) -> list[list[Any]]:
+        """Prediction sets as lists of class labels."""
+        classes = self.classes_ or []
+        return [[classes[k] for k in np.flatnonzero(row)] for row in sets]
+
+    def conformal_summary(self, scores: Any, labels: Any) -> dict[str, Any]:
+        """Coverage and set sizes on labelled data (e.g. a held-out test split)."""
+        codes = self._codes_for(list(labels), "conformal_summary")
+        return set_summary(self.predict_set(scores), codes)
+
+    @property
+    def class_names(self) -> list[str]:
+        """Display names of the classes (``FAIL``/``PASS`` for binary calibrators)."""
+        if not self.multiclass:
+            return list(BINARY_CLASSES)
+        return [str(c) for c in self.classes_ or []]
+
+    @property
+    def metric_names(self) -> list[str]:
+        """The metric names, or ``score_0 ...`` when none were given."""
+        return self.metrics or [f"score_{i}" for i in range(self.n_features_in_)]
+
+    @property
+    def alpha(self) -> float | None:
+        """The conformal miscoverage level, when conformalized."""
+        return self.conformal_.alpha if self.conformal_ is not None else None
+
+    # ----------------------------------------------------------------- persistence
+    def save(self, path: str | Path) -> Path:
+        """Write the calibrator to a versioned, hashed JSON file (see :func:`load_calibrator`)."""
+        from assay.calibrate.persist import save_calibrator
+
+        return save_calibrator(self, path)
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor parameters (scikit-learn style)."""
+        return {
+            "metrics": self.metrics,
+            "higher_is_better": self.higher_is_better,
+            "pass_at": self.pass_at,
+            **self._extra_params(),
+        }
+
+    def state(self) -> dict[str, Any]:
+        """The fitted state as JSON-serialisable data."""
+        self._require_fitted("state")
+        return {
+            "classes": self.classes_,
+            "n_features_in": self.n_features_in_,
+            "fit_summary": self.fit_summary_,
+            "model": self._get_state(),
+            "conformal": None
+            if self.conformal_ is None
+            else {
+                "alpha": self.conformal_.alpha,
+                "qhat": self.conformal_.qhat_,
+                "n": self.conformal_.n_calibration_,
+            },
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a state produced by :meth:`state`."""
+        self.classes_ = list(state["classes"])
+        self.n_features_in_ = int(state["n_features_in"])
+        self.fit_summary_ = dict(state.get("fit_summary") or {})
+        self._set_state(state["model"])
+        conf = state.get("conformal")
+        self.conformal_ = None
+        if conf is not None:
+            cp = SplitConformalClassifier(self, alpha=float(conf["alpha"]))
+            cp.qhat_ = float(conf["qhat"])
+            cp.n_calibration_ = int(conf["n"])
+            self.conformal_ = cp
+
+    # ----------------------------------------------------------------- helpers
+    def _encode(self, labels: list[Any], where: str) -> tuple[IntArray, list[Any]]:
+        if self.multiclass:
+            return as_classes(labels, where)
+        return as_binary(labels, where, pass_at=self.pass_at), [0, 1]
+
+    def _codes_for(self, labels: list[Any], where: str) -> IntArray:
+        if not self.multiclass:
+            return as_binary(labels, where, pass_at=self.pass_at)
+        codes, classes = as_classes(labels, where)
+        index = {c: k for k, c in enumerate(self.classes_ or [])}
+        unknown = [c for c in classes if c not in index]
+        if unknown:
+            raise InvalidInputError(
+                f"{where}: labels {unknown} were not seen in fit (classes {self.classes_})"
+            )
+        return np.array([index[classes[k]] for k in codes], dtype=np.int64)
+
+    def _oriented(self, x: FloatArray) -> FloatArray:
+        if self.higher_is_better is None:
+            return x
+        return orient(x, self.higher_is_better)
+
+    def _require_fitted(self, where: str) -> bool:
+        if self.classes_ is None:
+            raise NotFittedError(
+                f"{type(self).__name__} is not fitted; call fit(scores, labels) before {where}"
+            )
+        return True
+
+    def _extra_params(self) -> dict[str, Any]:
+        return {}
+
+    @abstractmethod
+    def _fit(self, x: FloatArray, codes: IntArray) -> None:
+        """Fit on oriented scores (higher = closer to PASS) and class codes 0..K-1."""
+
+    @abstractmethod
+    def _proba(self, x: FloatArray) -> FloatArray:
+        """(n, K) probabilities for oriented scores."""
+
+    @abstractmethod
+    def _get_state(self) -> dict[str, Any]:
+        """Model parameters as JSON-serialisable data."""
+
+    @abstractmethod
+    def _set_state(self, state: dict[str, Any]) -> None:
+        """Restore model parameters."""
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v is not None)
+        return f"{type(self).__name__}({params})"
