@@ -1,0 +1,35 @@
+"""Reusable offline detectors of sensitive data, and masking of what they find.
+
+Public API:
+
+* :func:`find_pii` — personal data (cards, SSNs, emails, phones, IBANs, IP and street addresses);
+* :func:`find_secrets` — keys, tokens, certificates, passwords, product keys;
+* :func:`find_sensitive` — both;
+* :func:`find_encoded` — base16 / base64 / URL-encoded / rot13 / reversed segments, decoded;
+* :func:`mask` and :func:`scrub` — mask findings in a text before it is written anywhere.
+
+Every detector returns :class:`Finding` values whose raw text never appears in their ``repr`` or
+``to_dict()``.
+"""
+
+from assay.safety.encodings import DecodedSegment, find_encoded
+from assay.safety.findings import Finding, count_by_kind, mask_value, resolve_overlaps
+from assay.safety.masking import find_sensitive, mask, scrub
+from assay.safety.pii import PII_TYPES, find_pii
+from assay.safety.secrets import find_secrets, shannon_entropy
+
+__all__ = [
+    "PII_TYPES",
+    "DecodedSegment",
+    "Finding",
+    "count_by_kind",
+    "find_encoded",
+    "find_pii",
+    "find_secrets",
+    "find_sensitive",
+    "mask",
+    "mask_value",
+    "resolve_overlaps",
+    "scrub",
+    "shannon_entropy",
+]

@@ -1,0 +1,51 @@
+"""Masking of sensitive values in texts before they reach any output (explanations, reports)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from assay.safety.findings import Finding, resolve_overlaps
+from assay.safety.pii import find_pii
+from assay.safety.secrets import find_secrets
+
+
+def find_sensitive(text: str) -> list[Finding]:
+    """PII and secrets in ``text``, overlaps resolved (the longest finding wins).
+
+    Example:
+        >>> [f.kind for f in find_sensitive("token ghp_" + "a1B2" * 9 + " for bob@example.org")]
+        ['GITHUB_TOKEN', 'EMAIL_ADDRESS']
+    """
+    return resolve_overlaps([*find_pii(text), *find_secrets(text)])
+
+
+def mask(text: str, findings: Iterable[Finding]) -> str:
+    """Replace every finding's span in ``text`` by its masked value.
+
+    The findings must come from scanning this very ``text`` (their offsets index into it).
+
+    Example:
+        >>> text = "card 4111111111111111 ok"
+        >>> mask(text, find_pii(text))
+        'card 4111********1111 ok'
+    """
+    out: list[str] = []
+    position = 0
+    for finding in resolve_overlaps(findings):
+        if finding.start < position:
+            continue
+        out.append(text[position : finding.start])
+        out.append(finding.masked)
+        position = finding.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def scrub(text: str) -> str:
+    """Mask every PII and secret value found in ``text`` (use before writing any text out).
+
+    Example:
+        >>> scrub("write to jane.doe@example.com")
+        'write to jane************.com'
+    """
+    return mask(text, find_sensitive(text))

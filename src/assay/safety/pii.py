@@ -1,0 +1,192 @@
+"""Offline detectors of personal data (PII) in text.
+
+Every detector is a regular expression written for linear-time matching (bounded repetitions, no
+nested ambiguous quantifiers) followed by a validator that removes look-alikes: the Luhn check for
+card numbers, the mod-97 check and country length for IBANs, the SSA issuing rules for US Social
+Security numbers, :mod:`ipaddress` for IP addresses and Google's ``phonenumbers`` library for phone
+numbers. Person names are not detected (no offline model is reliable enough; see docs/safety.md).
+
+Example:
+    >>> [f.kind for f in find_pii("Mail jane@example.com or call +44 20 7946 0958.")]
+    ['EMAIL_ADDRESS', 'PHONE_NUMBER']
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from assay.safety.checksums import iban_valid, luhn_valid, ssn_valid
+from assay.safety.findings import Finding, resolve_overlaps
+
+#: Texts are scanned in windows of this many characters (with overlap) to bound memory and time.
+MAX_SCAN_CHARS = 2_000_000
+
+_CARD = re.compile(r"(?<![\w-])\d(?:[ -]?\d){11,18}(?![\w-])")
+_SSN = re.compile(r"(?<![\w-])(\d{3})([- ]?)(\d{2})\2(\d{4})(?![\w-])")
+_EMAIL = re.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\w-])"
+)
+_IBAN = re.compile(
+    r"(?<![\w])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?(?!\w)"
+)
+_IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
+_IPV6 = re.compile(
+    r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:\.\d{1,3}){0,3}(?![\w:])"
+)
+_DIGITS7 = re.compile(r"\d(?:\D{0,3}\d){6}")
+_PHONE = re.compile(
+    r"(?<![\w+.-])(?:\+|00)?(?:\(\d{1,4}\)[ .-]?)?\d[\d ().-]{5,20}\d"
+    r"(?:[ ]?(?:x|ext\.?|#)[ ]?\d{1,5})?(?![\w-]|\.\d)"
+)
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}(?!\d)")
+#: Regions whose national formats are tried for numbers written without a ``+`` country code.
+PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "IN", "AU", "CA", "IT", "ES", "NL")
+_STREET_SUFFIX = (
+    "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
+    "Square|Sq|Terrace|Parkway|Pkwy|Highway|Hwy|Circle|Cir|Crescent|Close|Gardens|Trail"
+)
+_ADDRESS = re.compile(
+    rf"(?<!\w)\d{{1,5}}[A-Za-z]?(?: [A-Z][\w'’.-]{{0,30}}){{1,4}} (?:{_STREET_SUFFIX})\.?"
+    r"(?:,? (?:Apt\.?|Suite|Unit|Flat) ?#?\d{1,5}[A-Za-z]?)?(?!\w)"
+)
+
+
+def _cards(text: str) -> Iterator[Finding]:
+    for m in _CARD.finditer(text):
+        value = m.group()
+        digits = value.replace(" ", "").replace("-", "")
+        if 12 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_valid(digits):
+            yield Finding(m.start(), m.end(), "CREDIT_CARD", "pii", value)
+
+
+def _ssns(text: str) -> Iterator[Finding]:
+    for m in _SSN.finditer(text):
+        if m.group(2) == "" and not _near(text, m.start(), ("ssn", "social security")):
+            continue  # nine bare digits are an SSN only when the text says so
+        if ssn_valid(m.group(1), m.group(3), m.group(4)):
+            yield Finding(m.start(), m.end(), "US_SSN", "pii", m.group())
+
+
+def _near(text: str, start: int, words: Sequence[str], window: int = 40) -> bool:
+    before = text[max(0, start - window) : start].lower()
+    return any(w in before for w in words)
+
+
+def _emails(text: str) -> Iterator[Finding]:
+    for m in _EMAIL.finditer(text):
+        yield Finding(m.start(), m.end(), "EMAIL_ADDRESS", "pii", m.group())
+
+
+def _ibans(text: str) -> Iterator[Finding]:
+    for m in _IBAN.finditer(text):
+        value = m.group()
+        if iban_valid(value):
+            yield Finding(m.start(), m.end(), "IBAN_CODE", "pii", value)
+        elif value.count(" ") and iban_valid(value.rsplit(" ", 1)[0]):
+            head = value.rsplit(" ", 1)[0]  # a trailing word glued on by the optional group
+            yield Finding(m.start(), m.start() + len(head), "IBAN_CODE", "pii", head)
+
+
+def _ips(text: str) -> Iterator[Finding]:
+    for m in _IPV4.finditer(text):
+        if all(
+            int(part) <= 255 and (part == "0" or part[0] != "0") for part in m.group().split(".")
+        ):
+            yield Finding(m.start(), m.end(), "IP_ADDRESS", "pii", m.group())
+    if ":" not in text:
+        return
+    for m in _IPV6.finditer(text):
+        value = m.group()
+        if value.count(":") < 2 or not any(c.isalnum() for c in value):
+            continue
+        try:
+            ipaddress.IPv6Address(value)
+        except ValueError:
+            continue
+        yield Finding(m.start(), m.end(), "IP_ADDRESS", "pii", value)
+
+
+def _phones(text: str, regions: Sequence[str] = PHONE_REGIONS) -> Iterator[Finding]:
+    """Phone-like spans accepted by ``phonenumbers``: a ``+`` number must be a possible number of
+    its country, a national number must be valid in one of ``regions``."""
+    if not _DIGITS7.search(text):
+        return
+    import phonenumbers
+
+    for m in _PHONE.finditer(text):
+        value = m.group()
+        digits = "".join(ch for ch in value if ch.isdigit())
+        international = value.startswith(("+", "00"))
+        separators = sum(ch in " ().-" for ch in value.strip())
+        if (
+            not 7 <= len(digits) <= 15
+            or _DATE.match(value)
+            or (not international and separators < 2 and len(digits) < 10)
+            or (len(digits) >= 12 and luhn_valid(digits))
+        ):
+            continue
+        if international:
+            try:
+                number = phonenumbers.parse("+" + value[2:] if value.startswith("00") else value)
+            except phonenumbers.NumberParseException:
+                continue
+            if phonenumbers.is_possible_number(number):
+                yield Finding(m.start(), m.end(), "PHONE_NUMBER", "pii", value)
+            continue
+        for region in regions:
+            try:
+                number = phonenumbers.parse(value, region)
+            except phonenumbers.NumberParseException:
+                continue
+            if phonenumbers.is_valid_number(number):
+                yield Finding(m.start(), m.end(), "PHONE_NUMBER", "pii", value)
+                break
+
+
+def _addresses(text: str) -> Iterator[Finding]:
+    for m in _ADDRESS.finditer(text):
+        yield Finding(m.start(), m.end(), "STREET_ADDRESS", "pii", m.group())
+
+
+#: Detector of each supported PII entity type (Presidio's type names).
+PII_DETECTORS: dict[str, Callable[[str], Iterable[Finding]]] = {
+    "CREDIT_CARD": _cards,
+    "US_SSN": _ssns,
+    "EMAIL_ADDRESS": _emails,
+    "IBAN_CODE": _ibans,
+    "IP_ADDRESS": _ips,
+    "PHONE_NUMBER": _phones,
+    "STREET_ADDRESS": _addresses,
+}
+#: The supported PII entity types.
+PII_TYPES: tuple[str, ...] = tuple(PII_DETECTORS)
+
+
+def find_pii(text: str, types: Iterable[str] | None = None) -> list[Finding]:
+    """Find personal data in ``text``; overlapping findings keep the longest.
+
+    Args:
+        text: The text to scan (at most :data:`MAX_SCAN_CHARS` characters are scanned).
+        types: Entity types to look for (default: all of :data:`PII_TYPES`).
+
+    Returns:
+        Findings sorted by position; their raw values are never shown by ``repr``.
+
+    Example:
+        >>> [(f.kind, f.masked) for f in find_pii("card 4111 1111 1111 1111, SSN 123-45-6789")]
+        [('CREDIT_CARD', '4111***********1111'), ('US_SSN', '1*********9')]
+    """
+    selected = PII_TYPES if types is None else tuple(types)
+    unknown = [t for t in selected if t not in PII_DETECTORS]
+    if unknown:
+        from assay.params import check
+
+        check(False, "types", "find_pii", f"a subset of {list(PII_TYPES)}", unknown)
+    text = text[:MAX_SCAN_CHARS]
+    found: list[Finding] = []
+    for kind in selected:
+        found.extend(PII_DETECTORS[kind](text))
+    return resolve_overlaps(found)
