@@ -1,0 +1,99 @@
+"""``assay run``: answer a suite with the system under test, resumably."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from assay.cli.progress import console, progress_bar
+
+
+@click.command("run")
+@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--target",
+    "target",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Target config file (YAML, JSON or TOML); see docs/runner.md.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Answered suite to write (.jsonl, .json, .csv or .parquet).",
+)
+@click.option(
+    "--checkpoint",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Checkpoint file [default: OUT.checkpoint.jsonl]; a rerun resumes from it.",
+)
+@click.option("--retry-errors", is_flag=True, help="On resume, ask failed cases again.")
+@click.option("--keep-checkpoint", is_flag=True, help="Keep the checkpoint after success.")
+@click.option("--concurrency", type=click.IntRange(min=1), help="Override the config.")
+@click.option("--retries", type=click.IntRange(min=0), help="Override the config.")
+@click.option(
+    "--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Seconds per request."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the back-off jitter.")
+def command(
+    suite: Path,
+    target: Path,
+    out: Path,
+    checkpoint: Path | None,
+    retry_errors: bool,
+    keep_checkpoint: bool,
+    concurrency: int | None,
+    retries: int | None,
+    timeout_s: float | None,
+    seed: int,
+) -> None:
+    """Ask the system under test (--target) every question of SUITE and write the answers.
+
+    Latency, cost and per-case errors are recorded; finished cases go to a checkpoint file so an
+    interrupted run, started again with the same arguments, resumes where it stopped.
+    """
+    from assay.data import read_suite, write_suite
+    from assay.runner import load_target, run_target
+
+    connector, settings = load_target(target)
+    overrides: dict[str, Any] = {
+        k: v
+        for k, v in {"concurrency": concurrency, "retries": retries, "timeout_s": timeout_s}.items()
+        if v is not None
+    }
+    settings = dataclasses.replace(settings, **overrides)
+    log = checkpoint or out.with_name(out.name + ".checkpoint.jsonl")
+    cases = read_suite(suite)
+    with progress_bar() as progress:
+        answered = run_target(
+            cases,
+            connector,
+            settings=settings,
+            checkpoint=log,
+            retry_errors=retry_errors,
+            progress=progress,
+            seed=seed,
+        )
+    write_suite(answered, out)
+    if not keep_checkpoint:
+        log.unlink(missing_ok=True)
+    errors = Counter(
+        c.metadata["run"].get("error_kind") for c in answered if c.metadata["run"]["status"] != "ok"
+    )
+    latencies = sorted(c.latency_s for c in answered if c.latency_s is not None)
+    costs = [c.cost_usd for c in answered if c.cost_usd is not None]
+    summary = f"{len(answered) - sum(errors.values())} answered, {sum(errors.values())} errors"
+    if errors:
+        summary += " (" + ", ".join(f"{k}: {n}" for k, n in errors.most_common()) + ")"
+    if latencies:
+        summary += f"; median latency {latencies[len(latencies) // 2]:.3f} s"
+    if costs:
+        summary += f"; cost ${sum(costs):.4f}"
+    console.print(summary)
+    click.echo(str(out))

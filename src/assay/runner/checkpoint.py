@@ -1,0 +1,136 @@
+"""An append-only, fsync'd JSONL log of finished cases, so an interrupted run resumes.
+
+The first line is a header naming the target; every further line is one finished case (answered
+or failed) with a fingerprint of the input it answered. On resume a record is reused only when
+the fingerprint still matches the input case, so an edited suite is never answered from stale
+records. A line cut short by a crash is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from assay.data.case import TestCase
+from assay.errors import InvalidInputError
+
+logger = logging.getLogger(__name__)
+
+_FORMAT = "assay-run-checkpoint/1"
+
+
+def fingerprint(case: TestCase) -> str:
+    """A short hash of the input a case is answered from (id, question, context, metadata).
+
+    Example:
+        >>> a, b = TestCase(id="1", question="a"), TestCase(id="1", question="b")
+        >>> fingerprint(a) == fingerprint(b)
+        False
+    """
+    data = case.model_dump(
+        include={"id", "question", "retrieved_context", "context_ids", "metadata"}
+    )
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class Checkpoint:
+    """The checkpoint file of one run.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.checkpoint.jsonl"
+        >>> source = TestCase(id="q1", question="Fee?")
+        >>> with Checkpoint(path, target="rag") as log:
+        ...     log.append(source, source.model_copy(update={"actual_answer": "12 euros"}))
+        >>> Checkpoint(path, target="rag").load([source])["q1"].actual_answer
+        '12 euros'
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, target: str) -> None:
+        self.path = Path(path)
+        self.target = target
+        self._handle: IO[str] | None = None
+
+    def load(self, cases: list[TestCase]) -> dict[str, TestCase]:
+        """Finished results by input case id, for the ``cases`` whose input is unchanged."""
+        if not self.path.is_file():
+            return {}
+        wanted = {case.id: fingerprint(case) for case in cases}
+        done: dict[str, TestCase] = {}
+        stale = 0
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, start=1):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                if number == len(lines):  # cut short by a crash mid-write
+                    logger.warning("%s: ignoring a truncated last line", self.path)
+                    continue
+                raise InvalidInputError(f"{self.path}: row {number}: invalid JSON") from None
+            if number == 1:
+                self._check_header(record)
+                continue
+            try:
+                key, print_, case = record["input_id"], record["fingerprint"], record["case"]
+                result = TestCase.model_validate(case)
+            except (KeyError, TypeError, ValidationError) as exc:
+                raise InvalidInputError(
+                    f"{self.path}: row {number}: not a checkpoint record ({exc})"
+                ) from None
+            if wanted.get(key) == print_:
+                done[key] = result
+            else:
+                stale += 1
+        if stale:
+            logger.warning("%s: %d records do not match the suite and are redone", self.path, stale)
+        return done
+
+    def _check_header(self, record: Any) -> None:
+        if not isinstance(record, dict) or record.get("format") != _FORMAT:
+            raise InvalidInputError(f"{self.path}: row 1: not an assay run checkpoint")
+        if record.get("target") != self.target:
+            raise InvalidInputError(
+                f"{self.path}: the checkpoint belongs to target {record.get('target')!r}, not "
+                f"{self.target!r}; delete it or choose another --checkpoint"
+            )
+
+    def __enter__(self) -> Checkpoint:
+        new = not self.path.is_file() or self.path.stat().st_size == 0
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not new:
+            self._drop_partial_line()
+        self._handle = self.path.open("a", encoding="utf-8")
+        if new:
+            self._write({"format": _FORMAT, "target": self.target})
+        return self
+
+    def _drop_partial_line(self) -> None:
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with self.path.open("r+b") as handle:
+                handle.truncate(data.rfind(b"\n") + 1)
+
+    def append(self, source: TestCase, result: TestCase) -> None:
+        """Record that ``source`` finished with ``result`` (durable once this returns)."""
+        record: dict[str, Any] = {"input_id": source.id, "fingerprint": fingerprint(source)}
+        record["case"] = result.model_dump(mode="json", exclude_none=True)
+        self._write(record)
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._handle is None:
+            raise RuntimeError("Checkpoint.append() outside a 'with' block")
+        self._handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def __exit__(self, *exc: object) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None

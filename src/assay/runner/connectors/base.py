@@ -1,0 +1,154 @@
+"""What every connector shares: the response type, the error type and response mapping."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from assay.data.case import TestCase
+from assay.errors import BackendError
+from assay.runner.mapping import PathError, get_path
+
+#: Error kinds a connector reports; the runner retries the retryable ones.
+ERROR_KINDS = ("timeout", "connection", "http_status", "bad_response", "exit_status", "exception")
+
+
+class TargetError(BackendError):
+    """The system under test failed to answer one case.
+
+    Args:
+        message: a one-line human reason (recorded with the case).
+        kind: one of :data:`ERROR_KINDS`.
+        retryable: whether trying again may help (timeouts, 5xx, 429, lost connections).
+        retry_after_s: a server-requested wait before the next try (``Retry-After``).
+    """
+
+    def __init__(
+        self, message: str, *, kind: str, retryable: bool, retry_after_s: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.retryable = retryable
+        self.retry_after_s = retry_after_s
+
+
+@dataclass
+class TargetResponse:
+    """One answer of the system under test, with what it retrieved and what it cost."""
+
+    answer: str
+    retrieved_context: list[str] | None = None
+    context_ids: list[str] | None = None
+    cost_usd: float | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+class Connector(Protocol):
+    """A way to ask the system under test one question."""
+
+    #: Name of the system under test; it becomes ``TestCase.model`` of the answers.
+    name: str
+
+    def answer(self, case: TestCase, timeout_s: float) -> TargetResponse:
+        """Answer ``case`` within ``timeout_s`` seconds or raise :class:`TargetError`."""
+
+    def close(self) -> None:
+        """Release connections and processes."""
+
+
+#: Default response mapping: response field → path in the parsed response.
+DEFAULT_RESPONSE = {"answer": "answer"}
+_MAPPABLE = ("answer", "retrieved_context", "context_ids", "cost_usd")
+
+
+def case_variables(case: TestCase) -> dict[str, Any]:
+    """The variables a request template may use: every case field, plus ``context`` (the
+    retrieved context joined by blank lines) and ``injected_context`` (passages an attack or
+    perturbation asks the system to retrieve in addition to its own).
+
+    Example:
+        >>> case_variables(TestCase(id="q1", question="Fee?"))["question"]
+        'Fee?'
+    """
+    data = case.model_dump()
+    data["context"] = "\n\n".join(case.retrieved_context or [])
+    data["injected_context"] = list(case.metadata.get("injected_context") or [])
+    return data
+
+
+def _texts(value: Any, name: str) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list) or not all(
+        isinstance(v, str | int | float) and not isinstance(v, bool) for v in value
+    ):
+        raise TargetError(
+            f"response field {name!r} must be a list of texts; got {type(value).__name__}",
+            kind="bad_response",
+            retryable=False,
+        )
+    return [str(v) for v in value]
+
+
+def map_response(data: Any, mapping: dict[str, str] | None = None) -> TargetResponse:
+    """Build a :class:`TargetResponse` from parsed JSON using ``mapping`` (field → path).
+
+    ``answer`` is required; ``retrieved_context``, ``context_ids`` and ``cost_usd`` are optional
+    (a path that is absent leaves the field unset). Other mapping keys whose values are numbers
+    are kept as token ``usage`` (e.g. ``prompt_tokens: usage.prompt_tokens``).
+
+    Raises:
+        TargetError: kind ``bad_response`` when the answer is missing or has the wrong type.
+
+    Example:
+        >>> r = map_response({"data": {"text": "12 euros", "docs": [{"id": 7}]}},
+        ...                  {"answer": "data.text", "context_ids": "data.docs[*].id"})
+        >>> r.answer, r.context_ids
+        ('12 euros', ['7'])
+    """
+    mapping = {**DEFAULT_RESPONSE, **(mapping or {})}
+    try:
+        answer = get_path(data, mapping["answer"])
+    except PathError as exc:
+        raise TargetError(
+            f"response has no answer at {mapping['answer']!r} ({exc})",
+            kind="bad_response",
+            retryable=False,
+        ) from None
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
+        answer = str(answer)
+    if not isinstance(answer, str):
+        raise TargetError(
+            f"answer at {mapping['answer']!r} must be text; got {type(answer).__name__}",
+            kind="bad_response",
+            retryable=False,
+        )
+    found: dict[str, Any] = {}
+    for key, path in mapping.items():
+        if key == "answer":
+            continue
+        try:
+            found[key] = get_path(data, path)
+        except PathError:
+            found[key] = None
+    cost = found.get("cost_usd")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+        raise TargetError(
+            f"cost at {mapping['cost_usd']!r} must be a number; got {cost!r}",
+            kind="bad_response",
+            retryable=False,
+        )
+    usage = {
+        k: int(v)
+        for k, v in found.items()
+        if k not in _MAPPABLE and isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    return TargetResponse(
+        answer=answer,
+        retrieved_context=_texts(found.get("retrieved_context"), "retrieved_context"),
+        context_ids=_texts(found.get("context_ids"), "context_ids"),
+        cost_usd=float(cost) if cost is not None else None,
+        usage=usage,
+    )

@@ -1,0 +1,247 @@
+"""Answer a suite with the system under test: concurrency, retries, timeouts, checkpoints."""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.data.case import TestCase
+from assay.data.suite import TestSuite
+from assay.params import check
+from assay.runner.checkpoint import Checkpoint
+from assay.runner.connectors.base import Connector, TargetError, TargetResponse
+
+logger = logging.getLogger(__name__)
+
+#: progress(task, done, total)
+ProgressCallback = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How to call the system under test.
+
+    Args:
+        concurrency: requests in flight at once (a bounded thread pool).
+        retries: extra tries after a retryable failure (timeouts, 5xx, 429, lost connections).
+        timeout_s: per-request time limit.
+        backoff_s: wait before the first retry; doubles each retry, with +/-25 % jitter.
+        backoff_max_s: upper bound of one wait.
+        retry_bad_response: also retry unparseable or wrongly shaped responses.
+    """
+
+    concurrency: int = 4
+    retries: int = 2
+    timeout_s: float = 60.0
+    backoff_s: float = 0.5
+    backoff_max_s: float = 30.0
+    retry_bad_response: bool = False
+
+    def __post_init__(self) -> None:
+        where = "RunSettings"
+        check(self.concurrency >= 1, "concurrency", where, "at least 1", self.concurrency)
+        check(self.retries >= 0, "retries", where, "0 or more", self.retries)
+        check(self.timeout_s > 0, "timeout_s", where, "positive", self.timeout_s)
+        check(self.backoff_s >= 0, "backoff_s", where, "0 or more", self.backoff_s)
+        check(self.backoff_max_s >= 0, "backoff_max_s", where, "0 or more", self.backoff_max_s)
+
+    def wait_before(self, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait before try number ``attempt + 1`` (``attempt`` >= 1).
+
+        Example:
+            >>> RunSettings(backoff_s=1.0).wait_before(3, random.Random(0)) <= 4 * 1.25
+            True
+        """
+        base = min(self.backoff_max_s, self.backoff_s * 2 ** (attempt - 1))
+        return base * rng.uniform(0.75, 1.25)
+
+
+def _unique_inputs(cases: Sequence[TestCase]) -> list[TestCase]:
+    seen: dict[str, TestCase] = {}
+    for case in cases:
+        if case.id in seen:
+            if seen[case.id].question != case.question:
+                from assay.errors import InvalidInputError
+
+                raise InvalidInputError(
+                    f"case id {case.id!r} appears with two different questions; ids must be unique"
+                )
+            continue
+        seen[case.id] = case
+    if len(seen) < len(cases):
+        logger.warning(
+            "%d repeated case ids (answers of other models) asked once", len(cases) - len(seen)
+        )
+    return list(seen.values())
+
+
+def _answered(
+    case: TestCase, name: str, response: TargetResponse, attempts: int, latency: float
+) -> TestCase:
+    run: dict[str, Any] = {"status": "ok", "attempts": attempts}
+    if response.usage:
+        run["usage"] = response.usage
+    update: dict[str, Any] = {
+        "model": name,
+        "actual_answer": response.answer,
+        "latency_s": round(latency, 6),
+        "cost_usd": response.cost_usd,
+        "metadata": {**case.metadata, "run": run},
+    }
+    if response.retrieved_context is not None:
+        update["retrieved_context"] = response.retrieved_context
+        update["context_ids"] = response.context_ids
+    return case.model_copy(update=update)
+
+
+def _failed(case: TestCase, name: str, error: TargetError, attempts: int) -> TestCase:
+    run = {"status": "error", "attempts": attempts, "error_kind": error.kind, "error": str(error)}
+    update = {
+        "model": name,
+        "actual_answer": None,
+        "latency_s": None,
+        "cost_usd": None,
+        "metadata": {**case.metadata, "run": run},
+    }
+    return case.model_copy(update=update)
+
+
+def ask(
+    connector: Connector, case: TestCase, settings: RunSettings, rng: random.Random | None = None
+) -> TestCase:
+    """Answer one case, retrying retryable failures; never raises for a failure of the target.
+
+    The result has ``model`` set to the connector's name and ``metadata["run"]`` recording the
+    status, the number of tries and, on failure, the error kind and reason.
+
+    Example:
+        >>> from assay.runner.connectors import CallableConnector
+        >>> done = ask(CallableConnector(str.upper, name="up"), TestCase(id="1", question="hi"),
+        ...            RunSettings())
+        >>> done.model, done.actual_answer, done.metadata["run"]["status"]
+        ('up', 'HI', 'ok')
+    """
+    rng = rng or random.Random()
+    attempt = 0
+    while True:
+        attempt += 1
+        started = time.perf_counter()
+        try:
+            response = connector.answer(case, settings.timeout_s)
+        except TargetError as exc:
+            error = exc
+        except Exception as exc:  # a bug in a user callable must not end the run
+            error = TargetError(f"{type(exc).__name__}: {exc}", kind="exception", retryable=False)
+        else:
+            return _answered(case, connector.name, response, attempt, time.perf_counter() - started)
+        retryable = error.retryable or (
+            settings.retry_bad_response and error.kind == "bad_response"
+        )
+        if not retryable or attempt > settings.retries:
+            logger.info("case %s failed after %d tries: %s", case.id, attempt, error)
+            return _failed(case, connector.name, error, attempt)
+        pause = settings.wait_before(attempt, rng)
+        if error.retry_after_s is not None:
+            pause = max(pause, min(error.retry_after_s, settings.backoff_max_s))
+        logger.debug("case %s: %s; retrying in %.2f s", case.id, error, pause)
+        time.sleep(pause)
+
+
+def run_target(
+    suite: TestSuite | Sequence[TestCase],
+    connector: Connector,
+    *,
+    settings: RunSettings | None = None,
+    checkpoint: str | Path | None = None,
+    retry_errors: bool = False,
+    progress: ProgressCallback | None = None,
+    seed: int = 0,
+) -> list[TestCase]:
+    """Answer every case of ``suite`` with ``connector``; return the answered cases in order.
+
+    Failures of the target are recorded per case (``actual_answer`` unset, the reason in
+    ``metadata["run"]``); nothing is dropped. With ``checkpoint``, each finished case is appended
+    to that file and made durable before the next is counted, and cases already there are not
+    asked again, so a killed run resumes where it stopped.
+
+    Args:
+        suite: the cases (questions; any answers they hold are replaced).
+        connector: the system under test.
+        settings: concurrency, retries, timeouts and back-off.
+        checkpoint: path of the checkpoint file (created when absent).
+        retry_errors: on resume, ask again cases that finished with an error.
+        progress: called as ``progress(name, done, total)``.
+        seed: seeds the back-off jitter.
+
+    Example:
+        >>> from assay.runner.connectors import CallableConnector
+        >>> cases = [TestCase(id=str(i), question=f"q{i}") for i in range(3)]
+        >>> [c.actual_answer for c in run_target(cases, CallableConnector(str.upper))]
+        ['Q0', 'Q1', 'Q2']
+    """
+    settings = settings or RunSettings()
+    inputs = _unique_inputs(list(suite))
+    log = Checkpoint(checkpoint, target=connector.name) if checkpoint is not None else None
+    finished = log.load(inputs) if log is not None else {}
+    if retry_errors:
+        finished = {
+            k: v for k, v in finished.items() if v.metadata.get("run", {}).get("status") == "ok"
+        }
+    pending = [case for case in inputs if case.id not in finished]
+    if finished:
+        logger.info("resuming: %d of %d cases already finished", len(finished), len(inputs))
+    total, done = len(inputs), len(finished)
+    task = f"run {connector.name}"
+    if progress is not None:
+        progress(task, done, total)
+    lock = threading.Lock()
+    rngs = threading.local()
+
+    def work(case: TestCase) -> TestCase:
+        if not hasattr(rngs, "rng"):
+            with lock:
+                rngs.rng = random.Random(f"{seed}-{threading.get_ident()}")
+        return ask(connector, case, settings, rngs.rng)
+
+    if log is not None:
+        log.__enter__()
+    try:
+        pool = ThreadPoolExecutor(settings.concurrency, thread_name_prefix="assay-run")
+        try:
+            queue = iter(pending)
+            in_flight: dict[Future[TestCase], TestCase] = {}
+
+            def top_up() -> None:
+                while len(in_flight) < 2 * settings.concurrency:
+                    nxt = next(queue, None)
+                    if nxt is None:
+                        return
+                    in_flight[pool.submit(work, nxt)] = nxt
+
+            top_up()
+            while in_flight:
+                finished_now, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in finished_now:
+                    source = in_flight.pop(future)
+                    result = future.result()
+                    if log is not None:
+                        log.append(source, result)
+                    finished[source.id] = result
+                    done += 1
+                    if progress is not None:
+                        progress(task, done, total)
+                top_up()
+        finally:  # on an interrupt, do not start queued cases
+            pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        if log is not None:
+            log.__exit__(None, None, None)
+        connector.close()
+    return [finished[case.id] for case in inputs]
