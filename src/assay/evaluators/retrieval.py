@@ -1,0 +1,226 @@
+"""Rank-based retrieval metrics from retrieved ids against graded relevance judgements.
+
+Definitions follow trec_eval (usnistgov/trec_eval), so values equal its output:
+
+* the ranking is ``context_ids`` in order; repeated ids count once, at their first rank;
+* a document is relevant when its grade in ``relevant_ids`` is > 0 (grade 0 = judged
+  non-relevant, as in TREC qrels); ``R`` is the number of relevant documents;
+* precision@k divides by ``k`` even when fewer than ``k`` documents were retrieved (``P_k``);
+  recall@k divides by ``R`` (``recall_k``); R-precision is precision at rank ``R`` (``Rprec``);
+* average precision sums the precision at the rank of each retrieved relevant document and divides
+  by ``R`` (``map``); reciprocal rank is 1 / rank of the first relevant document (``recip_rank``);
+* NDCG uses the grade as gain and a ``log2(rank + 1)`` discount; the ideal ranking orders every
+  relevant document by grade (``ndcg``); NDCG@k cuts both at ``k`` (``ndcg_cut_k``).
+
+MRR and MAP are the means of ``reciprocal_rank`` and ``average_precision`` over cases (the mean
+aggregation of the run). A case without ids, or whose judgements hold no relevant document, is
+skipped with the reason: nothing is ever guessed from texts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.registry import register
+from assay.params import check
+
+#: Metric names, in the order :func:`retrieval_scores` returns them.
+RETRIEVAL_METRICS = (
+    "precision_at_k",
+    "recall_at_k",
+    "f1_at_k",
+    "hit_at_k",
+    "ndcg_at_k",
+    "r_precision",
+    "reciprocal_rank",
+    "average_precision",
+    "ndcg",
+)
+
+
+def _dedupe(ranking: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for doc in ranking:
+        if doc not in seen:
+            seen.add(doc)
+            out.append(doc)
+    return out
+
+
+class _Ranked:
+    """Prefix sums of one ranking, so every cut-off costs O(1)."""
+
+    def __init__(self, ranking: Sequence[str], relevance: Mapping[str, float]) -> None:
+        relevant = {doc: float(g) for doc, g in relevance.items() if g > 0}
+        self.n_rel = len(relevant)
+        if self.n_rel == 0:
+            raise ValueError("no relevant document among the judgements")
+        self.ranked = _dedupe(ranking)
+        self.hits = [0]  # hits[i]: relevant ids among the first i
+        self.dcg = [0.0]  # dcg[i]: DCG of the first i
+        self.ranks: list[int] = []
+        self.ap = 0.0
+        for rank, doc in enumerate(self.ranked, start=1):
+            gain = relevant.get(doc, 0.0)
+            hit = self.hits[-1]
+            if gain:
+                hit += 1
+                self.ap += hit / rank
+                self.ranks.append(rank)
+            self.hits.append(hit)
+            self.dcg.append(self.dcg[-1] + gain / math.log2(rank + 1))
+        self.idcg = [0.0]
+        for rank, gain in enumerate(sorted(relevant.values(), reverse=True), start=1):
+            self.idcg.append(self.idcg[-1] + gain / math.log2(rank + 1))
+
+    def hits_at(self, k: int) -> int:
+        return self.hits[min(k, len(self.hits) - 1)]
+
+    def ndcg_at(self, k: int) -> float:
+        return self.dcg[min(k, len(self.dcg) - 1)] / self.idcg[min(k, self.n_rel)]
+
+    def at(self, k: int) -> dict[str, float]:
+        hits = self.hits_at(k)
+        return {"precision": hits / k, "recall": hits / self.n_rel, "ndcg": self.ndcg_at(k)}
+
+
+def _scores(r: _Ranked, k: int) -> dict[str, float]:
+    hits = r.hits_at(k)
+    precision, recall = hits / k, hits / r.n_rel
+    return {
+        "precision_at_k": precision,
+        "recall_at_k": recall,
+        "f1_at_k": 2 * precision * recall / (precision + recall) if hits else 0.0,
+        "hit_at_k": float(hits > 0),
+        "ndcg_at_k": r.ndcg_at(k),
+        "r_precision": r.hits_at(r.n_rel) / r.n_rel,
+        "reciprocal_rank": 1.0 / r.ranks[0] if r.ranks else 0.0,
+        "average_precision": r.ap / r.n_rel,
+        "ndcg": r.dcg[-1] / r.idcg[-1],
+    }
+
+
+def retrieval_scores(
+    ranking: Sequence[str], relevance: Mapping[str, float], k: int = 10
+) -> dict[str, float]:
+    """All retrieval metrics of one ranked list against graded judgements.
+
+    Args:
+        ranking: Retrieved ids, best first.
+        relevance: Id → grade; grades > 0 are relevant. Must hold at least one relevant id.
+        k: The cut-off of the ``@k`` metrics.
+
+    Returns:
+        A dict keyed by :data:`RETRIEVAL_METRICS`.
+
+    Raises:
+        ValueError: When ``relevance`` holds no relevant id (the metrics are undefined).
+
+    Example:
+        >>> s = retrieval_scores(["d3", "d1", "d7"], {"d1": 2, "d2": 1, "d3": 0}, k=2)
+        >>> s["precision_at_k"], s["recall_at_k"], s["reciprocal_rank"], s["average_precision"]
+        (0.5, 0.5, 0.5, 0.25)
+    """
+    return _scores(_Ranked(ranking, relevance), k)
+
+
+def _spec(name: str, description: str, **kw: Any) -> MetricSpec:
+    return MetricSpec(name, description, **kw)
+
+
+@register
+class RetrievalMetrics(Evaluator):
+    """Precision, recall, F1, hit rate and NDCG at ``k``, R-precision, reciprocal rank, average
+    precision and NDCG of ``context_ids`` against ``relevant_ids`` (trec_eval definitions).
+
+    Metric names are fixed; the cut-off is the parameter ``k`` (recorded in the run manifest and in
+    each case's details). To report several cut-offs, run the evaluator once per ``k`` in separate
+    runs, or read ``details["at"]``, which holds precision, recall and NDCG at every cut-off of
+    ``report_ks``.
+
+    Args:
+        k: The cut-off of the ``*_at_k`` metrics.
+        report_ks: Extra cut-offs reported in each case's details.
+
+    Example:
+        >>> case = TestCase(id="q", context_ids=["a", "b"], relevant_ids={"b": 1})
+        >>> RetrievalMetrics(k=1).evaluate([case])[0].outcomes["reciprocal_rank"].value
+        0.5
+    """
+
+    name = "retrieval"
+    family = "retrieval"
+    description = (
+        "Rank metrics of retrieved ids against graded relevant ids "
+        "(P/R/F1/hit/NDCG@k, R-precision, RR, AP, NDCG; trec_eval definitions)."
+    )
+    requires = ("context_ids", "relevant_ids")
+    metrics = (
+        _spec("precision_at_k", "relevant ids among the first k retrieved, divided by k"),
+        _spec("recall_at_k", "share of the relevant ids retrieved in the first k", threshold=0.5),
+        _spec("f1_at_k", "harmonic mean of precision@k and recall@k"),
+        _spec("hit_at_k", "1 if any relevant id is among the first k retrieved"),
+        _spec("ndcg_at_k", "graded NDCG of the first k retrieved ids", threshold=0.5),
+        _spec("r_precision", "precision at rank R, the number of relevant ids"),
+        _spec("reciprocal_rank", "1 / rank of the first relevant id (mean: MRR)", threshold=0.5),
+        _spec(
+            "average_precision",
+            "mean precision at the ranks of the relevant ids (mean: MAP)",
+            threshold=0.5,
+            primary=True,
+        ),
+        _spec("ndcg", "graded NDCG of the whole ranking, log2 discount", threshold=0.5),
+    )
+
+    def __init__(self, k: int = 10, report_ks: Sequence[int] = (1, 3, 5, 10, 20, 100)) -> None:
+        check(
+            isinstance(k, int) and not isinstance(k, bool) and k >= 1,
+            "k", "RetrievalMetrics", "a positive integer", k,
+        )  # fmt: skip
+        check(
+            all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in report_ks),
+            "report_ks", "RetrievalMetrics", "a sequence of positive integers", report_ks,
+        )  # fmt: skip
+        self.k = k
+        self.report_ks = tuple(report_ks)
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        out: list[CaseResult] = []
+        names = self.metric_names()
+        for case in cases:
+            ranking = case.context_ids or []
+            relevance = case.relevant_ids or {}
+            if not any(g > 0 for g in relevance.values()):
+                out.append(
+                    CaseResult.skipped(
+                        names, "relevant_ids holds no relevant id (no grade > 0): undefined"
+                    )
+                )
+                continue
+            ranked = _Ranked(ranking, relevance)
+            values = _scores(ranked, self.k)
+            hit_ranks = ranked.ranks
+            explanation = (
+                f"{len(hit_ranks)} of {ranked.n_rel} relevant ids retrieved"
+                + (f", first at rank {hit_ranks[0]}" if hit_ranks else "")
+                + f"; {ranked.hits_at(self.k)} in the top {self.k}"
+            )
+            out.append(
+                CaseResult.ok(
+                    values,
+                    explanation,
+                    {
+                        "k": self.k,
+                        "n_retrieved": len(ranked.ranked),
+                        "n_relevant": ranked.n_rel,
+                        "relevant_ranks": hit_ranks[:100],
+                        "at": {str(cut): ranked.at(cut) for cut in self.report_ks},
+                    },
+                )
+            )
+        return out
