@@ -1,0 +1,294 @@
+"""Embedding answer metrics: relevancy to the question, similarity to and accuracy against the
+expected answer, all from sentence-by-sentence similarity matrices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.embed import DEFAULT_SPEC, Embedder
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.embedding_base import (
+    EmbeddingEvaluator,
+    cosine_matrix,
+    quote,
+    rounded,
+    sentences_of,
+    stack,
+)
+from assay.evaluators.registry import register
+from assay.params import check
+from assay.text.normalize import normalize_squad, squad_tokens
+
+SHORT_METHODS = ("edit", "exact", "jaccard")
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance (insertions, deletions, substitutions of characters).
+
+    Example:
+        >>> levenshtein("kitten", "sitting")
+        3
+    """
+    if len(a) < len(b):
+        a, b = b, a
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def short_answer_score(actual: str, expected: str, method: str) -> float:
+    """Lexical agreement of two short answers after SQuAD normalisation, in [0, 1]:
+    ``edit`` (1 - normalised edit distance), ``exact`` match or token ``jaccard``.
+
+    Example:
+        >>> short_answer_score("12 euros", "12 euro", "edit")
+        0.875
+        >>> short_answer_score("The 12 euros", "12 euros", "exact")
+        1.0
+    """
+    a, b = normalize_squad(actual), normalize_squad(expected)
+    if method == "exact":
+        return float(a == b)
+    if method == "jaccard":
+        ta, tb = set(squad_tokens(actual)), set(squad_tokens(expected))
+        return 1.0 if not ta and not tb else len(ta & tb) / len(ta | tb)
+    longest = max(len(a), len(b))
+    return 1.0 if longest == 0 else 1.0 - levenshtein(a, b) / longest
+
+
+def _pairs(
+    sims: np.ndarray, actual: Sequence[str], expected: Sequence[str]
+) -> list[dict[str, object]]:
+    best, match = sims.max(axis=1), sims.argmax(axis=1)
+    return [
+        {
+            "sentence": quote(s),
+            "max_sim": round(float(best[i]), 4),
+            "best_expected_sentence": quote(expected[int(match[i])]),
+        }
+        for i, s in enumerate(actual)
+    ]
+
+
+@register
+class EmbAnswerRelevancy(EmbeddingEvaluator):
+    """Similarity of each answer sentence to the question: max, mean and min."""
+
+    name = "emb_answer_relevancy"
+    description = "Cosine similarity of the question to each answer sentence: max, mean and min."
+    requires = ("question", "actual_answer")
+    metrics = (
+        MetricSpec(
+            "emb_answer_relevancy_mean",
+            "mean over answer sentences of the similarity to the question",
+            range=(-1.0, 1.0),
+            threshold=0.4,
+            primary=True,
+        ),
+        MetricSpec(
+            "emb_answer_relevancy_max",
+            "similarity of the most relevant answer sentence to the question",
+            range=(-1.0, 1.0),
+        ),
+        MetricSpec(
+            "emb_answer_relevancy_min",
+            "similarity of the least relevant answer sentence to the question",
+            range=(-1.0, 1.0),
+        ),
+    )
+
+    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
+        super().__init__(embedder)
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = [((c.question or "").strip(), sentences_of(c.actual_answer)) for c in cases]
+        vectors = self.encode(s for q, answer in parts for s in [q, *answer])
+        out = []
+        for question, answer in parts:
+            if not answer or not question:
+                what = "answer" if not answer else "question"
+                out.append(CaseResult.skipped(self.metric_names(), f"the {what} is empty"))
+                continue
+            sims = cosine_matrix(stack(vectors, answer), vectors[question][None, :])[:, 0]
+            worst = int(np.argmin(sims))
+            out.append(
+                CaseResult.ok(
+                    {
+                        "emb_answer_relevancy_mean": float(sims.mean()),
+                        "emb_answer_relevancy_max": float(sims.max()),
+                        "emb_answer_relevancy_min": float(sims[worst]),
+                    },
+                    f"least relevant answer sentence ({sims[worst]:.2f}): {quote(answer[worst])!r}",
+                    {"sentences": [quote(s) for s in answer], "sims": rounded(sims)},
+                )
+            )
+        return out
+
+
+@register
+class EmbAnswerSimilarity(EmbeddingEvaluator):
+    """Semantic similarity of the actual to the expected answer, whole and sentence by sentence."""
+
+    name = "emb_answer_similarity"
+    description = (
+        "Cosine similarity of the whole actual and expected answers, and per actual sentence "
+        "the max similarity to an expected sentence (mean and min)."
+    )
+    requires = ("actual_answer", "expected_answer")
+    metrics = (
+        MetricSpec(
+            "emb_answer_similarity",
+            "cosine similarity of the whole actual and expected answers",
+            range=(-1.0, 1.0),
+            threshold=0.7,
+            primary=True,
+        ),
+        MetricSpec(
+            "emb_answer_sentence_similarity_mean",
+            "mean over actual sentences of the max similarity to an expected sentence",
+            range=(-1.0, 1.0),
+        ),
+        MetricSpec(
+            "emb_answer_sentence_similarity_min",
+            "min over actual sentences of the max similarity to an expected sentence",
+            range=(-1.0, 1.0),
+        ),
+    )
+
+    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
+        super().__init__(embedder)
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = [
+            (
+                (c.actual_answer or "").strip(),
+                (c.expected_answer or "").strip(),
+                sentences_of(c.actual_answer),
+                sentences_of(c.expected_answer),
+            )
+            for c in cases
+        ]
+        vectors = self.encode(s for a, e, sa, se in parts for s in [a, e, *sa, *se])
+        out = []
+        for actual, expected, act_s, exp_s in parts:
+            if not act_s or not exp_s:
+                what = "actual" if not act_s else "expected"
+                out.append(CaseResult.skipped(self.metric_names(), f"the {what} answer is empty"))
+                continue
+            whole = float(cosine_matrix(vectors[actual][None, :], vectors[expected][None, :])[0, 0])
+            sims = cosine_matrix(stack(vectors, act_s), stack(vectors, exp_s))
+            best = sims.max(axis=1)
+            worst = int(np.argmin(best))
+            out.append(
+                CaseResult.ok(
+                    {
+                        "emb_answer_similarity": whole,
+                        "emb_answer_sentence_similarity_mean": float(best.mean()),
+                        "emb_answer_sentence_similarity_min": float(best[worst]),
+                    },
+                    f"whole-answer similarity {whole:.2f}; least matched actual sentence "
+                    f"({best[worst]:.2f}): {quote(act_s[worst])!r}",
+                    {"actual_sentences": _pairs(sims, act_s, exp_s)},
+                )
+            )
+        return out
+
+
+@register
+class EmbAnswerAccuracy(EmbeddingEvaluator):
+    """Min over actual sentences of the best similarity to an expected sentence, with a lexical
+    fallback for short answers (where sentence embeddings are unreliable)."""
+
+    name = "emb_answer_accuracy"
+    description = (
+        "Min over actual sentences of the max similarity to an expected sentence; when both "
+        "answers are at most short_answer_chars long, a lexical score (edit, exact or jaccard)."
+    )
+    requires = ("actual_answer", "expected_answer")
+    metrics = (
+        MetricSpec(
+            "emb_answer_accuracy",
+            "min over actual sentences of the max similarity to an expected sentence "
+            "(lexical score in [0, 1] for short answers)",
+            range=(-1.0, 1.0),
+            threshold=0.7,
+            primary=True,
+        ),
+    )
+
+    def __init__(
+        self,
+        embedder: str | Embedder = DEFAULT_SPEC,
+        short_answer_chars: int = 30,
+        short_answer_method: str = "edit",
+    ) -> None:
+        super().__init__(embedder)
+        where = type(self).__name__
+        check(
+            isinstance(short_answer_chars, int) and short_answer_chars >= 0,
+            "short_answer_chars",
+            where,
+            "a non-negative integer",
+            short_answer_chars,
+        )
+        check(
+            short_answer_method in SHORT_METHODS,
+            "short_answer_method",
+            where,
+            f"one of {SHORT_METHODS}",
+            short_answer_method,
+        )
+        self.short_answer_chars = short_answer_chars
+        self.short_answer_method = short_answer_method
+
+    def _short(self, actual: str, expected: str) -> bool:
+        return max(len(actual.strip()), len(expected.strip())) <= self.short_answer_chars
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = [
+            (
+                c.actual_answer or "",
+                c.expected_answer or "",
+                sentences_of(c.actual_answer),
+                sentences_of(c.expected_answer),
+            )
+            for c in cases
+        ]
+        vectors = self.encode(
+            s for a, e, sa, se in parts if not self._short(a, e) for s in [*sa, *se]
+        )
+        out = []
+        for actual, expected, act_s, exp_s in parts:
+            if not act_s or not exp_s:
+                what = "actual" if not act_s else "expected"
+                out.append(CaseResult.skipped(self.metric_names(), f"the {what} answer is empty"))
+                continue
+            if self._short(actual, expected):
+                value = short_answer_score(actual, expected, self.short_answer_method)
+                out.append(
+                    CaseResult.ok(
+                        {"emb_answer_accuracy": value},
+                        f"short answers: {self.short_answer_method} score {value:.2f} of "
+                        f"{normalize_squad(actual)!r} vs {normalize_squad(expected)!r}",
+                        {"method": self.short_answer_method},
+                    )
+                )
+                continue
+            sims = cosine_matrix(stack(vectors, act_s), stack(vectors, exp_s))
+            best = sims.max(axis=1)
+            worst = int(np.argmin(best))
+            out.append(
+                CaseResult.ok(
+                    {"emb_answer_accuracy": float(best[worst])},
+                    f"least supported actual sentence ({best[worst]:.2f}): {quote(act_s[worst])!r}",
+                    {"method": "embedding", "actual_sentences": _pairs(sims, act_s, exp_s)},
+                )
+            )
+        return out

@@ -1,0 +1,172 @@
+"""Embedding completeness: how much of the context the answer covers.
+
+Per context sentence, the best similarity to any answer sentence (mean and weighted mean), and
+the Wasserstein distance between the context's and the answer's sentence distributions (uniform
+weights on sentences): the exact optimal-transport distance (POT's ``emd2``) and the paper's
+uniform-average approximation, which averages every sentence's distance to its nearest sentence on
+the other side in both directions (each direction is a relaxed transport problem, so the
+approximation never exceeds the exact distance).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.embed import DEFAULT_SPEC, Embedder
+from assay.data.case import TestCase
+from assay.errors import require
+from assay.evaluators.base import CaseResult, MetricSpec, Outcome, Status
+from assay.evaluators.embedding_base import (
+    EmbeddingEvaluator,
+    check_weights,
+    chunk_sentences,
+    cosine_matrix,
+    quote,
+    rounded,
+    sentence_weights,
+    sentences_of,
+    stack,
+)
+from assay.evaluators.registry import register
+from assay.params import check
+
+COSTS = ("cosine", "euclidean")
+
+
+def cost_matrix(sims: np.ndarray, cost: str) -> np.ndarray:
+    """Transport cost from cosine similarities of unit vectors: ``1 - sim`` or the Euclidean
+    distance ``sqrt(2 - 2 sim)``; both lie in [0, 2].
+
+    Example:
+        >>> cost_matrix(np.array([[1.0, 0.0]]), "euclidean").round(4).tolist()
+        [[0.0, 1.4142]]
+    """
+    if cost == "cosine":
+        return np.clip(1.0 - sims, 0.0, 2.0)
+    return np.sqrt(np.clip(2.0 - 2.0 * sims, 0.0, 4.0))
+
+
+def wasserstein_approx(costs: np.ndarray) -> float:
+    """Uniform-average approximation of the Wasserstein distance: the mean of the average
+    nearest-neighbour cost from each side (a lower bound of the exact distance).
+
+    Example:
+        >>> wasserstein_approx(np.array([[0.0, 1.0], [1.0, 0.5]]))
+        0.25
+    """
+    return float((costs.min(axis=1).mean() + costs.min(axis=0).mean()) / 2.0)
+
+
+def wasserstein_exact(costs: np.ndarray) -> float:
+    """Exact optimal-transport distance with uniform weights on rows and columns (POT ``emd2``).
+
+    Example:
+        >>> wasserstein_exact(np.array([[0.0, 1.0], [1.0, 0.5]]))
+        0.25
+    """
+    ot = require("ot", extra="embed", package="pot")
+    n, m = costs.shape
+    a, b = np.full(n, 1.0 / n), np.full(m, 1.0 / m)
+    return float(ot.emd2(a, b, np.ascontiguousarray(costs, dtype=np.float64)))  # type: ignore[attr-defined]
+
+
+@register
+class EmbCompleteness(EmbeddingEvaluator):
+    """Coverage of the context by the answer, sentence by sentence and as distributions."""
+
+    name = "emb_completeness"
+    description = (
+        "Per context sentence, max similarity to an answer sentence (mean, weighted mean); "
+        "Wasserstein distance between context and answer sentences (exact OT and approximation)."
+    )
+    requires = ("actual_answer", "retrieved_context")
+    metrics = (
+        MetricSpec(
+            "emb_completeness_mean",
+            "mean over context sentences of the max similarity to an answer sentence",
+            range=(-1.0, 1.0),
+            threshold=0.5,
+            primary=True,
+        ),
+        MetricSpec(
+            "emb_completeness_weighted",
+            "weighted mean over context sentences (weights parameter) of the max similarity",
+            range=(-1.0, 1.0),
+        ),
+        MetricSpec(
+            "emb_completeness_wasserstein",
+            "exact optimal-transport distance between context and answer sentences",
+            higher_is_better=False,
+            range=(0.0, 2.0),
+        ),
+        MetricSpec(
+            "emb_completeness_wasserstein_approx",
+            "uniform-average (nearest-neighbour) approximation of the Wasserstein distance",
+            higher_is_better=False,
+            range=(0.0, 2.0),
+        ),
+    )
+
+    def __init__(
+        self,
+        embedder: str | Embedder = DEFAULT_SPEC,
+        weights: str | Sequence[float] = "length",
+        cost: str = "cosine",
+    ) -> None:
+        super().__init__(embedder)
+        check_weights(weights, type(self).__name__)
+        check(cost in COSTS, "cost", type(self).__name__, f"one of {COSTS}", cost)
+        self.weights = weights
+        self.cost = cost
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = [
+            (sentences_of(c.actual_answer), chunk_sentences(c.retrieved_context)[0]) for c in cases
+        ]
+        vectors = self.encode(s for answer, context in parts for s in answer + context)
+        out = []
+        for answer, context in parts:
+            if not answer:
+                out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
+                continue
+            if not context:
+                out.append(CaseResult.skipped(self.metric_names(), "the context has no sentences"))
+                continue
+            sims = cosine_matrix(stack(vectors, context), stack(vectors, answer))
+            best = sims.max(axis=1)
+            weights = sentence_weights(context, self.weights, self.name)
+            costs = cost_matrix(sims, self.cost)
+            outcomes = {
+                "emb_completeness_mean": Outcome(Status.OK, float(best.mean())),
+                "emb_completeness_weighted": Outcome(
+                    Status.OK, float(np.average(best, weights=weights))
+                ),
+                "emb_completeness_wasserstein_approx": Outcome(
+                    Status.OK, wasserstein_approx(costs)
+                ),
+            }
+            try:
+                outcomes["emb_completeness_wasserstein"] = Outcome(
+                    Status.OK, min(max(wasserstein_exact(costs), 0.0), 2.0)
+                )
+            except ImportError as exc:
+                outcomes["emb_completeness_wasserstein"] = Outcome(Status.ERROR, None, str(exc))
+            order = np.argsort(best)
+            missed = [
+                {"sentence": quote(context[int(i)]), "max_sim": round(float(best[i]), 4)}
+                for i in order[:3]
+            ]
+            explanation = (
+                f"{len(context)} context sentences, answer covers them at {best.mean():.2f} on "
+                f"average; least covered ({best[order[0]]:.2f}): {quote(context[int(order[0])])!r}"
+            )
+            out.append(
+                CaseResult(
+                    outcomes,
+                    explanation,
+                    {"max_sims": rounded(best), "least_covered": missed, "cost": self.cost},
+                )
+            )
+        return out
