@@ -1,0 +1,346 @@
+"""Build the bundled banking RAG demo from its hand-written sources (deterministic).
+
+Inputs (all under ``src/assay/demo/``):
+
+- ``corpus/*.md``: the policy documents, one per file; the first line ``# Title`` names it.
+- ``source/questions.toml``: the questions, expected answers, ground-truth chunk ids, the three
+  models' hand-written answers, conditions, perturbation overrides and human labels.
+
+Outputs (committed; ``tests/test_demo.py`` checks they equal a fresh build):
+
+- ``chunks.jsonl``: one chunk per line (``id``, ``doc``, ``topic``, ``title``, ``text``).
+  Chunks are built from :func:`assay.text.split_sentences`: consecutive sentences of one
+  paragraph, at most ``MAX_SENTENCES`` per chunk; ids are ``<doc>#<n>`` counted from 1.
+- ``suite.jsonl``: one case per (question, model), plus perturbed copies.
+- ``labels.csv``: the human labels (``id``, ``model``, ``correct``, ``grounded``, ``quality``).
+
+Retrieval is simulated by a small BM25 retriever over the chunks, with per-model behaviour
+and seeded noise (see ``MODELS``); latency and cost are derived from the token counts of the
+prompt and the answer with per-model prices and seeded jitter. Run::
+
+    python scripts/build_demo.py          # rewrite the outputs
+    python scripts/build_demo.py --check  # exit 1 if the committed outputs are stale
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import random
+import sys
+import tomllib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.text import split_sentences, words
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "src" / "assay" / "demo"
+MAX_SENTENCES = 3
+SEED = 20261121
+PERTURBATIONS = ("typos", "casing")
+
+_STOP_WORDS = (
+    "a an the and or of to in on for is are be can do does i my me we you your our us it its "
+    "what which who how when where why if with by at from as this that there their them they "
+    "will would should could much many any was were has have had not no yes than then so"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """How one simulated system retrieves, and what it costs."""
+
+    name: str
+    k: int  # chunks retrieved
+    query_uses_answer: bool  # a strong reranker, simulated with the expected answer in the query
+    swap: float  # probability that two adjacent ranks of the top k are swapped (a reranker slip)
+    noise: float  # probability that one retrieved chunk is replaced by a random one
+    price_in: float  # USD per 1,000 prompt tokens
+    price_out: float  # USD per 1,000 answer tokens
+    base_latency: float  # seconds before the first token
+    per_token: float  # seconds per answer token
+
+
+MODELS = (
+    ModelProfile("faithful", 4, True, 0.20, 0.0, 0.0025, 0.0100, 0.85, 0.018),
+    ModelProfile("hallucinating", 4, False, 0.20, 0.30, 0.0008, 0.0032, 0.55, 0.012),
+    ModelProfile("terse", 3, False, 0.10, 0.10, 0.00015, 0.0006, 0.30, 0.007),
+)
+
+
+# ----------------------------------------------------------------------------- corpus → chunks
+
+
+def build_chunks(corpus: Path) -> list[dict[str, str]]:
+    """Split every document of ``corpus`` into sentence-based chunks with stable ids."""
+    chunks: list[dict[str, str]] = []
+    for path in sorted(corpus.glob("*.md")):
+        doc = path.stem
+        lines = path.read_text(encoding="utf-8").strip().splitlines()
+        if not lines or not lines[0].startswith("# "):
+            raise SystemExit(f"{path}: the first line must be '# Title'")
+        title = lines[0][2:].strip()
+        paragraphs = [p.strip() for p in "\n".join(lines[1:]).split("\n\n") if p.strip()]
+        number = 0
+        for paragraph in paragraphs:
+            sentences = split_sentences(" ".join(paragraph.split()))
+            for start in range(0, len(sentences), MAX_SENTENCES):
+                number += 1
+                chunks.append(
+                    {
+                        "id": f"{doc}#{number}",
+                        "doc": doc,
+                        "topic": doc.rsplit("-", 1)[0],
+                        "title": title,
+                        "text": " ".join(sentences[start : start + MAX_SENTENCES]),
+                    }
+                )
+    return chunks
+
+
+# ----------------------------------------------------------------------------- retrieval
+
+
+def _terms(text: str) -> list[str]:
+    return [w for w in words(text) if w not in _STOP]
+
+
+class BM25:
+    """Okapi BM25 (k1=1.5, b=0.75) over the chunk texts, titles included."""
+
+    def __init__(self, chunks: list[dict[str, str]], k1: float = 1.5, b: float = 0.75) -> None:
+        self.ids = [c["id"] for c in chunks]
+        self.docs = [Counter(_terms(c["title"] + " " + c["text"])) for c in chunks]
+        self.lengths = [sum(d.values()) for d in self.docs]
+        self.avg = sum(self.lengths) / len(self.lengths)
+        df: Counter[str] = Counter()
+        for d in self.docs:
+            df.update(d.keys())
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        self.k1, self.b = k1, b
+
+    def rank(self, query: str) -> list[str]:
+        """All chunk ids, best first (ties broken by id, so the order is deterministic)."""
+        q = _terms(query)
+        scores = []
+        for i, d in enumerate(self.docs):
+            norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+            s = sum(
+                self.idf.get(t, 0.0) * d[t] * (self.k1 + 1) / (d[t] + norm) for t in q if t in d
+            )
+            scores.append((-round(s, 9), self.ids[i]))
+        return [cid for _, cid in sorted(scores)]
+
+
+def retrieve(
+    bm25: BM25, profile: ModelProfile, question: str, expected: str, rng: random.Random
+) -> list[str]:
+    """The ``profile.k`` chunk ids one simulated system retrieves for ``question``."""
+    query = f"{question} {expected}" if profile.query_uses_answer else question
+    top = bm25.rank(query)[: profile.k]
+    if rng.random() < profile.swap:
+        i = rng.randrange(len(top) - 1)
+        top[i], top[i + 1] = top[i + 1], top[i]
+    if rng.random() < profile.noise:
+        others = [cid for cid in bm25.ids if cid not in top]
+        top[rng.randrange(len(top))] = rng.choice(others)
+    return top
+
+
+# ----------------------------------------------------------------------------- perturbations
+
+
+def typos(text: str, rng: random.Random, rate: float = 0.12) -> str:
+    """Swap two adjacent letters in about ``rate`` of the words longer than three letters."""
+    out = []
+    for token in text.split(" "):
+        letters = [i for i, ch in enumerate(token) if ch.isalpha()]
+        if len(letters) > 3 and rng.random() < rate * 2:
+            i = rng.choice(letters[1:-2])
+            chars = list(token)
+            chars[i], chars[i + 1] = chars[i + 1], chars[i]
+            token = "".join(chars)
+        out.append(token)
+    return " ".join(out)
+
+
+def perturb(kind: str, text: str, rng: random.Random) -> str:
+    """Apply perturbation ``kind`` to a question."""
+    if kind == "typos":
+        return typos(text, rng)
+    if kind == "casing":
+        return text.upper()
+    raise SystemExit(f"unknown perturbation {kind!r}")
+
+
+# ----------------------------------------------------------------------------- latency and cost
+
+
+def _tokens(text: str) -> int:
+    """A rough sub-word token count (1.3 tokens per word), as a pricing page would estimate."""
+    return math.ceil(1.3 * len(words(text)))
+
+
+def latency_and_cost(
+    profile: ModelProfile, question: str, context: list[str], answer: str, rng: random.Random
+) -> tuple[float, float]:
+    """Seeded latency (seconds) and cost (USD) of one call of the simulated system."""
+    prompt = 150 + _tokens(question) + sum(_tokens(c) for c in context)  # 150: system prompt
+    output = _tokens(answer)
+    latency = (
+        profile.base_latency + 0.0004 * prompt + profile.per_token * output
+    ) * rng.lognormvariate(0, 0.25)
+    cost = prompt / 1000 * profile.price_in + output / 1000 * profile.price_out
+    return round(latency, 3), round(cost, 7)
+
+
+# ----------------------------------------------------------------------------- suite
+
+
+def load_questions(path: Path) -> list[dict[str, Any]]:
+    """The hand-written questions, checked for the fields every question needs."""
+    questions: list[dict[str, Any]] = tomllib.loads(path.read_text(encoding="utf-8"))["q"]
+    needed = ("id", "topic", "type", "question", "expected", *(m.name for m in MODELS))
+    seen: set[str] = set()
+    for q in questions:
+        missing = [k for k in needed if k not in q]
+        if missing or q["id"] in seen:
+            raise SystemExit(f"{path}: question {q.get('id')!r}: missing {missing} or duplicate id")
+        seen.add(q["id"])
+    return questions
+
+
+def _case(
+    q: dict[str, Any],
+    profile: ModelProfile,
+    bm25: BM25,
+    texts: dict[str, str],
+    *,
+    case_id: str,
+    question: str,
+    answer: str,
+    perturbation: str | None = None,
+) -> dict[str, Any]:
+    rng = random.Random(f"{SEED}:{profile.name}:{case_id}")
+    ids = retrieve(bm25, profile, question, q["expected"], rng)
+    context = [texts[cid] for cid in ids]
+    latency, cost = latency_and_cost(profile, question, context, answer, rng)
+    case: dict[str, Any] = {
+        "id": case_id,
+        "model": profile.name,
+        "question": question,
+        "expected_answer": q["expected"],
+        "retrieved_context": context,
+        "context_ids": ids,
+    }
+    if q.get("relevant"):
+        case["relevant_ids"] = {cid: float(g) for cid, g in q["relevant"].items()}
+    case["actual_answer"] = answer
+    if q.get("condition"):
+        case["condition"] = q["condition"]
+    case["topic"] = q["topic"]
+    case["query_type"] = q["type"]
+    if perturbation:
+        case["perturbation"] = perturbation
+        case["parent_id"] = q["id"]
+    label = q.get("labels", {}).get(profile.name)
+    if label and not perturbation:
+        correct, grounded, quality = label
+        case["labels"] = {"correct": correct, "grounded": grounded, "quality": quality}
+    case["latency_s"] = latency
+    case["cost_usd"] = cost
+    defects = q.get("defects", {}).get(profile.name)
+    if defects and not (perturbation and answer != q[profile.name]):
+        case["metadata"] = {"defects": defects}
+    return case
+
+
+def build_cases(
+    questions: list[dict[str, Any]], chunks: list[dict[str, str]]
+) -> list[dict[str, Any]]:
+    """Every (question, model) case, then the perturbed copies."""
+    texts = {c["id"]: c["text"] for c in chunks}
+    for q in questions:
+        unknown = [cid for cid in q.get("relevant", {}) if cid not in texts]
+        if unknown:
+            raise SystemExit(f"question {q['id']}: unknown relevant chunk ids {unknown}")
+    bm25 = BM25(chunks)
+    cases = [
+        _case(q, p, bm25, texts, case_id=q["id"], question=q["question"], answer=q[p.name])
+        for q in questions
+        for p in MODELS
+    ]
+    for q in questions:
+        for kind in q.get("perturb", []):
+            if kind not in PERTURBATIONS:
+                raise SystemExit(f"question {q['id']}: unknown perturbation {kind!r}")
+            text = perturb(kind, q["question"], random.Random(f"{SEED}:{kind}:{q['id']}"))
+            overrides = q.get("perturbed", {}).get(kind, {})
+            for p in MODELS:
+                answer = overrides.get(p.name, q[p.name])
+                cases.append(
+                    _case(
+                        q,
+                        p,
+                        bm25,
+                        texts,
+                        case_id=f"{q['id']}~{kind}",
+                        question=text,
+                        answer=answer,
+                        perturbation=kind,
+                    )
+                )
+    return cases
+
+
+def _jsonl(records: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def _labels_csv(cases: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["id", "model", "correct", "grounded", "quality"])
+    for case in cases:
+        if case.get("labels"):
+            lab = case["labels"]
+            writer.writerow(
+                [case["id"], case["model"], lab["correct"], lab["grounded"], lab["quality"]]
+            )
+    return out.getvalue()
+
+
+def build(demo: Path = DEMO) -> dict[str, str]:
+    """The generated files (name relative to ``demo`` → content), built from the sources."""
+    chunks = build_chunks(demo / "corpus")
+    cases = build_cases(load_questions(demo / "source" / "questions.toml"), chunks)
+    return {
+        "chunks.jsonl": _jsonl(chunks),
+        "suite.jsonl": _jsonl(cases),
+        "labels.csv": _labels_csv(cases),
+    }
+
+
+def main(argv: list[str]) -> int:
+    """Write the generated files, or with ``--check`` report which ones are stale."""
+    outputs = build()
+    if "--check" in argv:
+        stale = [n for n, text in outputs.items() if (DEMO / n).read_text(encoding="utf-8") != text]
+        for name in stale:
+            print(f"stale: {DEMO / name} (run python scripts/build_demo.py)")
+        return 1 if stale else 0
+    for name, text in outputs.items():
+        (DEMO / name).write_text(text, encoding="utf-8")
+        print(f"wrote {DEMO / name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
