@@ -16,7 +16,7 @@ import pandas as pd
 from assay.analyze.findings import find_insights, find_problems
 from assay.analyze.leaderboard import LeaderboardBuilder
 from assay.data.case import TestCase
-from assay.data.suite import TestSuite, read_suite
+from assay.data.suite import TestSuite, read_suite, write_suite
 from assay.engine.batching import batches
 from assay.engine.manifest import build_manifest
 from assay.engine.rows import ResultWriter, result_rows
@@ -27,6 +27,7 @@ from assay.engine.run import (
     PROBLEMS_FILE,
     RESULTS_CSV,
     RESULTS_FILE,
+    SUITE_FILE,
     EvaluationRun,
 )
 from assay.errors import InvalidInputError
@@ -128,6 +129,7 @@ def evaluate(
     seed: int = 0,
     batch_size: int = 512,
     progress: ProgressCallback | None = None,
+    calibrators: Sequence[str | Path | Any] | None = None,
 ) -> EvaluationRun:
     """Evaluate a suite with the given evaluators.
 
@@ -141,6 +143,9 @@ def evaluate(
         seed: recorded in the manifest (evaluators that sample take their own ``seed`` parameter).
         batch_size: cases per evaluator batch; bounds memory on large suites.
         progress: called as ``progress(evaluator, done, total)`` after each batch.
+        calibrators: calibrator files (or fitted :class:`assay.calibrate.Calibrator` objects);
+            each adds the calibrated probability and prediction set of every case to
+            ``calibrated.parquet`` / ``.csv``, and its file hash to the manifest.
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -163,12 +168,17 @@ def evaluate(
     chosen = resolve_evaluators(evaluators, params)
     thresholds = dict(thresholds or {})
     _check_thresholds(thresholds, chosen)
+    loaded: list[Any] = []
+    if calibrators:
+        from assay.calibrate.apply import prepare_calibrators
+
+        loaded = prepare_calibrators(calibrators, {m for e in chosen for m in e.metric_names()})
 
     started = datetime.now(UTC)
     run_dir = _RunDirectory(Path(out) if out is not None else None, overwrite)
     try:
         run = _evaluate_into(
-            suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started
+            suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started, loaded
         )
         final = run_dir.commit()
     except BaseException:
@@ -190,6 +200,7 @@ def _evaluate_into(
     progress: ProgressCallback | None,
     work: Path,
     started: datetime,
+    calibrators: Sequence[Any] = (),
 ) -> EvaluationRun:
     cases = suite.cases
     writer = ResultWriter(work / RESULTS_FILE, work / RESULTS_CSV)
@@ -247,9 +258,15 @@ def _evaluate_into(
     run = EvaluationRun(
         manifest={}, leaderboard=leaderboard, problems=problems, insights=insights, path=work
     )
+    write_suite(suite, work / SUITE_FILE)  # the case texts, so reports need no original file
     from assay.report import write_reports
 
     report_files = write_reports(run, work)
+    calibrated_files: list[Path] = []
+    if calibrators:
+        from assay.calibrate.apply import write_calibrated
+
+        calibrated_files = write_calibrated(work, pd.read_parquet(work / RESULTS_FILE), calibrators)
     run.manifest = build_manifest(
         suite_info=suite_info,
         evaluators=[e.spec() for e in evaluators],
@@ -258,10 +275,19 @@ def _evaluate_into(
         timings=timings,
         files=[
             work / n
-            for n in (RESULTS_FILE, RESULTS_CSV, LEADERBOARD_FILE, PROBLEMS_FILE, INSIGHTS_FILE)
+            for n in (
+                RESULTS_FILE,
+                RESULTS_CSV,
+                LEADERBOARD_FILE,
+                PROBLEMS_FILE,
+                INSIGHTS_FILE,
+                SUITE_FILE,
+            )
         ]
-        + report_files,
+        + report_files
+        + calibrated_files,
         started=started,
+        extra={"calibrators": [c.info() for c in calibrators]} if calibrators else None,
     )
     write_json(work / MANIFEST_FILE, run.manifest)  # written last: marks the run complete
     return run

@@ -17,6 +17,7 @@ MANIFEST_FILE = "manifest.json"
 LEADERBOARD_FILE = "leaderboard.json"
 PROBLEMS_FILE = "problems.json"
 INSIGHTS_FILE = "insights.json"
+SUITE_FILE = "suite.jsonl"  # copy of the evaluated cases (texts for the reports)
 
 
 @dataclass

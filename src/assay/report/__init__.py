@@ -2,21 +2,63 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from assay.fileio import write_text
+from assay.fileio import write_json, write_text
 from assay.report.markdown import leaderboard_markdown, report_markdown
 
 if TYPE_CHECKING:
     from assay.engine.run import EvaluationRun
 
-__all__ = ["write_reports"]
+__all__ = ["ANALYSIS_FILE", "HTML_FILE", "write_reports"]
+
+HTML_FILE = "report.html"
+ANALYSIS_FILE = "analysis.json"
 
 
-def write_reports(run: EvaluationRun, directory: Path) -> list[Path]:
-    """Write every report of ``run`` into ``directory`` and return the files written."""
+def write_reports(
+    run: EvaluationRun,
+    directory: Path,
+    *,
+    dimensions: Mapping[str, Any] | None = None,
+    n_resamples: int | None = None,
+    seed: int = 0,
+) -> list[Path]:
+    """Write every report of ``run`` into ``directory`` and return the files written.
+
+    Files: ``leaderboard.md``, ``report.md``, ``analysis.json`` (leaderboard with intervals,
+    pairwise tests, six dimensions, weaknesses) and the self-contained ``report.html``.
+
+    Args:
+        run: the run (its results are read from its directory when not in memory).
+        directory: where to write (the run directory).
+        dimensions: six-dimension configuration overriding the defaults.
+        n_resamples: bootstrap resamples (default :data:`~assay.analyze.uncertainty.DEFAULT_RESAMPLES`).
+        seed: bootstrap seed.
+    """
+    from assay.analyze.summary import analyze_run
+    from assay.analyze.uncertainty import DEFAULT_RESAMPLES
+    from assay.report.drilldown import drilldown, read_calibration, read_cases
+    from assay.report.html import render_html
+
+    directory = Path(directory)
+    analysis = analyze_run(
+        run, dimensions=dimensions, n_resamples=n_resamples or DEFAULT_RESAMPLES, seed=seed
+    )
+    cases = drilldown(run.results, read_cases(directory))
+    page = render_html(
+        analysis,
+        cases=cases,
+        problems=run.problems,
+        insights=run.insights,
+        manifest=run.manifest,
+        calibration=read_calibration(directory),
+    )
     return [
         write_text(directory / "leaderboard.md", leaderboard_markdown(run.leaderboard)),
-        write_text(directory / "report.md", report_markdown(run)),
+        write_text(directory / "report.md", report_markdown(run, analysis)),
+        write_json(directory / ANALYSIS_FILE, analysis),
+        write_text(directory / HTML_FILE, page),
     ]

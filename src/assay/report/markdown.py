@@ -69,8 +69,52 @@ def leaderboard_markdown(leaderboard: list[dict[str, Any]]) -> str:
     return "# Leaderboard\n\n" + table(headers, rows) + "\n"
 
 
-def report_markdown(run: EvaluationRun) -> str:
-    """A one-page Markdown report: summary, leaderboard, problems and insights."""
+def dimensions_markdown(dimensions: list[dict[str, Any]]) -> str:
+    """The six-dimension summary as a Markdown table (status per model, unmeasured reasons)."""
+    models = sorted({m for d in dimensions for m in d["models"]})
+    headers = ["dimension", "status", *[m or "(unnamed)" for m in models], "not measured"]
+    rows = [
+        [
+            d["title"],
+            d["status"].replace("_", " "),
+            *[d["models"].get(m, "not_measured").replace("_", " ") for m in models],
+            "; ".join(f"{u['label']}: {u['reason']}" for u in d["unmeasured"]) or "—",
+        ]
+        for d in dimensions
+    ]
+    return table(headers, rows)
+
+
+def _analysis_markdown(analysis: dict[str, Any]) -> list[str]:
+    verdict = analysis["verdict"]["status"].replace("_", " ").upper()
+    lines = [f"**Verdict: {verdict}**", "", "## Six-dimension validation summary", ""]
+    lines += [dimensions_markdown(analysis["dimensions"]), ""]
+    with_ci = [r for r in analysis["leaderboard"] if r["primary"]]
+    if with_ci:
+        lines += ["## Primary metrics with confidence intervals", ""]
+        rows = [
+            [
+                r["model"] or "(unnamed)",
+                r["metric"],
+                _num(r["value"]),
+                "—" if r["ci_low"] is None else f"[{r['ci_low']:.3g}, {r['ci_high']:.3g}]",
+            ]
+            for r in with_ci
+        ]
+        lines += [table(["model", "metric", "value", "95% CI"], rows), ""]
+    if analysis["weakest"]:
+        lines += ["## Weakest slices", ""]
+        lines += [f"- {md_escape(w['message'])}" for w in analysis["weakest"]]
+        lines += [""]
+    return lines
+
+
+def report_markdown(run: EvaluationRun, analysis: dict[str, Any] | None = None) -> str:
+    """A one-page Markdown report: summary, leaderboard, problems and insights.
+
+    With ``analysis`` (from :func:`assay.analyze.summary.analyze_run`) it adds the verdict, the
+    six-dimension summary, confidence intervals and the weakest slices.
+    """
     manifest = run.manifest or {}
     source = (manifest.get("input") or {}).get("path")
     lines = ["# assay evaluation report", ""]
@@ -82,6 +126,7 @@ def report_markdown(run: EvaluationRun) -> str:
         f"{len(primary)} primary metric results, {len(failing)} below threshold; "
         f"{len(run.problems)} problems, {len(run.insights)} insights.",
         "",
+        *(_analysis_markdown(analysis) if analysis is not None else []),
         leaderboard_markdown(run.leaderboard).replace("# Leaderboard", "## Leaderboard"),
         "## Problems",
         "",

@@ -1,0 +1,203 @@
+"""What changed between two runs: metric deltas per model with significance, regressions first.
+
+Runs are matched on (model, metric). Where both runs measured the same cases (same ``case_id``)
+the change is tested on those pairs: a paired bootstrap of the value difference and, for pass /
+fail verdicts, McNemar's test. A change is a *regression* when it is significant and in the bad
+direction, or when a metric's threshold verdict turns from pass to fail.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from assay.analyze.uncertainty import DEFAULT_RESAMPLES, mcnemar, paired_bootstrap
+from assay.analyze.weakness import measured
+
+if TYPE_CHECKING:
+    from assay.engine.run import EvaluationRun
+
+ALPHA = 0.05
+#: Order of change kinds in the output (regressions first).
+KIND_ORDER = (
+    "regression",
+    "possible_regression",
+    "improvement",
+    "possible_improvement",
+    "unchanged",
+    "added",
+    "removed",
+)
+
+
+def _key_rows(board: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(r["model"], r["metric"]): r for r in board}
+
+
+def compare_runs(
+    run_a: EvaluationRun,
+    run_b: EvaluationRun,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    alpha: float = ALPHA,
+    max_case_flips: int = 50,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Compare run B (new) against run A (baseline).
+
+    Returns:
+        ``{"changes": [...], "case_flips": [...], "summary": {...}}``. Each change holds
+        ``model``, ``metric``, ``value_a``, ``value_b``, ``delta`` (b − a), ``better`` (the delta
+        oriented so positive is better), the paired test, ``verdict_a``/``verdict_b`` and ``kind``
+        — one of :data:`KIND_ORDER`. Changes are sorted regressions first, then by size.
+
+    Example:
+        >>> from assay import TestCase, evaluate
+        >>> cases = [TestCase(id=str(i), model="m", actual_answer="a", expected_answer="a")
+        ...          for i in range(30)]
+        >>> worse = [c.model_copy(update={"actual_answer": "b"}) for c in cases]
+        >>> out = compare_runs(evaluate(cases, ["exact_match"]), evaluate(worse, ["exact_match"]))
+        >>> out["changes"][0]["kind"], out["changes"][0]["delta"]
+        ('regression', -1.0)
+    """
+    board_a, board_b = _key_rows(run_a.leaderboard), _key_rows(run_b.leaderboard)
+    ok_a, ok_b = measured(run_a.results), measured(run_b.results)
+    changes = []
+    for key in list(dict.fromkeys([*board_a, *board_b])):
+        row_a, row_b = board_a.get(key), board_b.get(key)
+        changes.append(_change(key, row_a, row_b, ok_a, ok_b, n_resamples, alpha, seed))
+    order = {kind: i for i, kind in enumerate(KIND_ORDER)}
+    changes.sort(
+        key=lambda c: (order[c["kind"]], -abs(c["better"] or 0.0), c["model"], c["metric"])
+    )
+    flips = case_flips(run_a.results, run_b.results)
+    counts = {kind: sum(c["kind"] == kind for c in changes) for kind in KIND_ORDER}
+    return {
+        "run_a": str(run_a.path) if run_a.path else None,
+        "run_b": str(run_b.path) if run_b.path else None,
+        "alpha": alpha,
+        "summary": {
+            **counts,
+            "case_regressions": sum(f["direction"] == "pass → fail" for f in flips),
+            "case_improvements": sum(f["direction"] == "fail → pass" for f in flips),
+        },
+        "changes": changes,
+        "case_flips": flips[:max_case_flips],
+    }
+
+
+def _change(
+    key: tuple[str, str],
+    row_a: dict[str, Any] | None,
+    row_b: dict[str, Any] | None,
+    ok_a: pd.DataFrame,
+    ok_b: pd.DataFrame,
+    n_resamples: int,
+    alpha: float,
+    seed: int,
+) -> dict[str, Any]:
+    model, metric = key
+    row = row_b or row_a or {}
+    higher = bool(row.get("higher_is_better", True))
+    value_a = row_a["value"] if row_a else None
+    value_b = row_b["value"] if row_b else None
+    delta = value_b - value_a if value_a is not None and value_b is not None else None
+    better = (delta if higher else -delta) if delta is not None else None
+    out: dict[str, Any] = {
+        "model": model,
+        "metric": metric,
+        "primary": bool(row.get("primary")),
+        "higher_is_better": higher,
+        "value_a": value_a,
+        "value_b": value_b,
+        "delta": delta,
+        "better": better,
+        "verdict_a": row_a.get("passed") if row_a else None,
+        "verdict_b": row_b.get("passed") if row_b else None,
+        "n_paired": 0,
+        "ci_low": None,
+        "ci_high": None,
+        "p_value": None,
+        "test": None,
+    }
+    if row_a is None or row_b is None:
+        out["kind"] = "added" if row_a is None else "removed"
+        return out
+    pairs = _pairs(ok_a, ok_b, model, metric)
+    if len(pairs) >= 2 and row.get("aggregation", "mean") == "mean":
+        boot = paired_bootstrap(
+            pairs["value_b"], pairs["value_a"], n_resamples=n_resamples, seed=seed
+        )
+        out.update(
+            n_paired=boot["n"],
+            ci_low=boot["ci_low"],
+            ci_high=boot["ci_high"],
+            p_value=boot["p_value"],
+            test="paired_bootstrap",
+        )
+        judged = pairs.dropna(subset=["passed_a", "passed_b"])
+        if len(judged) >= 2 and (judged["passed_a"] != judged["passed_b"]).any():
+            test = mcnemar(judged["passed_b"].astype(bool), judged["passed_a"].astype(bool))
+            out["mcnemar"] = test
+            out["p_value"] = min(out["p_value"], test["p_value"])
+    out["kind"] = _kind(out, alpha)
+    return out
+
+
+def _pairs(ok_a: pd.DataFrame, ok_b: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
+    cols = ["case_id", "value", "passed"]
+    a = ok_a.loc[(ok_a["model"] == model) & (ok_a["metric"] == metric), cols]
+    b = ok_b.loc[(ok_b["model"] == model) & (ok_b["metric"] == metric), cols]
+    a = a.drop_duplicates("case_id")
+    b = b.drop_duplicates("case_id")
+    return a.merge(b, on="case_id", suffixes=("_a", "_b"))
+
+
+def _kind(change: dict[str, Any], alpha: float) -> str:
+    better = change["better"]
+    verdict_flip = change["verdict_a"] is True and change["verdict_b"] is False
+    verdict_fix = change["verdict_a"] is False and change["verdict_b"] is True
+    significant = change["p_value"] is not None and change["p_value"] < alpha
+    if verdict_flip or (significant and better is not None and better < 0):
+        return "regression"
+    if verdict_fix or (significant and better is not None and better > 0):
+        return "improvement"
+    if better is None or abs(better) < 1e-12:
+        return "unchanged"
+    return "possible_regression" if better < 0 else "possible_improvement"
+
+
+def case_flips(results_a: pd.DataFrame, results_b: pd.DataFrame) -> list[dict[str, Any]]:
+    """Cases whose primary-metric verdict changed between two runs, pass → fail first.
+
+    Example:
+        >>> a = pd.DataFrame({"case_id": ["1"], "model": "m", "metric": "x", "primary": True,
+        ...                   "status": "ok", "value": [1.0], "passed": [True]})
+        >>> b = a.assign(value=[0.0], passed=[False])
+        >>> case_flips(a, b)[0]["direction"]
+        'pass → fail'
+    """
+    cols = ["case_id", "model", "metric", "value", "passed"]
+
+    def judged(frame: pd.DataFrame) -> pd.DataFrame:
+        keep = (frame["primary"] == True) & frame["passed"].notna()  # noqa: E712
+        return frame.loc[keep, cols].drop_duplicates(["case_id", "model", "metric"])
+
+    merged = judged(results_a).merge(
+        judged(results_b), on=["case_id", "model", "metric"], suffixes=("_a", "_b")
+    )
+    flipped = merged[merged["passed_a"].astype(bool) != merged["passed_b"].astype(bool)]
+    out = [
+        {
+            "case_id": r.case_id,
+            "model": r.model,
+            "metric": r.metric,
+            "value_a": r.value_a,
+            "value_b": r.value_b,
+            "direction": "pass → fail" if bool(r.passed_a) else "fail → pass",
+        }
+        for r in flipped.itertuples(index=False)
+    ]
+    out.sort(key=lambda f: (f["direction"] != "pass → fail", f["model"], f["metric"], f["case_id"]))
+    return out

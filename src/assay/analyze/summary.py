@@ -1,0 +1,170 @@
+"""Everything the reports show about one run, computed once and returned as plain data.
+
+:func:`analyze_run` gathers the leaderboard with intervals, pairwise significance, best models,
+the six-dimension summary, weakness analysis (marginal slices, heatmaps, distributions) and the
+verdict. Renderers (HTML, Markdown, JUnit) consume the result; none of them computes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from assay.analyze.dimensions import FAIL, PASS, load_dimension_config, summarize_dimensions
+from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
+from assay.analyze.uncertainty import DEFAULT_RESAMPLES
+from assay.analyze.weakness import (
+    NONE_LABEL,
+    bivariate,
+    distribution,
+    marginal,
+    measured,
+    weakest_slices,
+)
+
+if TYPE_CHECKING:
+    from assay.engine.run import EvaluationRun
+
+#: Fields tried, in order, as the axes of the weakness heatmaps.
+HEATMAP_FIELDS = ("topic", "query_type", "perturbation", "model")
+#: Per-model heatmaps are drawn when a run has at most this many models.
+MAX_HEATMAP_MODELS = 6
+
+
+def directions(leaderboard: list[dict[str, Any]]) -> dict[str, bool]:
+    """Metric → higher is better, from leaderboard rows.
+
+    Example:
+        >>> directions([{"metric": "x", "higher_is_better": False}])
+        {'x': False}
+    """
+    return {r["metric"]: bool(r["higher_is_better"]) for r in leaderboard}
+
+
+def _heatmap_axes(ok: pd.DataFrame) -> tuple[str, str] | None:
+    varied = [f for f in HEATMAP_FIELDS if f in ok and ok[f].nunique() > 1]
+    return (varied[0], varied[1]) if len(varied) >= 2 else None
+
+
+def analyze_run(
+    run: EvaluationRun,
+    *,
+    dimensions: Mapping[str, Any] | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    top_weaknesses: int = 15,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Analyse a run for the reports (data only).
+
+    Args:
+        run: an evaluated run (in memory or loaded from its directory).
+        dimensions: six-dimension configuration (default: :data:`DEFAULT_DIMENSIONS`).
+        confidence: level of every confidence interval.
+        n_resamples: bootstrap resamples.
+        top_weaknesses: how many weakest slices to list.
+        seed: bootstrap seed (the analysis is deterministic for a given seed).
+
+    Returns:
+        A JSON-serialisable dict with ``verdict``, ``leaderboard``, ``pairwise``, ``best``,
+        ``dimensions``, ``marginal``, ``weakest``, ``heatmaps``, ``distributions`` and
+        ``primary_metrics``.
+
+    Example:
+        >>> from assay import TestCase, evaluate
+        >>> run = evaluate([TestCase(id="1", model="m", actual_answer="a", expected_answer="a")],
+        ...                ["exact_match"])
+        >>> analyze_run(run, n_resamples=50)["verdict"]["status"]
+        'pass'
+    """
+    config = load_dimension_config(dimensions) if dimensions is not None else None
+    results = run.results
+    board = leaderboard_with_ci(
+        run.leaderboard, results, confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
+    direction = directions(run.leaderboard)
+    primary = [m for m in dict.fromkeys(r["metric"] for r in run.leaderboard if r["primary"])]
+    comparisons = pairwise(results, direction, metrics=primary, n_resamples=n_resamples, seed=seed)
+    marginal_frame = marginal(
+        results, direction, confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
+    ok = measured(results)
+    heatmaps, boxes = [], []
+    axes = _heatmap_axes(ok)
+    for metric in primary:
+        if axes is not None:
+            heatmaps.append(bivariate(results, metric, rows=axes[0], columns=axes[1]))
+            models = sorted(ok.loc[ok["metric"] == metric, "model"].unique())
+            if "model" not in axes and 1 < len(models) <= MAX_HEATMAP_MODELS:
+                heatmaps += [
+                    bivariate(results, metric, rows=axes[0], columns=axes[1], model=model)
+                    for model in models
+                ]
+        for field in ("model", "topic", "query_type", "perturbation"):
+            if field in ok and ok.loc[ok["metric"] == metric, field].nunique() > 1:
+                boxes.append(
+                    {
+                        "metric": metric,
+                        "field": field,
+                        "boxes": distribution(results, metric, field=field),
+                    }
+                )
+                break
+    dims = summarize_dimensions(board, results, config)
+    return {
+        "confidence": confidence,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "verdict": verdict(board, dims),
+        "primary_metrics": primary,
+        "directions": direction,
+        "leaderboard": board,
+        "pairwise": comparisons,
+        "best": best_models(board, comparisons),
+        "dimensions": dims,
+        "marginal": _records(marginal_frame),
+        "weakest": weakest_slices(marginal_frame, top=top_weaknesses),
+        "heatmaps": heatmaps,
+        "distributions": boxes,
+        "none_label": NONE_LABEL,
+    }
+
+
+def verdict(leaderboard: list[dict[str, Any]], dimensions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Overall pass / fail: every primary metric with a threshold and every measured dimension pass.
+
+    Example:
+        >>> verdict([{"primary": True, "passed": False, "model": "m", "metric": "x"}], [])["status"]
+        'fail'
+    """
+    failing_metrics = [
+        {"model": r["model"], "metric": r["metric"]}
+        for r in leaderboard
+        if r.get("primary") and r.get("passed") is False
+    ]
+    judged = [r for r in leaderboard if r.get("primary") and r.get("passed") is not None]
+    failing_dims = [d["name"] for d in dimensions if d["status"] == FAIL]
+    measured_dims = [d["name"] for d in dimensions if d["status"] in (PASS, FAIL)]
+    if failing_metrics or failing_dims:
+        status = FAIL
+    elif judged or measured_dims:
+        status = PASS
+    else:
+        status = "not_judged"
+    return {
+        "status": status,
+        "failing_metrics": failing_metrics,
+        "failing_dimensions": failing_dims,
+        "n_primary_judged": len(judged),
+        "measured_dimensions": measured_dims,
+        "unmeasured_dimensions": [d["name"] for d in dimensions if d["status"] == "not_measured"],
+    }
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    if frame.empty:
+        return []
+    cleaned = frame.astype(object).where(frame.notna(), None)
+    return [dict(r) for r in cleaned.to_dict("records")]

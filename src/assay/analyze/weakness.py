@@ -1,0 +1,319 @@
+"""Where is the system weak? Marginal and bivariate slices of every metric, with uncertainty.
+
+A *slice* is the set of measured cases sharing one value of a field (topic, query type,
+perturbation, model). For each slice we report the mean with a bootstrap confidence interval and
+its gap to the scope's overall mean, oriented so that a negative gap is always worse. Only ``ok``
+outcomes count (DESIGN §3): skipped and errored cases are never failures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assay.analyze.uncertainty import DEFAULT_RESAMPLES, bootstrap_ci
+from assay.params import check
+
+#: Fields of the results table analysed as slices.
+SLICE_FIELDS: tuple[str, ...] = ("topic", "query_type", "perturbation", "model")
+#: Label of cases whose slice field is empty (for ``perturbation``: the unperturbed originals).
+NONE_LABEL = "(none)"
+#: Scope label of rows computed over all models together.
+ALL_MODELS = "(all models)"
+
+MARGINAL_COLUMNS = [
+    "scope",
+    "metric",
+    "field",
+    "slice",
+    "n",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "pass_rate",
+    "n_fail",
+    "overall",
+    "gap",
+    "significant",
+]
+
+
+def measured(results: pd.DataFrame) -> pd.DataFrame:
+    """The ``ok`` rows with a value, slice fields filled with :data:`NONE_LABEL`.
+
+    Example:
+        >>> frame = pd.DataFrame({"status": ["ok", "skipped"], "value": [1.0, None],
+        ...                       "topic": [None, "x"], "model": ["m", "m"]})
+        >>> measured(frame)["topic"].tolist()
+        ['(none)']
+    """
+    ok = results[(results["status"] == "ok") & results["value"].notna()].copy()
+    for field in SLICE_FIELDS:
+        if field in ok:
+            ok[field] = ok[field].fillna(NONE_LABEL).replace("", NONE_LABEL).astype(str)
+    if "model" in ok:
+        ok["model"] = ok["model"].replace(NONE_LABEL, "")
+    return ok
+
+
+def _orient(higher_is_better: bool) -> float:
+    return 1.0 if higher_is_better else -1.0
+
+
+def marginal(
+    results: pd.DataFrame,
+    directions: Mapping[str, bool],
+    *,
+    fields: Sequence[str] = SLICE_FIELDS,
+    metrics: Sequence[str] | None = None,
+    per_model: bool = True,
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    min_slice: int = 1,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Marginal analysis: each metric's mean per slice of each field, with bootstrap CIs.
+
+    Rows are computed for every model separately (``scope`` = model name, when ``per_model``) and
+    for all models together (``scope`` = :data:`ALL_MODELS`; the ``model`` field is sliced only
+    there). Fields with fewer than two slices in a scope are left out: they cannot show a weakness.
+
+    Args:
+        results: the long results table (``results.parquet``).
+        directions: metric → higher is better (from the leaderboard or metric specs).
+        fields: slice fields to analyse.
+        metrics: metrics to analyse (default: every metric with a direction and a measured value).
+        per_model: also compute per-model scopes.
+        confidence: confidence level of the intervals.
+        n_resamples: bootstrap resamples per slice.
+        min_slice: slices with fewer measured cases are left out.
+        seed: bootstrap seed.
+
+    Returns:
+        A DataFrame with :data:`MARGINAL_COLUMNS`. ``gap`` is ``(mean - overall)`` oriented so
+        that negative is worse; ``significant`` is True when the slice's interval excludes the
+        overall mean.
+
+    Example:
+        >>> frame = pd.DataFrame({"case_id": list("abcd"), "model": "m", "metric": "acc",
+        ...     "status": "ok", "value": [1.0, 1.0, 0.0, 0.0], "passed": None,
+        ...     "topic": ["x", "x", "y", "y"], "query_type": None, "perturbation": None})
+        >>> out = marginal(frame, {"acc": True}, per_model=False, n_resamples=100)
+        >>> out[["slice", "mean", "gap"]].values.tolist()
+        [['x', 1.0, 0.5], ['y', 0.0, -0.5]]
+    """
+    check(min_slice >= 1, "min_slice", "marginal", "a positive integer", min_slice)
+    ok = measured(results)
+    wanted = [m for m in (metrics or sorted(ok["metric"].unique())) if m in directions]
+    ok = ok[ok["metric"].isin(wanted)]
+    scopes: list[tuple[str, pd.DataFrame]] = [(ALL_MODELS, ok)]
+    if per_model and ok["model"].nunique() > 1:
+        scopes += [(str(model), group) for model, group in ok.groupby("model", sort=True)]
+    elif per_model and not ok.empty:
+        scopes = [(str(ok["model"].iloc[0]), ok)]
+    rows: list[dict[str, Any]] = []
+    for scope, frame in scopes:
+        scope_fields = [f for f in fields if f in frame and (f != "model" or scope == ALL_MODELS)]
+        for metric, positions in frame.groupby("metric", sort=True).indices.items():
+            per_metric = frame.iloc[positions]
+            values = per_metric["value"].to_numpy(dtype=float)
+            verdicts = _verdicts(per_metric)
+            sign = _orient(directions[str(metric)])
+            overall = float(values.mean())
+            for field in scope_fields:
+                groups = per_metric.groupby(field, sort=True).indices
+                if len(groups) < 2:
+                    continue
+                for value, idx in groups.items():
+                    if len(idx) < min_slice:
+                        continue
+                    low, high = bootstrap_ci(
+                        values[idx], confidence=confidence, n_resamples=n_resamples, seed=seed
+                    )
+                    rows.append(
+                        _slice_row(
+                            (scope, str(metric), field, str(value)),
+                            values[idx],
+                            verdicts[idx],
+                            (low, high),
+                            overall,
+                            sign,
+                        )
+                    )
+    return pd.DataFrame(rows, columns=MARGINAL_COLUMNS)
+
+
+def _verdicts(frame: pd.DataFrame) -> np.ndarray:
+    """Pass / fail verdicts as floats (1 pass, 0 fail, NaN no verdict)."""
+    if "passed" not in frame:
+        return np.full(len(frame), np.nan)
+    return np.array([np.nan if v is None or v != v else float(bool(v)) for v in frame["passed"]])
+
+
+def _slice_row(
+    key: tuple[str, str, str, str],
+    values: np.ndarray,
+    verdicts: np.ndarray,
+    interval: tuple[float | None, float | None],
+    overall: float,
+    sign: float,
+) -> dict[str, Any]:
+    scope, metric, field, value = key
+    low, high = interval
+    judged = verdicts[~np.isnan(verdicts)]
+    mean = float(values.mean())
+    significant = low is not None and high is not None and not (low <= overall <= high)
+    return {
+        "scope": scope,
+        "metric": metric,
+        "field": field,
+        "slice": value,
+        "n": int(values.size),
+        "mean": mean,
+        "ci_low": low,
+        "ci_high": high,
+        "pass_rate": float(judged.mean()) if judged.size else None,
+        "n_fail": int((judged == 0).sum()),
+        "overall": overall,
+        "gap": sign * (mean - overall),
+        "significant": bool(significant),
+    }
+
+
+def weakest_slices(marginal_frame: pd.DataFrame, *, top: int = 10) -> list[dict[str, Any]]:
+    """The weakest slices, worst first: significant shortfalls before noisy ones, then by gap.
+
+    Only slices below their scope's overall mean (negative gap) are candidates.
+
+    Example:
+        >>> frame = pd.DataFrame([{"scope": "m", "metric": "acc", "field": "topic",
+        ...     "slice": "fees", "n": 8, "mean": 0.2, "ci_low": 0.1, "ci_high": 0.3,
+        ...     "pass_rate": None, "n_fail": 0, "overall": 0.6, "gap": -0.4, "significant": True}])
+        >>> weakest_slices(frame)[0]["message"]
+        'm: acc is 0.2 [0.1, 0.3] on topic=fees (n=8) vs 0.6 overall (significant).'
+    """
+    if marginal_frame.empty:
+        return []
+    below = marginal_frame[marginal_frame["gap"] < 0]
+    ranked = below.sort_values(["significant", "gap", "n"], ascending=[False, True, False])
+    out = []
+    for row in ranked.head(top).to_dict("records"):
+        note = "significant" if row["significant"] else "within noise"
+        row["message"] = (
+            f"{row['scope']}: {row['metric']} is {row['mean']:.3g} "
+            f"[{row['ci_low']:.3g}, {row['ci_high']:.3g}] on {row['field']}={row['slice']} "
+            f"(n={row['n']}) vs {row['overall']:.3g} overall ({note})."
+        )
+        out.append(row)
+    return out
+
+
+def bivariate(
+    results: pd.DataFrame,
+    metric: str,
+    *,
+    rows: str = "topic",
+    columns: str = "query_type",
+    model: str | None = None,
+) -> dict[str, Any]:
+    """Mean of ``metric`` over two slice fields (a heatmap's data).
+
+    Args:
+        results: the long results table.
+        metric: metric to aggregate.
+        rows: field for the rows of the grid.
+        columns: field for the columns of the grid.
+        model: restrict to one model (default: all models together).
+
+    Returns:
+        ``{"metric", "model", "rows", "columns", "row_labels", "column_labels", "mean", "n"}``
+        where ``mean[i][j]`` is None for an empty cell.
+
+    Example:
+        >>> frame = pd.DataFrame({"case_id": list("abc"), "model": "m", "metric": "acc",
+        ...     "status": "ok", "value": [1.0, 0.0, 0.5], "topic": ["x", "x", "y"],
+        ...     "query_type": ["f", "g", "f"], "perturbation": None})
+        >>> grid = bivariate(frame, "acc")
+        >>> grid["row_labels"], grid["column_labels"], grid["mean"]
+        (['x', 'y'], ['f', 'g'], [[1.0, 0.0], [0.5, None]])
+    """
+    check(rows != columns, "columns", "bivariate", f"a field other than {rows!r}", columns)
+    ok = measured(results)
+    ok = ok[ok["metric"] == metric]
+    if model is not None:
+        ok = ok[ok["model"] == model]
+    for field in (rows, columns):
+        check(field in ok.columns, "rows/columns", "bivariate", "a results column", field)
+    grouped = ok.groupby([rows, columns])["value"].agg(["mean", "count"])
+    row_labels = sorted(ok[rows].unique().tolist())
+    column_labels = sorted(ok[columns].unique().tolist())
+    means: list[list[float | None]] = []
+    counts: list[list[int]] = []
+    for r in row_labels:
+        means.append([])
+        counts.append([])
+        for c in column_labels:
+            if (r, c) in grouped.index:
+                cell = grouped.loc[(r, c)]
+                means[-1].append(float(cell["mean"]))
+                counts[-1].append(int(cell["count"]))
+            else:
+                means[-1].append(None)
+                counts[-1].append(0)
+    return {
+        "metric": metric,
+        "model": model,
+        "rows": rows,
+        "columns": columns,
+        "row_labels": [str(x) for x in row_labels],
+        "column_labels": [str(x) for x in column_labels],
+        "mean": means,
+        "n": counts,
+    }
+
+
+def distribution(
+    results: pd.DataFrame, metric: str, *, field: str = "model", model: str | None = None
+) -> list[dict[str, Any]]:
+    """Five-number summaries of ``metric`` per slice of ``field`` (a box plot's data).
+
+    Whiskers reach the most extreme values within 1.5 IQR of the quartiles (Tukey).
+
+    Example:
+        >>> frame = pd.DataFrame({"case_id": list("abcde"), "model": "m", "metric": "acc",
+        ...     "status": "ok", "value": [0.0, 0.25, 0.5, 0.75, 1.0], "topic": None,
+        ...     "query_type": None, "perturbation": None})
+        >>> box = distribution(frame, "acc")[0]
+        >>> box["slice"], box["q1"], box["median"], box["q3"], box["n"]
+        ('m', 0.25, 0.5, 0.75, 5)
+    """
+    ok = measured(results)
+    ok = ok[ok["metric"] == metric]
+    if model is not None:
+        ok = ok[ok["model"] == model]
+    out = []
+    for value, group in ok.groupby(field, sort=True):
+        values = np.sort(group["value"].to_numpy(dtype=float))
+        q1, median, q3 = (float(q) for q in np.quantile(values, [0.25, 0.5, 0.75]))
+        iqr = q3 - q1
+        inside = values[(values >= q1 - 1.5 * iqr) & (values <= q3 + 1.5 * iqr)]
+        outliers = values[(values < q1 - 1.5 * iqr) | (values > q3 + 1.5 * iqr)]
+        out.append(
+            {
+                "slice": str(value) or "(unnamed)",
+                "n": int(values.size),
+                "mean": float(values.mean()),
+                "min": float(values[0]),
+                "q1": q1,
+                "median": median,
+                "q3": q3,
+                "max": float(values[-1]),
+                "whisker_low": float(inside.min()),
+                "whisker_high": float(inside.max()),
+                "outliers": [float(v) for v in np.unique(outliers)[:50]],
+            }
+        )
+    return out

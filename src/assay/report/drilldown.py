@@ -1,0 +1,208 @@
+"""Data for the report's per-case drill-down and calibration section, read from a run directory.
+
+The drill-down joins the long results table with the evaluated cases (``suite.jsonl`` copied into
+the run directory) into one entry per case × model: texts, every metric outcome, explanations and
+the evaluators' ``details`` evidence. Large runs are capped, failing and errored cases first.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from assay.engine.run import SUITE_FILE
+
+logger = logging.getLogger(__name__)
+
+#: Drill-down entries embedded in one report at most (failing and errored cases first).
+MAX_CASES = 3000
+#: Characters of any one text embedded in the report at most.
+MAX_TEXT = 20_000
+_METRIC_KEYS = (
+    "evaluator",
+    "metric",
+    "primary",
+    "status",
+    "value",
+    "passed",
+    "threshold",
+    "reason",
+)
+CALIBRATION_PATTERNS = ("calibration*.json", "thresholds*.json", "calibrated.parquet")
+
+
+def read_cases(directory: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """Cases of the run keyed by ``(id, model)``, from ``suite.jsonl`` (empty when absent).
+
+    Example:
+        >>> import tempfile
+        >>> read_cases(Path(tempfile.mkdtemp()))
+        {}
+    """
+    path = directory / SUITE_FILE
+    if not path.is_file():
+        return {}
+    from assay.data.suite import read_suite
+
+    return {case.key: case.model_dump() for case in read_suite(path)}
+
+
+def _clip(text: Any) -> Any:
+    if isinstance(text, str) and len(text) > MAX_TEXT:
+        return text[:MAX_TEXT] + f" … [{len(text) - MAX_TEXT:,} more characters]"
+    return text
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def drilldown(
+    results: pd.DataFrame,
+    cases: dict[tuple[str, str], dict[str, Any]],
+    *,
+    max_cases: int = MAX_CASES,
+) -> dict[str, Any]:
+    """One entry per case × model with texts, outcomes and evidence.
+
+    Returns:
+        ``{"entries": [...], "total": n, "shown": k}``; entries are ordered failing first.
+
+    Example:
+        >>> frame = pd.DataFrame({"case_id": ["1"], "model": ["m"], "evaluator": ["e"],
+        ...     "metric": ["x"], "primary": [True], "status": ["ok"], "value": [0.2],
+        ...     "passed": [False], "threshold": [0.5], "reason": [None], "explanation": ["low"],
+        ...     "details": ['{"least_grounded_sentence": "b"}'], "topic": [None],
+        ...     "query_type": [None], "perturbation": [None], "parent_id": [None]})
+        >>> out = drilldown(frame, {("1", "m"): {"question": "q?", "actual_answer": "a. b."}})
+        >>> entry = out["entries"][0]
+        >>> entry["answer"], entry["n_fail"], entry["evidence"][0]["details"]
+        ('a. b.', 1, {'least_grounded_sentence': 'b'})
+    """
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in results.to_dict("records"):
+        groups.setdefault((str(row["case_id"]), str(row["model"])), []).append(row)
+    entries = []
+    for (case_id, model), rows in groups.items():
+        case = cases.get((case_id, model), {})
+        metrics, evidence = [], []
+        for row in rows:
+            row = {k: _clean(v) for k, v in row.items()}
+            metrics.append({k: row.get(k) for k in _METRIC_KEYS})
+            if row.get("primary") and (row.get("explanation") or row.get("details")):
+                evidence.append(
+                    {
+                        "evaluator": row["evaluator"],
+                        "metric": row["metric"],
+                        "explanation": _clip(row.get("explanation")),
+                        "details": _details(row.get("details")),
+                    }
+                )
+        first = {k: _clean(v) for k, v in rows[0].items()}
+        entries.append(
+            {
+                "case_id": str(case_id),
+                "model": str(model),
+                "topic": first.get("topic"),
+                "query_type": first.get("query_type"),
+                "perturbation": first.get("perturbation"),
+                "parent_id": first.get("parent_id"),
+                "question": _clip(case.get("question")),
+                "expected": _clip(case.get("expected_answer")),
+                "answer": _clip(case.get("actual_answer")),
+                "context": [_clip(c) for c in (case.get("retrieved_context") or [])][:50],
+                "context_ids": (case.get("context_ids") or [])[:50],
+                "metrics": metrics,
+                "evidence": evidence,
+                "n_fail": sum(m["passed"] is False for m in metrics),
+                "n_error": sum(m["status"] == "error" for m in metrics),
+                "n_skipped": sum(m["status"] == "skipped" for m in metrics),
+            }
+        )
+    entries.sort(key=lambda e: (-(e["n_fail"] + e["n_error"]), e["model"], e["case_id"]))
+    return {
+        "entries": entries[:max_cases],
+        "total": len(entries),
+        "shown": min(len(entries), max_cases),
+    }
+
+
+def _details(raw: Any) -> Any:
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError):
+        return _clip(str(raw))
+    value = _finite(value)
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) > 4 * MAX_TEXT:  # oversized evidence: keep it readable and bounded
+        return {"truncated": True, "preview": text[: 4 * MAX_TEXT]}
+    return value
+
+
+def _finite(value: Any) -> Any:
+    """Replace NaN and infinities (valid in Python's JSON, not in a browser's) by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def read_calibration(directory: Path) -> list[dict[str, Any]]:
+    """Calibration outputs found in the run directory (JSON reports, calibrated scores).
+
+    Example:
+        >>> import tempfile
+        >>> read_calibration(Path(tempfile.mkdtemp()))
+        []
+    """
+    found: list[dict[str, Any]] = []
+    seen: set[Path] = set()
+    for pattern in CALIBRATION_PATTERNS:
+        for path in sorted(directory.glob(pattern)):
+            if path in seen:
+                continue
+            seen.add(path)
+            try:
+                if path.suffix == ".json":
+                    data = _finite(json.loads(path.read_text(encoding="utf-8")))
+                    found.append({"file": path.name, "kind": "json", "data": data})
+                else:
+                    found.append(
+                        {
+                            "file": path.name,
+                            "kind": "table",
+                            "data": _table_summary(pd.read_parquet(path)),
+                        }
+                    )
+            except (OSError, ValueError) as exc:
+                logger.warning("cannot read calibration output %s: %s", path, exc)
+                found.append({"file": path.name, "kind": "error", "data": str(exc)})
+    return found
+
+
+def _table_summary(frame: pd.DataFrame) -> dict[str, Any]:
+    summary: dict[str, Any] = {"rows": len(frame), "columns": list(map(str, frame.columns))}
+    numeric = frame.select_dtypes("number")
+    if not numeric.empty:
+        summary["means"] = {str(k): float(v) for k, v in numeric.mean().items() if pd.notna(v)}
+    for column in frame.columns:
+        if frame[column].dtype == object and frame[column].nunique() <= 12:
+            counts = frame[column].astype(str).value_counts()
+            summary.setdefault("counts", {})[str(column)] = {
+                str(k): int(v) for k, v in counts.items()
+            }
+    return summary

@@ -1,0 +1,231 @@
+"""Inline SVG plots for the HTML report: interval (forest) plots, heatmaps and box plots.
+
+Plain strings, no JavaScript and no network, so the report opens from ``file://``. Every label is
+escaped with :func:`markupsafe.escape`; numbers are formatted by us. Each function takes the data
+an analysis function returned and a value range ``(lo, hi)`` used for the axis and colours.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from markupsafe import Markup, escape
+
+_BAD, _MID, _GOOD = (215, 48, 39), (254, 224, 139), (26, 152, 80)
+_FONT = 'font-family="system-ui, sans-serif" font-size="12"'
+
+
+def colour(value: float | None, lo: float, hi: float, higher_is_better: bool = True) -> str:
+    """A red → yellow → green colour for ``value`` on ``[lo, hi]`` (grey for None).
+
+    Example:
+        >>> colour(1.0, 0.0, 1.0), colour(0.0, 0.0, 1.0), colour(None, 0, 1)
+        ('#1a9850', '#d73027', '#e0e0e0')
+    """
+    if value is None or not math.isfinite(value):
+        return "#e0e0e0"
+    t = 0.5 if hi <= lo else min(1.0, max(0.0, (value - lo) / (hi - lo)))
+    if not higher_is_better:
+        t = 1.0 - t
+    a, b, u = (_BAD, _MID, t * 2) if t < 0.5 else (_MID, _GOOD, (t - 0.5) * 2)
+    rgb = (round(a[i] + (b[i] - a[i]) * u) for i in range(3))
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
+def _x(value: float, lo: float, hi: float, left: float, width: float) -> float:
+    span = hi - lo if hi > lo else 1.0
+    return left + (min(max(value, lo), hi) - lo) / span * width
+
+
+def _axis(lo: float, hi: float, left: float, width: float, y: float) -> list[str]:
+    parts = [f'<line x1="{left}" y1="{y}" x2="{left + width}" y2="{y}" stroke="#888"/>']
+    for i in range(5):
+        value = lo + (hi - lo) * i / 4
+        x = _x(value, lo, hi, left, width)
+        parts.append(f'<line x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + 4}" stroke="#888"/>')
+        parts.append(f'<text x="{x:.1f}" y="{y + 16}" text-anchor="middle">{_num(value)}</text>')
+    return parts
+
+
+def _svg(width: float, height: float, title: str, body: list[str], kind: str) -> Markup:
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot plot-{kind}" role="img" '
+        f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" {_FONT}>'
+        f"<title>{escape(title)}</title>"
+    )
+    return Markup(head + "".join(body) + "</svg>")
+
+
+def forest(
+    rows: Sequence[dict[str, Any]],
+    *,
+    lo: float,
+    hi: float,
+    title: str,
+    threshold: float | None = None,
+    higher_is_better: bool = True,
+    label_width: int = 170,
+) -> Markup:
+    """Point estimates with confidence intervals, one row each (``label``, ``value``, ``low``,
+    ``high`` and optionally ``passed``, which colours the point), and the threshold as a dashed
+    line.
+
+    Example:
+        >>> svg = forest([{"label": "<b>", "value": 0.5, "low": 0.4, "high": 0.6}], lo=0, hi=1,
+        ...              title="t", threshold=0.7)
+        >>> "&lt;b&gt;" in svg and "<b>" not in svg and svg.count("<circle") == 1
+        True
+    """
+    width, row_h, top, plot_w = label_width + 330, 22, 10, 280
+    height = top + row_h * len(rows) + 30
+    body: list[str] = []
+    for i, row in enumerate(rows):
+        y = top + row_h * i + row_h / 2
+        body.append(
+            f'<text x="{label_width - 8}" y="{y + 4}" text-anchor="end">'
+            f"{escape(_truncate(str(row['label']), 26))}</text>"
+        )
+        if row.get("value") is None:
+            body.append(f'<text x="{label_width}" y="{y + 4}" fill="#888">not measured</text>')
+            continue
+        value = float(row["value"])
+        verdict = row.get("passed")
+        fill = (
+            colour(value, lo, hi, higher_is_better)
+            if verdict is None
+            else ("#1a9850" if verdict else "#d73027")
+        )
+        if row.get("low") is not None and row.get("high") is not None:
+            x1, x2 = (_x(float(row[k]), lo, hi, label_width, plot_w) for k in ("low", "high"))
+            body.append(
+                f'<line x1="{x1:.1f}" y1="{y}" x2="{x2:.1f}" y2="{y}" stroke="#333" '
+                f'stroke-width="2"/>'
+            )
+        cx = _x(value, lo, hi, label_width, plot_w)
+        tip = f"{row['label']}: {_num(value)} [{_num(row.get('low'))}, {_num(row.get('high'))}]"
+        body.append(
+            f'<circle cx="{cx:.1f}" cy="{y}" r="5" fill="{fill}" stroke="#333">'
+            f"<title>{escape(tip)}</title></circle>"
+        )
+    axis_y = top + row_h * len(rows) + 4
+    body += _axis(lo, hi, label_width, plot_w, axis_y)
+    if threshold is not None and lo <= threshold <= hi:
+        tx = _x(threshold, lo, hi, label_width, plot_w)
+        body.append(
+            f'<line class="threshold" x1="{tx:.1f}" y1="{top}" x2="{tx:.1f}" y2="{axis_y}" '
+            f'stroke="#b00" stroke-dasharray="4 3">'
+            f"<title>threshold {_num(threshold)}</title></line>"
+        )
+    return _svg(width, height, title, body, "forest")
+
+
+def heatmap(
+    grid: dict[str, Any], *, lo: float, hi: float, title: str, higher_is_better: bool = True
+) -> Markup:
+    """A heatmap of :func:`assay.analyze.weakness.bivariate` output, values and counts per cell.
+
+    Example:
+        >>> grid = {"row_labels": ["a"], "column_labels": ["x", "y"], "mean": [[0.9, None]],
+        ...         "n": [[3, 0]], "rows": "topic", "columns": "query_type"}
+        >>> svg = heatmap(grid, lo=0, hi=1, title="h")
+        >>> svg.count("<rect"), "0.9" in svg
+        (2, True)
+    """
+    rows, cols = grid["row_labels"], grid["column_labels"]
+    cell_w, cell_h, left, top = 78, 30, 150, 70
+    width, height = left + cell_w * len(cols) + 10, top + cell_h * len(rows) + 10
+    body: list[str] = []
+    for j, label in enumerate(cols):
+        x = left + cell_w * j + cell_w / 2
+        body.append(
+            f'<text x="{x:.1f}" y="{top - 8}" text-anchor="start" '
+            f'transform="rotate(-30 {x:.1f} {top - 8})">{escape(_truncate(label, 16))}</text>'
+        )
+    for i, label in enumerate(rows):
+        y = top + cell_h * i
+        body.append(
+            f'<text x="{left - 6}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end">'
+            f"{escape(_truncate(label, 20))}</text>"
+        )
+        for j, value in enumerate(grid["mean"][i]):
+            x = left + cell_w * j
+            n = grid["n"][i][j]
+            tip = f"{grid['rows']}={label}, {grid['columns']}={cols[j]}: {_num(value)} (n={n})"
+            body.append(
+                f'<rect x="{x}" y="{y}" width="{cell_w - 2}" height="{cell_h - 2}" '
+                f'fill="{colour(value, lo, hi, higher_is_better)}">'
+                f"<title>{escape(tip)}</title></rect>"
+            )
+            if value is not None:
+                body.append(
+                    f'<text x="{x + cell_w / 2 - 1:.1f}" y="{y + cell_h / 2 + 4:.1f}" '
+                    f'text-anchor="middle">{_num(value)} <tspan fill="#444" font-size="10">'
+                    f"n={n}</tspan></text>"
+                )
+    return _svg(width, height, title, body, "heatmap")
+
+
+def boxplot(
+    boxes: Sequence[dict[str, Any]],
+    *,
+    lo: float,
+    hi: float,
+    title: str,
+    higher_is_better: bool = True,
+    label_width: int = 170,
+) -> Markup:
+    """Horizontal box plots of :func:`assay.analyze.weakness.distribution` output.
+
+    Example:
+        >>> box = {"slice": "m", "n": 5, "mean": 0.5, "q1": 0.25, "median": 0.5, "q3": 0.75,
+        ...        "whisker_low": 0.0, "whisker_high": 1.0, "outliers": []}
+        >>> boxplot([box], lo=0, hi=1, title="b").count("<rect")
+        1
+    """
+    width, row_h, top, plot_w = label_width + 330, 30, 10, 280
+    height = top + row_h * len(boxes) + 30
+    body: list[str] = []
+    for i, box in enumerate(boxes):
+        y = top + row_h * i + row_h / 2
+        label = f"{box['slice']} (n={box['n']})"
+        body.append(
+            f'<text x="{label_width - 8}" y="{y + 4}" text-anchor="end">'
+            f"{escape(_truncate(label, 28))}</text>"
+        )
+        px = {
+            k: _x(float(box[k]), lo, hi, label_width, plot_w)
+            for k in ("whisker_low", "q1", "median", "q3", "whisker_high", "mean")
+        }
+        tip = (
+            f"{box['slice']}: median {_num(box['median'])}, IQR [{_num(box['q1'])}, "
+            f"{_num(box['q3'])}], mean {_num(box['mean'])}, n={box['n']}"
+        )
+        body.append(
+            f'<line x1="{px["whisker_low"]:.1f}" y1="{y}" x2="{px["whisker_high"]:.1f}" y2="{y}" '
+            f'stroke="#555"/>'
+        )
+        body.append(
+            f'<rect x="{px["q1"]:.1f}" y="{y - 9}" width="{max(px["q3"] - px["q1"], 1.5):.1f}" '
+            f'height="18" fill="{colour(box["median"], lo, hi, higher_is_better)}" stroke="#333">'
+            f"<title>{escape(tip)}</title></rect>"
+        )
+        body.append(
+            f'<line x1="{px["median"]:.1f}" y1="{y - 9}" x2="{px["median"]:.1f}" y2="{y + 9}" '
+            f'stroke="#000" stroke-width="2"/>'
+        )
+        body.append(f'<circle cx="{px["mean"]:.1f}" cy="{y}" r="2.5" fill="#fff" stroke="#000"/>')
+        for value in box.get("outliers", []):
+            ox = _x(float(value), lo, hi, label_width, plot_w)
+            body.append(f'<circle cx="{ox:.1f}" cy="{y}" r="2" fill="none" stroke="#555"/>')
+    body += _axis(lo, hi, label_width, plot_w, top + row_h * len(boxes) + 4)
+    return _svg(width, height, title, body, "box")
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

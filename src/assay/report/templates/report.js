@@ -1,0 +1,201 @@
+// assay report: per-case drill-down. Model and data text is only ever inserted with textContent,
+// never as HTML, so an answer containing markup is shown, not executed.
+(function () {
+  "use strict";
+  var source = document.getElementById("assay-cases");
+  if (!source) { return; }
+  var data = JSON.parse(source.textContent);
+  var entries = data.entries || [];
+  var PAGE = 200;
+  var shown = PAGE;
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        if (k === "text") { node.textContent = attrs[k]; } else { node.setAttribute(k, attrs[k]); }
+      });
+    }
+    (children || []).forEach(function (c) {
+      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return node;
+  }
+
+  function num(v) {
+    if (v === null || v === undefined) { return "—"; }
+    if (typeof v !== "number") { return String(v); }
+    return Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.001) ? v.toExponential(2) : String(Math.round(v * 1000) / 1000);
+  }
+
+  function badge(passed, status) {
+    if (status && status !== "ok") { return el("span", { "class": "badge not_measured", text: status }); }
+    if (passed === true) { return el("span", { "class": "badge pass", text: "pass" }); }
+    if (passed === false) { return el("span", { "class": "badge fail", text: "fail" }); }
+    return el("span", { "class": "badge info", text: "no threshold" });
+  }
+
+  var modelSelect = document.getElementById("case-model");
+  var statusSelect = document.getElementById("case-status");
+  var search = document.getElementById("case-search");
+  var tbody = document.querySelector("#case-table tbody");
+  var more = document.getElementById("case-more");
+  var count = document.getElementById("case-count");
+  var detail = document.getElementById("case-detail");
+
+  var models = {};
+  entries.forEach(function (e) { models[e.model] = true; });
+  Object.keys(models).sort().forEach(function (m) {
+    modelSelect.appendChild(el("option", { value: m, text: m || "(unnamed)" }));
+  });
+
+  function matches(e) {
+    if (modelSelect.value !== "__all" && e.model !== modelSelect.value) { return false; }
+    if (statusSelect.value === "failing" && e.n_fail === 0) { return false; }
+    if (statusSelect.value === "errors" && e.n_error === 0 && e.n_skipped === 0) { return false; }
+    var q = search.value.trim().toLowerCase();
+    if (q) {
+      var hay = [e.case_id, e.model, e.topic, e.query_type, e.question, e.answer].join(" ").toLowerCase();
+      if (hay.indexOf(q) < 0) { return false; }
+    }
+    return true;
+  }
+
+  function primarySummary(e) {
+    return e.metrics.filter(function (m) { return m.primary; }).map(function (m) {
+      return m.metric + " " + (m.status === "ok" ? num(m.value) : m.status);
+    }).join("; ");
+  }
+
+  function render() {
+    while (tbody.firstChild) { tbody.removeChild(tbody.firstChild); }
+    var rows = entries.filter(matches);
+    rows.slice(0, shown).forEach(function (e) {
+      var tr = el("tr", { "data-case": e.case_id, "data-model": e.model }, [
+        el("td", { text: e.case_id }), el("td", { text: e.model || "(unnamed)" }),
+        el("td", { text: e.topic || "" }), el("td", { text: e.query_type || "" }),
+        el("td", { text: e.perturbation || "" }),
+        el("td", { "class": "num", text: String(e.n_fail) }),
+        el("td", { "class": "num", text: String(e.n_error + e.n_skipped) }),
+        el("td", { text: primarySummary(e) })
+      ]);
+      tr.addEventListener("click", function () {
+        Array.prototype.forEach.call(tbody.querySelectorAll("tr.selected"), function (r) { r.classList.remove("selected"); });
+        tr.classList.add("selected");
+        open(e);
+      });
+      tbody.appendChild(tr);
+    });
+    count.textContent = rows.length + " matching of " + entries.length + " shown in this report (" + data.total + " in the run)";
+    more.style.display = rows.length > shown ? "inline-block" : "none";
+  }
+
+  // The answer with the least grounded sentence wrapped in <mark> (built from text nodes).
+  function highlighted(text, sentence) {
+    var block = el("div", { "class": "text-block answer" });
+    if (!text) { block.appendChild(el("span", { "class": "muted", text: "(no answer)" })); return block; }
+    var at = sentence ? text.indexOf(sentence) : -1;
+    if (at < 0) { block.textContent = text; return block; }
+    block.appendChild(document.createTextNode(text.slice(0, at)));
+    block.appendChild(el("mark", { "class": "least-grounded", title: "least grounded sentence", text: sentence }));
+    block.appendChild(document.createTextNode(text.slice(at + sentence.length)));
+    return block;
+  }
+
+  function leastGrounded(evidence) {
+    for (var i = 0; i < evidence.length; i++) {
+      var d = evidence[i].details;
+      if (d && typeof d === "object") {
+        var v = d.least_grounded_sentence !== undefined ? d.least_grounded_sentence : d.least_grounded;
+        if (typeof v === "string") { return v; }
+        if (v && typeof v === "object" && typeof (v.sentence || v.text) === "string") { return v.sentence || v.text; }
+      }
+    }
+    return null;
+  }
+
+  var TEXT_KEYS = ["sentence", "text", "claim", "chunk"];
+  var SCORE_KEYS = ["score", "similarity", "grounding", "groundedness", "entailment", "value", "probability", "max_sim"];
+  function pick(obj, keys) {
+    for (var i = 0; i < keys.length; i++) { if (obj[keys[i]] !== undefined) { return keys[i]; } }
+    return null;
+  }
+
+  // Tables for lists of {sentence, score}-like objects found anywhere at the top of `details`.
+  function sentenceTables(details) {
+    var out = [];
+    if (!details || typeof details !== "object") { return out; }
+    Object.keys(details).forEach(function (key) {
+      var list = details[key];
+      if (!Array.isArray(list) || !list.length || typeof list[0] !== "object" || list[0] === null) { return; }
+      var tk = pick(list[0], TEXT_KEYS), sk = pick(list[0], SCORE_KEYS);
+      if (!tk || !sk) { return; }
+      var table = el("table", { "class": "sentences" }, [el("thead", null, [el("tr", null, [
+        el("th", { text: key }), el("th", { text: sk })])])]);
+      var body = el("tbody");
+      list.slice(0, 200).forEach(function (item) {
+        var score = item[sk];
+        var bar = el("span", { "class": "bar" });
+        if (typeof score === "number") { bar.style.width = Math.max(0, Math.min(1, score)) * 80 + "px"; }
+        body.appendChild(el("tr", null, [el("td", { text: String(item[tk]) }),
+          el("td", { "class": "num" }, [bar, " " + num(score)])]));
+      });
+      table.appendChild(body);
+      out.push(table);
+    });
+    return out;
+  }
+
+  function open(e) {
+    while (detail.firstChild) { detail.removeChild(detail.firstChild); }
+    var close = el("button", { type: "button", id: "case-close", text: "close" });
+    close.addEventListener("click", function () { detail.classList.remove("open"); });
+    detail.appendChild(el("div", null, [close, " ", el("strong", { text: "Case " + e.case_id }),
+      " — model " + (e.model || "(unnamed)"),
+      e.parent_id ? " — perturbation " + (e.perturbation || "?") + " of case " + e.parent_id : ""]));
+    detail.appendChild(el("h3", { text: "Question" }));
+    detail.appendChild(el("div", { "class": "text-block question", text: e.question || "(none)" }));
+    if (e.expected) {
+      detail.appendChild(el("h3", { text: "Expected answer" }));
+      detail.appendChild(el("div", { "class": "text-block expected", text: e.expected }));
+    }
+    var least = leastGrounded(e.evidence);
+    detail.appendChild(el("h3", { text: "Answer" + (least ? " (least grounded sentence highlighted)" : "") }));
+    detail.appendChild(highlighted(e.answer, least));
+    if (e.context && e.context.length) {
+      detail.appendChild(el("h3", { text: "Retrieved context (" + e.context.length + " chunks)" }));
+      e.context.forEach(function (chunk, i) {
+        var id = e.context_ids && e.context_ids[i] ? "[" + e.context_ids[i] + "] " : "[" + (i + 1) + "] ";
+        detail.appendChild(el("div", { "class": "text-block context", text: id + chunk }));
+      });
+    }
+    detail.appendChild(el("h3", { text: "Metrics" }));
+    var mt = el("table", { "class": "metrics" }, [el("thead", null, [el("tr", null, ["evaluator", "metric", "value", "threshold", "verdict", "reason"].map(function (h) { return el("th", { text: h }); }))])]);
+    var mb = el("tbody");
+    e.metrics.forEach(function (m) {
+      mb.appendChild(el("tr", null, [el("td", { text: m.evaluator }), el("td", { text: m.metric + (m.primary ? " *" : "") }),
+        el("td", { "class": "num", text: num(m.value) }), el("td", { "class": "num", text: num(m.threshold) }),
+        el("td", null, [badge(m.passed, m.status)]), el("td", { text: m.reason || "" })]));
+    });
+    mt.appendChild(mb);
+    detail.appendChild(mt);
+    if (e.evidence.length) {
+      detail.appendChild(el("h3", { text: "Explanations and evidence" }));
+      e.evidence.forEach(function (ev) {
+        detail.appendChild(el("div", null, [el("strong", { text: ev.evaluator + " / " + ev.metric + ": " }), ev.explanation || ""]));
+        sentenceTables(ev.details).forEach(function (t) { detail.appendChild(t); });
+        if (ev.details !== null && ev.details !== undefined) {
+          detail.appendChild(el("pre", { "class": "details", text: JSON.stringify(ev.details, null, 2) }));
+        }
+      });
+    }
+    detail.classList.add("open");
+    detail.scrollIntoView({ block: "nearest" });
+  }
+
+  [modelSelect, statusSelect].forEach(function (c) { c.addEventListener("change", function () { shown = PAGE; render(); }); });
+  search.addEventListener("input", function () { shown = PAGE; render(); });
+  more.addEventListener("click", function () { shown += PAGE; render(); });
+  render();
+  document.body.setAttribute("data-drilldown", "ready");
+})();
