@@ -1,0 +1,131 @@
+"""Questions drift: how far the questions of the later part of a suite moved from the earlier part.
+
+Drift is a property of a whole, chronologically ordered suite, not of one case, so it is a
+*corpus* metric: the evaluator's :meth:`corpus_accumulator` collects each model's questions batch
+by batch (in suite order, or sorted by ``metadata[time_field]`` when given), and :meth:`finish`
+splits them at ``split``, embeds them (deduplicated, cached) and reports the cosine distance
+between the centroids of the two parts. Per case the evaluator reports nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from assay.backends.embed import DEFAULT_SPEC, Embedder
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, MetricSpec, field_present
+from assay.evaluators.embedding_base import EmbeddingEvaluator
+from assay.evaluators.registry import register
+from assay.params import check
+
+
+def centroid_drift(earlier: np.ndarray, later: np.ndarray) -> float:
+    """Cosine distance (``1 - cos``, in [0, 2]) between the centroids of two sets of rows.
+
+    Example:
+        >>> round(centroid_drift(np.array([[1.0, 0.0]]), np.array([[0.0, 1.0], [0.0, 1.0]])), 3)
+        1.0
+    """
+    a, b = earlier.mean(axis=0), later.mean(axis=0)
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    if norm == 0.0:
+        return 1.0
+    return float(np.clip(1.0 - float(a @ b) / norm, 0.0, 2.0))
+
+
+class _DriftAccumulator:
+    def __init__(self, evaluator: EmbQuestionsDrift) -> None:
+        self.evaluator = evaluator
+        self.items: list[tuple[Any, int, str]] = []
+
+    def add(self, cases: Sequence[TestCase], results: Sequence[CaseResult]) -> None:
+        field = self.evaluator.time_field
+        for case in cases:
+            if field_present(case, "question"):
+                when = case.metadata.get(field) if field else None
+                self.items.append((when, len(self.items), (case.question or "").strip()))
+
+    def finish(self) -> dict[str, float | None]:
+        ev = self.evaluator
+        items = self.items
+        if ev.time_field and items and all(w is not None for w, _, _ in items):
+            try:
+                items = sorted(items, key=lambda item: (item[0], item[1]))
+            except TypeError:  # mixed types: compare as text
+                items = sorted(items, key=lambda item: (str(item[0]), item[1]))
+        cut = round(len(items) * ev.split)
+        early, late = [q for _, _, q in items[:cut]], [q for _, _, q in items[cut:]]
+        if len(early) < ev.min_size or len(late) < ev.min_size:
+            return {"emb_questions_drift": None}
+        vectors = ev.encode(early + late)
+        return {
+            "emb_questions_drift": centroid_drift(
+                np.stack([vectors[q] for q in early]), np.stack([vectors[q] for q in late])
+            )
+        }
+
+
+@register
+class EmbQuestionsDrift(EmbeddingEvaluator):
+    """Cosine distance between the question centroids of the earlier and the later suite part."""
+
+    name = "emb_questions_drift"
+    description = (
+        "Suite-level: cosine distance between the centroids of the question embeddings of the "
+        "earlier and later part of the (chronologically ordered) suite, per model."
+    )
+    requires = ("question",)
+    metrics = (
+        MetricSpec(
+            "emb_questions_drift",
+            "cosine distance between earlier and later question centroids (corpus-level)",
+            higher_is_better=False,
+            range=(0.0, 2.0),
+            threshold=0.2,
+            primary=True,
+            aggregation="corpus",
+        ),
+    )
+
+    def __init__(
+        self,
+        embedder: str | Embedder = DEFAULT_SPEC,
+        split: float = 0.5,
+        min_size: int = 5,
+        time_field: str | None = None,
+    ) -> None:
+        super().__init__(embedder)
+        where = type(self).__name__
+        check(
+            isinstance(split, int | float) and 0 < split < 1,
+            "split",
+            where,
+            "a number in (0, 1)",
+            split,
+        )
+        check(
+            isinstance(min_size, int) and min_size > 0,
+            "min_size",
+            where,
+            "a positive integer",
+            min_size,
+        )
+        check(
+            time_field is None or isinstance(time_field, str),
+            "time_field",
+            where,
+            "None or a metadata key",
+            time_field,
+        )
+        self.split = split
+        self.min_size = min_size
+        self.time_field = time_field
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        return [CaseResult({}, None) for _ in cases]
+
+    def corpus_accumulator(self) -> _DriftAccumulator:
+        return _DriftAccumulator(self)

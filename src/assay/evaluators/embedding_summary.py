@@ -1,0 +1,204 @@
+"""Summarization completeness (geometric): how much of the context's extent a summary spans.
+
+The sentence embeddings of context and summary are reduced together to two dimensions (UMAP,
+seeded, when there are at least ``umap_min_points`` sentences; PCA otherwise, since UMAP needs a
+neighbourhood graph). Each summary point is snapped to its nearest context point when it lies
+within ``snap_radius`` times the median nearest-neighbour distance of the context points, and is
+dropped otherwise (it says something the context does not). The score is the ratio of the
+*three-segment distances* of the snapped points and of the context points, where the
+three-segment distance of a point set is the perimeter of its largest triangle (three segments
+between extreme points; twice the diameter for collinear points). Snapped points are context
+points, so the ratio lies in [0, 1].
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.embed import DEFAULT_SPEC, Embedder
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.embedding_base import (
+    EmbeddingEvaluator,
+    chunk_sentences,
+    quote,
+    sentences_of,
+    stack,
+)
+from assay.evaluators.registry import register
+from assay.params import check
+
+logger = logging.getLogger(__name__)
+
+
+def pca_2d(points: np.ndarray) -> np.ndarray:
+    """Project rows onto their first two principal components (signs fixed for determinism).
+
+    Example:
+        >>> pca_2d(np.array([[0.0, 0, 0], [1, 0, 0], [2, 0, 1]])).shape
+        (3, 2)
+    """
+    centred = points - points.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    components = vt[:2]
+    signs = np.sign(components[np.arange(len(components)), np.abs(components).argmax(axis=1)])
+    projected = centred @ (components * signs[:, None]).T
+    if projected.shape[1] < 2:
+        projected = np.hstack([projected, np.zeros((len(projected), 2 - projected.shape[1]))])
+    return projected
+
+
+def umap_2d(points: np.ndarray, seed: int) -> np.ndarray:
+    """Seeded UMAP to two dimensions (cosine metric)."""
+    from assay.errors import require
+
+    umap = require("umap", extra="embed", package="umap-learn")
+    reducer = umap.UMAP(  # type: ignore[attr-defined]
+        n_components=2,
+        n_neighbors=max(2, min(15, len(points) - 1)),
+        metric="cosine",
+        random_state=seed,
+        init="random",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(reducer.fit_transform(points), dtype=np.float64)
+
+
+def three_segment_distance(points: np.ndarray) -> float:
+    """Perimeter of the largest triangle on the points (its vertices lie on the convex hull).
+
+    Example:
+        >>> three_segment_distance(np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0], [1.0, 1.0]]))
+        12.0
+        >>> three_segment_distance(np.array([[0.0, 0.0], [2.0, 0.0]]))
+        4.0
+    """
+    unique = np.unique(np.round(points, 12), axis=0)
+    if len(unique) < 2:
+        return 0.0
+    candidates = unique
+    if len(unique) > 3:
+        try:
+            from scipy.spatial import ConvexHull
+
+            candidates = unique[ConvexHull(unique).vertices]
+        except Exception:  # collinear points: the extremes along each axis suffice
+            extremes = {
+                int(i)
+                for axis in range(unique.shape[1])
+                for i in (unique[:, axis].argmin(), unique[:, axis].argmax())
+            }
+            candidates = unique[sorted(extremes)]
+    if len(candidates) == 2:
+        return float(2 * np.linalg.norm(candidates[0] - candidates[1]))
+    dist = np.linalg.norm(candidates[:, None, :] - candidates[None, :, :], axis=-1)
+    return float(
+        max(
+            dist[a, b] + dist[b, c] + dist[a, c]
+            for a, b, c in itertools.combinations(range(len(candidates)), 3)
+        )
+    )
+
+
+@register
+class EmbSummaryCompleteness(EmbeddingEvaluator):
+    """Share of the context's semantic extent that the summary (answer) spans, geometrically."""
+
+    name = "emb_summary_completeness"
+    description = (
+        "Context and summary sentence embeddings reduced to 2-D (UMAP, PCA for few points); "
+        "summary points snapped to near context points or dropped; ratio of the three-segment "
+        "distances (largest-triangle perimeters) of the snapped and the context points."
+    )
+    requires = ("actual_answer", "retrieved_context")
+    metrics = (
+        MetricSpec(
+            "emb_summary_completeness",
+            "three-segment distance of the snapped summary points over that of the context",
+            threshold=0.5,
+            primary=True,
+        ),
+    )
+
+    def __init__(
+        self,
+        embedder: str | Embedder = DEFAULT_SPEC,
+        snap_radius: float = 1.5,
+        umap_min_points: int = 20,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(embedder)
+        where = type(self).__name__
+        check(
+            isinstance(snap_radius, int | float) and snap_radius > 0,
+            "snap_radius",
+            where,
+            "a positive number",
+            snap_radius,
+        )
+        check(
+            isinstance(umap_min_points, int) and umap_min_points >= 4,
+            "umap_min_points",
+            where,
+            "an integer >= 4",
+            umap_min_points,
+        )
+        check(isinstance(seed, int), "seed", where, "an integer", seed)
+        self.snap_radius = snap_radius
+        self.umap_min_points = umap_min_points
+        self.seed = seed
+
+    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = [
+            (chunk_sentences(c.retrieved_context)[0], sentences_of(c.actual_answer)) for c in cases
+        ]
+        vectors = self.encode(s for context, summary in parts for s in context + summary)
+        return [self._one(context, summary, vectors) for context, summary in parts]
+
+    def _one(
+        self, context: list[str], summary: list[str], vectors: dict[str, np.ndarray]
+    ) -> CaseResult:
+        names = self.metric_names()
+        context = list(dict.fromkeys(context))
+        if len(context) < 3:
+            return CaseResult.skipped(names, "the context has fewer than 3 distinct sentences")
+        if not summary:
+            return CaseResult.skipped(names, "the summary has no sentences")
+        points = np.vstack([stack(vectors, context), stack(vectors, summary)]).astype(np.float64)
+        method = "umap" if len(points) >= self.umap_min_points else "pca"
+        reduced = umap_2d(points, self.seed) if method == "umap" else pca_2d(points)
+        ctx, summ = reduced[: len(context)], reduced[len(context) :]
+        pairwise = np.linalg.norm(ctx[:, None, :] - ctx[None, :, :], axis=-1)
+        np.fill_diagonal(pairwise, np.inf)
+        radius = self.snap_radius * float(np.median(pairwise.min(axis=1)))
+        to_ctx = np.linalg.norm(summ[:, None, :] - ctx[None, :, :], axis=-1)
+        nearest, gap = to_ctx.argmin(axis=1), to_ctx.min(axis=1)
+        kept = gap <= radius
+        snapped = sorted({int(i) for i in nearest[kept]})
+        full = three_segment_distance(ctx)
+        if full <= 0:
+            return CaseResult.skipped(names, "the context sentences coincide after reduction")
+        covered = three_segment_distance(ctx[snapped]) if snapped else 0.0
+        ratio = float(np.clip(covered / full, 0.0, 1.0))
+        dropped = [quote(summary[i]) for i in np.flatnonzero(~kept)]
+        explanation = (
+            f"summary spans {ratio:.0%} of the context's extent ({method}); "
+            f"{len(snapped)} of {len(context)} context points reached, {len(dropped)} of "
+            f"{len(summary)} summary sentences dropped as far from any context sentence"
+        )
+        details = {
+            "method": method,
+            "n_context": len(context),
+            "n_summary": len(summary),
+            "covered_context": [quote(context[i]) for i in snapped],
+            "dropped_summary": dropped,
+            "tsd_context": round(full, 4),
+            "tsd_summary": round(covered, 4),
+        }
+        return CaseResult.ok({"emb_summary_completeness": ratio}, explanation, details)
