@@ -1,0 +1,159 @@
+"""Boolean text conditions over the actual answer, with failures attributed to retrieval or
+generation by evaluating the same condition on the retrieved context.
+
+The condition language (quoted strings, ``regexp("…")``, AND, OR, NOT, parentheses) is defined in
+:mod:`assay.matching`. Per case:
+
+* ``text_match_pass`` is 1 when the answer satisfies the condition, ``text_match_failure`` is
+  1 when it does not;
+* when the case has a retrieved context, a failure is a *retrieval failure* if the joined context
+  does not satisfy the condition either (what the answer needed was not retrieved) and a
+  *generation failure* if it does (the context had it, the answer did not); without a context both
+  are skipped;
+* ``text_match_parse_failure`` is 1 when the condition does not parse; the other metrics are then
+  skipped with the syntax error (position and expected token) as the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay.data.case import TestCase
+from assay.errors import InvalidInputError
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.registry import register
+from assay.matching import (
+    Condition,
+    ConditionSyntaxError,
+    RegexTimeoutError,
+    compile_condition,
+)
+from assay.matching.bounded import DEFAULT_TIMEOUT_S, ENGINES
+from assay.params import check
+from assay.safety import scrub
+
+_PASS = "text_match_pass"
+_FAIL = "text_match_failure"
+_RETRIEVAL = "text_match_retrieval_failure"
+_GENERATION = "text_match_generation_failure"
+_PARSE = "text_match_parse_failure"
+
+
+@register
+class TextMatching(Evaluator):
+    """Evaluate a boolean condition on the answer and attribute failures.
+
+    Args:
+        condition: Used for cases without their own ``condition`` (a case's condition wins).
+        ignore_case: Match quoted literals case-insensitively.
+        engine: Regular-expression engine: ``"regex"`` (Python semantics, time limit), ``"re2"``
+            (linear time) or ``"auto"``.
+        timeout_s: Time limit of each regular-expression search (``regex`` engine).
+
+    Example:
+        >>> case = TestCase(id="q", actual_answer="It costs 12 euros.", condition='"12 euros"')
+        >>> TextMatching().evaluate([case])[0].outcomes["text_match_pass"].value
+        1.0
+    """
+
+    name = "text_matching"
+    family = "rule"
+    description = (
+        "Boolean condition (strings, regexp, AND/OR/NOT) on the answer; failures attributed to "
+        "retrieval or generation by checking the retrieved context."
+    )
+    requires = ("actual_answer",)
+    metrics = (
+        MetricSpec(_PASS, "1 if the answer satisfies the condition", threshold=1.0, primary=True),
+        MetricSpec(_FAIL, "1 if the answer does not satisfy the condition", higher_is_better=False),
+        MetricSpec(
+            _RETRIEVAL,
+            "1 if the answer fails and the retrieved context does not satisfy the condition either",
+            higher_is_better=False,
+        ),
+        MetricSpec(
+            _GENERATION,
+            "1 if the answer fails although the retrieved context satisfies the condition",
+            higher_is_better=False,
+        ),
+        MetricSpec(_PARSE, "1 if the condition does not parse", higher_is_better=False),
+    )
+
+    def __init__(
+        self,
+        condition: str | None = None,
+        ignore_case: bool = False,
+        engine: str = "regex",
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        check(engine in ENGINES, "engine", "TextMatching", f"one of {list(ENGINES)}", engine)
+        check(timeout_s > 0, "timeout_s", "TextMatching", "a positive number", timeout_s)
+        if condition is not None:
+            try:
+                Condition(condition, ignore_case=ignore_case, engine=engine, timeout_s=timeout_s)
+            except ConditionSyntaxError as exc:
+                raise InvalidInputError(
+                    f"The 'condition' parameter of TextMatching: {exc}"
+                ) from None
+        self.condition = condition
+        self.ignore_case = ignore_case
+        self.engine = engine
+        self.timeout_s = timeout_s
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        return [self._score_one(case) for case in cases]
+
+    def _score_one(self, case: TestCase) -> CaseResult:
+        names = self.metric_names()
+        source = case.condition if case.condition and case.condition.strip() else self.condition
+        if source is None:
+            return CaseResult.skipped(
+                names, "no condition: set the case's condition or the parameter"
+            )
+        try:
+            cond = compile_condition(source, self.ignore_case, self.engine, self.timeout_s)
+        except ConditionSyntaxError as exc:
+            reason = scrub(str(exc))
+            outcomes = {m: Outcome(Status.SKIPPED, None, reason) for m in names if m != _PARSE}
+            outcomes[_PARSE] = Outcome(Status.OK, 1.0)
+            return CaseResult(
+                outcomes,
+                f"condition does not parse at position {exc.position}: expected {exc.expected}",
+                {"position": exc.position, "expected": exc.expected},
+            )
+        answer = case.actual_answer or ""
+        try:
+            passed = cond.evaluate(answer)
+            context = "\n".join(case.retrieved_context) if case.retrieved_context else None
+            context_ok = cond.evaluate(context) if context is not None else None
+            atoms = cond.atoms(answer)
+        except RegexTimeoutError as exc:
+            return CaseResult.error(names, str(exc))
+        values = {_PASS: float(passed), _FAIL: float(not passed), _PARSE: 0.0}
+        outcomes = {m: Outcome(Status.OK, v) for m, v in values.items()}
+        if context_ok is None:
+            reason = "no retrieved context to attribute a failure to"
+            outcomes[_RETRIEVAL] = Outcome(Status.SKIPPED, None, reason)
+            outcomes[_GENERATION] = Outcome(Status.SKIPPED, None, reason)
+        else:
+            outcomes[_RETRIEVAL] = Outcome(Status.OK, float(not passed and not context_ok))
+            outcomes[_GENERATION] = Outcome(Status.OK, float(not passed and context_ok))
+        found = [a.atom for a in atoms if a.matched]
+        missing = [a.atom for a in atoms if not a.matched]
+        verdict = "answer satisfies the condition" if passed else "answer fails the condition"
+        if not passed and context_ok is not None:
+            verdict += (
+                " (the retrieved context satisfies it: generation failure)"
+                if context_ok
+                else " (so does the retrieved context: retrieval failure)"
+            )
+        explanation = (
+            f"{verdict}; found in answer: {', '.join(found) or 'none'}; "
+            f"not found: {', '.join(missing) or 'none'}"
+        )
+        details = {
+            "condition": scrub(source),
+            "atoms": [{"atom": scrub(a.atom), "matched": a.matched} for a in atoms],
+            "context_satisfies": context_ok,
+        }
+        return CaseResult(outcomes, scrub(explanation), details)
