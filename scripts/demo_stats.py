@@ -77,6 +77,7 @@ def render() -> str:
     originals = [c for c in suite if c.perturbation is None]
     perturbed = [c for c in suite if c.perturbation]
     by_key = {(c.id, c.model): c for c in suite}
+    parent = {(c.id, c.model): by_key[(c.parent_id or "", c.model)] for c in perturbed}
     lines = [
         f"Banking demo: {len({c.id for c in originals})} questions × {len(suite.models)} models "
         f"+ {len(perturbed)} perturbed cases = {len(suite)} cases over "
@@ -92,7 +93,7 @@ def render() -> str:
         changed = [
             c
             for c in perturbed
-            if c.model == model and c.actual_answer != by_key[(c.parent_id, model)].actual_answer
+            if c.model == model and c.actual_answer != parent[(c.id, model)].actual_answer
         ]
         cells = [_mean(mine, fn) for _, fn in COLUMNS]
         n_perturbed = sum(c.model == model for c in perturbed)
