@@ -324,7 +324,7 @@ def _judge(spec: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
     if rule == "zero_tolerance":
         judged = int(row.get("n_fail") or 0) + int(row.get("n_pass") or 0)
         status = (FAIL if n_fail else PASS) if judged else NOT_MEASURED
-        shown = n_fail
+        shown: float | None = n_fail
         detail = f"{n_fail} of {judged} cases fail (zero tolerance)"
     elif rule == "pass_rate":
         shown = row.get("pass_rate")

@@ -77,7 +77,7 @@ def _metric_check(
         counts = f"{row['n_skipped']} skipped, {row['n_error']} errors"
         return {**base, "status": status, "message": f"not measured ({counts})"}
     side = "≥" if higher else "≤"
-    ok = value >= threshold if higher else value <= threshold  # type: ignore[operator]
+    ok = value >= threshold if higher else value <= threshold
     message = f"{value:.4g} (needs {side} {threshold:.4g}; {row['n_ok']} cases measured)"
     return {**base, "status": PASS if ok else FAIL, "message": message}
 

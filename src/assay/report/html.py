@@ -178,7 +178,7 @@ def render_html(
     js = _asset("report.js")
     board = analysis["leaderboard"]
     primary = [r for r in board if r["primary"]]
-    context = {
+    context: dict[str, Any] = {
         "title": title,
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "run_info": {
@@ -190,7 +190,7 @@ def render_html(
         "leaderboard": sorted(board, key=lambda r: not r["primary"]),
         "models": sorted({r["model"] for r in board}),
         "counts": {
-            "cases": cases.get("total", 0),
+            "cases": int(cases.get("total", 0)),
             "models": len({r["model"] for r in board}),
             "evaluators": len({r["evaluator"] for r in board}),
             "judged_primary": sum(r["passed"] is not None for r in primary),

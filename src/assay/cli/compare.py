@@ -1,0 +1,65 @@
+"""``assay compare``: what changed between two runs, regressions first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from assay.cli.progress import console
+
+
+@click.command("compare")
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for comparison.json and comparison.md.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+    help="What to print on stdout.",
+)
+@click.option("--resamples", type=click.IntRange(min=10), default=1000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--fail-on-regression",
+    is_flag=True,
+    help="Exit with status 1 when any metric regressed (for CI).",
+)
+def command(
+    run_a: Path,
+    run_b: Path,
+    out: Path | None,
+    fmt: str,
+    resamples: int,
+    seed: int,
+    fail_on_regression: bool,
+) -> None:
+    """Compare RUN_B (new) against RUN_A (baseline): metric deltas per model with significance."""
+    from assay.analyze.compare import compare_runs
+    from assay.engine.run import load_run
+    from assay.fileio import write_json, write_text
+    from assay.report.comparison import comparison_markdown
+
+    comparison = compare_runs(load_run(run_a), load_run(run_b), n_resamples=resamples, seed=seed)
+    page = comparison_markdown(comparison)
+    if out is not None:
+        write_json(out / "comparison.json", comparison)
+        write_text(out / "comparison.md", page)
+        console.print(f"Wrote comparison.json and comparison.md into {out}.")
+    if fmt == "json":
+        click.echo(json.dumps(comparison, indent=2, ensure_ascii=False))
+    else:
+        click.echo(page, nl=False)
+    regressions = comparison["summary"]["regression"]
+    if regressions:
+        console.print(f"[red]{regressions} regressions[/red]")
+    if fail_on_regression and regressions:
+        raise SystemExit(1)

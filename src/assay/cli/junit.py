@@ -1,0 +1,71 @@
+"""``assay junit``: gate a run on its thresholds and export JUnit XML for CI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from assay.cli.options import parse_thresholds
+from assay.cli.progress import console
+
+
+@click.command("junit")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JUnit XML file to write (default: RUN_DIR/junit.xml).",
+)
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="Gate on this metric (repeatable; default: every primary metric).",
+)
+@click.option(
+    "--threshold",
+    "thresholds",
+    multiple=True,
+    metavar="METRIC=VALUE",
+    help="Override a metric's threshold; repeatable.",
+)
+@click.option("--dimensions", is_flag=True, help="Also gate on the six-dimension summary.")
+@click.option("--require-measured", is_flag=True, help="Fail gated metrics nothing measured.")
+@click.option("--primary-only", is_flag=True, help="Per-case tests for primary metrics only.")
+@click.option("--no-cases", is_flag=True, help="Only the gate checks, no per-case tests.")
+@click.option("--check", is_flag=True, help="Exit with status 1 when the gate fails.")
+def command(
+    run_dir: Path,
+    out: Path | None,
+    metrics: tuple[str, ...],
+    thresholds: tuple[str, ...],
+    dimensions: bool,
+    require_measured: bool,
+    primary_only: bool,
+    no_cases: bool,
+    check: bool,
+) -> None:
+    """Check RUN_DIR against its thresholds and write JUnit XML (per metric and per case)."""
+    from assay.engine.run import load_run
+    from assay.gating import check_run, write_junit
+
+    run = load_run(run_dir)
+    gate = check_run(
+        run,
+        metrics=list(metrics) or None,
+        thresholds=parse_thresholds(thresholds),
+        dimensions=dimensions,
+        require_measured=require_measured,
+    )
+    path = write_junit(
+        run,
+        out or run_dir / "junit.xml",
+        gate=gate,
+        include_cases=not no_cases,
+        primary_only=primary_only,
+    )
+    console.print(gate.message())
+    click.echo(str(path))
+    if check and not gate.passed:
+        raise SystemExit(1)

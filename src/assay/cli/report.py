@@ -1,0 +1,38 @@
+"""``assay report``: rebuild every report of a run directory (Markdown, JSON, HTML)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from assay.cli.progress import console
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--dimensions",
+    "dimensions",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="JSON or TOML file overriding the six-dimension mapping and thresholds.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=10),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for confidence intervals.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+def command(run_dir: Path, dimensions: Path | None, resamples: int, seed: int) -> None:
+    """Rebuild the reports of RUN_DIR (report.html, report.md, analysis.json, leaderboard.md)."""
+    from assay.analyze.dimensions import load_dimension_config
+    from assay.engine.run import load_run
+    from assay.report import HTML_FILE, write_reports
+
+    run = load_run(run_dir)
+    config = load_dimension_config(dimensions) if dimensions else None
+    written = write_reports(run, run_dir, dimensions=config, n_resamples=resamples, seed=seed)
+    console.print(f"Wrote {len(written)} report files into {run_dir}.")
+    click.echo(str(run_dir / HTML_FILE))

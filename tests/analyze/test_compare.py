@@ -1,0 +1,57 @@
+"""Comparing two runs: regressions first, significance on paired cases."""
+
+from __future__ import annotations
+
+import assay
+from assay import TestCase
+from assay.analyze.compare import compare_runs
+
+
+def _cases(wrong: set[int], n: int = 40, model: str = "m") -> list[TestCase]:
+    return [
+        TestCase(
+            id=str(i),
+            model=model,
+            question="q",
+            expected_answer="yes",
+            actual_answer="no" if i in wrong else "yes",
+        )
+        for i in range(n)
+    ]
+
+
+def test_a_significant_drop_is_a_regression_listed_first() -> None:
+    base = assay.evaluate(_cases(set(range(4))) + _cases(set(), model="n"), ["exact_match"])
+    new = assay.evaluate(_cases(set(range(20))) + _cases({1}, model="n"), ["exact_match"])
+    out = compare_runs(base, new, n_resamples=300)
+    first = out["changes"][0]
+    assert (first["model"], first["kind"]) == ("m", "regression")
+    assert first["delta"] < 0 and first["p_value"] < 0.05 and first["n_paired"] == 40
+    assert first["ci_high"] < 0
+    other = next(c for c in out["changes"] if c["model"] == "n")
+    assert other["kind"] in {"possible_regression", "regression"}
+    assert out["summary"]["case_regressions"] == 17
+    assert all(f["direction"] == "pass → fail" for f in out["case_flips"])
+
+
+def test_an_improvement_and_unchanged_metrics() -> None:
+    base = assay.evaluate(_cases(set(range(20))), ["exact_match", "token_f1"])
+    new = assay.evaluate(_cases(set()), ["exact_match", "token_f1"])
+    kinds = {c["metric"]: c["kind"] for c in compare_runs(base, new, n_resamples=200)["changes"]}
+    assert kinds == {"exact_match": "improvement", "token_f1": "improvement"}
+    same = compare_runs(base, base, n_resamples=200)
+    assert {c["kind"] for c in same["changes"]} == {"unchanged"}
+    assert same["case_flips"] == []
+
+
+def test_added_removed_and_threshold_flip() -> None:
+    base = assay.evaluate(_cases(set()), ["exact_match"])
+    new = assay.evaluate(_cases(set()), ["token_f1"])
+    kinds = {c["metric"]: c["kind"] for c in compare_runs(base, new)["changes"]}
+    assert kinds == {"exact_match": "removed", "token_f1": "added"}
+    # One more failure turns a passing aggregate into a failing one: always a regression.
+    base = assay.evaluate(_cases(set()), ["exact_match"], thresholds={"exact_match": 1.0})
+    new = assay.evaluate(_cases({0}), ["exact_match"], thresholds={"exact_match": 1.0})
+    change = compare_runs(base, new, n_resamples=200)["changes"][0]
+    assert change["p_value"] > 0.05 and change["kind"] == "regression"
+    assert (change["verdict_a"], change["verdict_b"]) == (True, False)

@@ -1,0 +1,91 @@
+"""Marginal and bivariate weakness analysis."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from synthetic_results import results_frame
+
+from assay.analyze.weakness import ALL_MODELS, bivariate, distribution, marginal, weakest_slices
+
+
+def test_the_planted_weakness_is_found_significant_and_ranked_first(
+    weak_loans: pd.DataFrame,
+) -> None:
+    frame = marginal(weak_loans, {"acc": True}, n_resamples=400)
+    weakest = weakest_slices(frame, top=5)
+    first = weakest[0]
+    assert (first["scope"], first["field"], first["slice"]) == ("b", "topic", "loans")
+    assert first["significant"] and first["gap"] < -0.3
+    assert first["ci_low"] <= first["mean"] <= first["ci_high"]
+    assert "topic=loans" in first["message"]
+    # Model a has no planted weakness: none of its slices is significantly worse.
+    a_rows = frame[(frame["scope"] == "a") & (frame["gap"] < 0)]
+    assert not a_rows["significant"].any()
+
+
+def test_marginal_means_counts_and_scopes(weak_loans: pd.DataFrame) -> None:
+    frame = marginal(weak_loans, {"acc": True}, n_resamples=100)
+    assert set(frame["scope"]) == {ALL_MODELS, "a", "b"}
+    assert set(frame.loc[frame["scope"] == ALL_MODELS, "field"]) == {"topic", "query_type", "model"}
+    assert "model" not in set(frame.loc[frame["scope"] == "a", "field"])
+    row = frame[(frame["scope"] == "b") & (frame["slice"] == "loans")].iloc[0]
+    sub = weak_loans[(weak_loans["model"] == "b") & (weak_loans["topic"] == "loans")]
+    assert row["n"] == len(sub) == 40
+    assert row["mean"] == pytest.approx(sub["value"].mean())
+    assert row["pass_rate"] == pytest.approx(sub["passed"].mean())
+    assert row["n_fail"] == int((~sub["passed"]).sum())
+
+
+def test_lower_is_better_metrics_are_oriented() -> None:
+    frame = results_frame({("m", "x"): 0.9, ("m", "y"): 0.1}, metric="err")
+    out = marginal(frame, {"err": False}, n_resamples=100)
+    worst = weakest_slices(out)[0]
+    assert worst["slice"] == "x"  # high error rate is the weakness
+    assert worst["gap"] < 0
+
+
+def test_skipped_and_errored_outcomes_are_not_counted() -> None:
+    frame = results_frame({("m", "x"): 1.0, ("m", "y"): 1.0}, n=10)
+    extra = frame.iloc[:5].copy()
+    extra["status"] = "skipped"
+    extra["value"] = None
+    extra["passed"] = None
+    out = marginal(pd.concat([frame, extra]), {"acc": True}, n_resamples=50)
+    assert out.loc[out["slice"] == "x", "n"].iloc[0] == 10
+    assert weakest_slices(out) == []
+
+
+def test_bivariate_grid_matches_a_pivot_table(weak_loans: pd.DataFrame) -> None:
+    grid = bivariate(weak_loans, "acc", rows="topic", columns="query_type", model="b")
+    pivot = weak_loans[weak_loans["model"] == "b"].pivot_table(
+        index="topic", columns="query_type", values="value", aggfunc="mean"
+    )
+    for i, topic in enumerate(grid["row_labels"]):
+        for j, qtype in enumerate(grid["column_labels"]):
+            assert grid["mean"][i][j] == pytest.approx(pivot.loc[topic, qtype])
+            assert grid["n"][i][j] == 20
+    with pytest.raises(Exception, match="'columns'"):
+        bivariate(weak_loans, "acc", rows="topic", columns="topic")
+
+
+def test_distribution_matches_numpy_quantiles() -> None:
+    values = np.random.default_rng(0).random(101)
+    frame = pd.DataFrame(
+        {
+            "case_id": [str(i) for i in range(101)],
+            "model": "m",
+            "metric": "s",
+            "status": "ok",
+            "value": values,
+            "topic": None,
+            "query_type": None,
+            "perturbation": None,
+        }
+    )
+    box = distribution(frame, "s")[0]
+    q1, med, q3 = np.quantile(values, [0.25, 0.5, 0.75])
+    assert (box["q1"], box["median"], box["q3"]) == pytest.approx((q1, med, q3))
+    assert box["whisker_low"] >= q1 - 1.5 * (q3 - q1)
+    assert box["n"] == 101 and box["outliers"] == []
