@@ -1,0 +1,337 @@
+"""Character-level noise on the question: typos, swaps, drops, duplicates, casing, whitespace,
+punctuation, leetspeak, homoglyphs and base16 / base64 encodings."""
+
+from __future__ import annotations
+
+import base64
+import random
+from abc import abstractmethod
+
+from assay.data.case import TestCase
+from assay.params import check
+from assay.perturb.base import Perturbation, Variant
+
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_POS = {ch: (r, c) for r, row in enumerate(_ROWS) for c, ch in enumerate(row)}
+
+
+def _neighbours(ch: str) -> str:
+    """QWERTY neighbours of a lower-case letter (same row and the rows above and below)."""
+    r, c = _POS[ch]
+    out = []
+    for dr in (-1, 0, 1):
+        row = r + dr
+        if 0 <= row < len(_ROWS):
+            for dc in (-1, 0, 1):
+                col = c + dc
+                if (dr or dc) and 0 <= col < len(_ROWS[row]):
+                    out.append(_ROWS[row][col])
+    return "".join(out)
+
+
+class TextPerturbation(Perturbation):
+    """A perturbation of one text field of the case (the question unless ``field`` says)."""
+
+    field: str = "question"
+
+    def _check(self, rate: float | None = None) -> None:
+        where = type(self).__name__
+        check(
+            self.field in ("question", "expected_answer"),
+            "field",
+            where,
+            "'question' or 'expected_answer'",
+            self.field,
+        )
+        if rate is not None:
+            check(0 < rate <= 1, "rate", where, "in (0, 1]", rate)
+
+    @abstractmethod
+    def transform(self, text: str, rng: random.Random) -> str:
+        """The perturbed text."""
+
+    def variants(self, case: TestCase, rng: random.Random) -> list[Variant]:
+        text = getattr(case, self.field)
+        if not text:
+            return []
+        new = self.transform(text, rng)
+        if new == text:  # nothing to perturb: no child that would only duplicate the parent
+            return []
+        return [Variant({self.field: new})]
+
+
+def _positions(text: str, rate: float, rng: random.Random, letters_only: bool = True) -> list[int]:
+    """Indices to perturb: about ``rate`` of the eligible characters, at least one."""
+    eligible = [i for i, ch in enumerate(text) if (ch.isalpha() if letters_only else ch.strip())]
+    if not eligible:
+        return []
+    k = max(1, round(rate * len(eligible)))
+    return sorted(rng.sample(eligible, min(k, len(eligible))))
+
+
+class KeyboardTypos(TextPerturbation):
+    """Replace about ``rate`` of the letters by a neighbouring key on a QWERTY keyboard.
+
+    Example:
+        >>> import random
+        >>> KeyboardTypos(rate=0.2).transform("monthly fee", random.Random(1))
+        'mkgthly fee'
+    """
+
+    name = "typos"
+    description = "keyboard-neighbour typos"
+
+    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        chars = list(text)
+        for i in _positions(text, self.rate, rng):
+            low = chars[i].lower()
+            if low in _POS:
+                new = rng.choice(_neighbours(low))
+                chars[i] = new.upper() if chars[i].isupper() else new
+        return "".join(chars)
+
+
+class CharSwap(TextPerturbation):
+    """Swap about ``rate`` of the letters with the next character.
+
+    Example:
+        >>> import random
+        >>> CharSwap(rate=0.1).transform("account", random.Random(0))
+        'accuont'
+    """
+
+    name = "char_swap"
+    description = "adjacent character swaps"
+
+    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        chars = list(text)
+        for i in _positions(text[:-1], self.rate, rng):
+            chars[i], chars[i + 1] = chars[i + 1], chars[i]
+        return "".join(chars)
+
+
+class CharDrop(TextPerturbation):
+    """Delete about ``rate`` of the letters.
+
+    Example:
+        >>> import random
+        >>> CharDrop(rate=0.1).transform("account", random.Random(0))
+        'accoun'
+    """
+
+    name = "char_drop"
+    description = "dropped characters"
+
+    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        drop = set(_positions(text, self.rate, rng))
+        return "".join(ch for i, ch in enumerate(text) if i not in drop)
+
+
+class CharDuplicate(TextPerturbation):
+    """Type about ``rate`` of the letters twice.
+
+    Example:
+        >>> import random
+        >>> CharDuplicate(rate=0.1).transform("account", random.Random(0))
+        'accountt'
+    """
+
+    name = "char_duplicate"
+    description = "duplicated characters"
+
+    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        double = set(_positions(text, self.rate, rng))
+        return "".join(ch * 2 if i in double else ch for i, ch in enumerate(text))
+
+
+class Casing(TextPerturbation):
+    """Change the letter case: ``upper``, ``lower``, ``title`` or ``random`` (per letter).
+
+    Example:
+        >>> import random
+        >>> Casing("title").transform("what is the fee?", random.Random(0))
+        'What Is The Fee?'
+    """
+
+    name = "casing"
+    description = "upper / lower / title / random casing"
+    MODES = ("upper", "lower", "title", "random")
+
+    def __init__(self, mode: str = "random", field: str = "question") -> None:
+        self.mode = mode
+        self.field = field
+        self._check()
+        check(mode in self.MODES, "mode", "Casing", f"one of {self.MODES}", mode)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        if self.mode == "upper":
+            return text.upper()
+        if self.mode == "lower":
+            return text.lower()
+        if self.mode == "title":
+            return text.title()
+        return "".join(ch.upper() if rng.random() < 0.5 else ch.lower() for ch in text)
+
+
+class WhitespaceNoise(TextPerturbation):
+    """Double about ``rate`` of the spaces, remove others, and pad the ends.
+
+    Example:
+        >>> import random
+        >>> WhitespaceNoise(rate=0.5).transform("what is the fee", random.Random(2))
+        ' what is thefee  '
+    """
+
+    name = "whitespace"
+    description = "extra and missing spaces"
+
+    def __init__(self, rate: float = 0.2, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        out = []
+        for ch in text:
+            if ch == " " and rng.random() < self.rate:
+                out.append("" if rng.random() < 0.5 else "  ")
+            else:
+                out.append(ch)
+        pad = " " * rng.randint(1, 2)
+        return pad + "".join(out) + " " * rng.randint(0, 2)
+
+
+class PunctuationNoise(TextPerturbation):
+    """Strip the punctuation, then add stray marks (``?!``, ``..``, ``,``) after some words.
+
+    Example:
+        >>> import random
+        >>> PunctuationNoise(rate=0.3).transform("What is the fee, please?", random.Random(0))
+        'What is the fee... please..'
+    """
+
+    name = "punctuation"
+    description = "removed and stray punctuation"
+    _MARKS = ("?", "??", "!", "!!", "..", ",", "?!", "...")
+
+    def __init__(self, rate: float = 0.1, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        words = "".join(ch for ch in text if ch.isalnum() or ch.isspace() or ch in "'-").split()
+        if not words:
+            return text
+        out = [w + (rng.choice(self._MARKS) if rng.random() < self.rate else "") for w in words]
+        out[-1] = out[-1].rstrip("?!.,") + rng.choice(self._MARKS)
+        return " ".join(out)
+
+
+_LEET = {"a": "4", "e": "3", "i": "1", "o": "0", "s": "5", "t": "7", "l": "1", "g": "9", "b": "8"}
+#: Latin letters and Cyrillic / Greek look-alikes.
+_HOMOGLYPHS = {
+    "a": "а", "c": "с", "e": "е", "i": "і", "j": "ј", "o": "о", "p": "р", "s": "ѕ", "x": "х",
+    "y": "у", "A": "А", "B": "В", "C": "С", "E": "Е", "H": "Н", "K": "К", "M": "М", "O": "О",
+    "P": "Р", "T": "Т", "X": "Х", "Y": "Υ",
+}  # fmt: skip
+
+
+class Leetspeak(TextPerturbation):
+    """Replace about ``rate`` of the replaceable letters by digits (``e`` → ``3``).
+
+    Example:
+        >>> import random
+        >>> Leetspeak(rate=1.0).transform("steal a bike", random.Random(0))
+        '57341 4 81k3'
+    """
+
+    name = "leetspeak"
+    description = "leetspeak digits for letters"
+
+    def __init__(self, rate: float = 0.5, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        return "".join(
+            _LEET[ch.lower()] if ch.lower() in _LEET and rng.random() < self.rate else ch
+            for ch in text
+        )
+
+
+class Homoglyphs(TextPerturbation):
+    """Replace about ``rate`` of the letters that have one by a Cyrillic/Greek look-alike.
+
+    Example:
+        >>> import random
+        >>> text = Homoglyphs(rate=1.0).transform("cope", random.Random(0))
+        >>> text == "cope", [hex(ord(ch)) for ch in text][:2]
+        (False, ['0x441', '0x43e'])
+    """
+
+    name = "homoglyphs"
+    description = "look-alike Unicode letters"
+
+    def __init__(self, rate: float = 0.3, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        return "".join(
+            _HOMOGLYPHS[ch] if ch in _HOMOGLYPHS and rng.random() < self.rate else ch for ch in text
+        )
+
+
+class Encoding(TextPerturbation):
+    """Encode the question (``base64`` or ``base16``) inside an instruction to decode it,
+    to test an encoding guardrail.
+
+    Example:
+        >>> import random
+        >>> Encoding("base64").transform("Fee?", random.Random(0))
+        'The following question is base64-encoded. Decode it and answer it: RmVlPw=='
+    """
+
+    name = "encoding"
+    description = "base64 / base16 encoded question"
+    TEMPLATE = "The following question is {scheme}-encoded. Decode it and answer it: {encoded}"
+
+    def __init__(
+        self, scheme: str = "base64", template: str = TEMPLATE, field: str = "question"
+    ) -> None:
+        self.scheme = scheme
+        self.template = template
+        self.field = field
+        self._check()
+        check(scheme in ("base64", "base16"), "scheme", "Encoding", "'base64' or 'base16'", scheme)
+        check(
+            "{encoded}" in template, "template", "Encoding", "a template with {encoded}", template
+        )
+
+    def transform(self, text: str, rng: random.Random) -> str:
+        raw = text.encode("utf-8")
+        encoded = base64.b64encode(raw) if self.scheme == "base64" else base64.b16encode(raw)
+        return self.template.format(scheme=self.scheme, encoded=encoded.decode("ascii"))
