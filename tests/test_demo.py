@@ -136,8 +136,8 @@ def _mean_metric(suite: TestSuite, evaluator: str, metric: str) -> dict[str, flo
 
 def test_models_differ_in_the_expected_direction(suite: TestSuite) -> None:
     f1 = _mean_metric(suite, "token_f1", "token_f1")
-    assert f1["faithful"] > f1["terse"] > f1["hallucinating"]
-    assert f1["faithful"] - f1["hallucinating"] > 0.2
+    assert f1["faithful"] > f1["terse"] and f1["faithful"] > f1["hallucinating"]
+    assert f1["faithful"] - max(f1["terse"], f1["hallucinating"]) > 0.2
     em = _mean_metric(suite, "exact_match", "exact_match")
     # Short answers match short expected answers exactly; long grounded answers never do.
     assert em["terse"] > em["hallucinating"] >= em["faithful"]
