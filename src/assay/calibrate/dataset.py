@@ -126,9 +126,13 @@ def suite_labels(suite_path: str | Path, label: str) -> pd.DataFrame:
 
 
 def run_labels(run_dir: str | Path, label: str) -> pd.DataFrame:
-    """Labels from the suite recorded in a run directory's manifest."""
+    """Labels from the run's suite: the copy inside the run directory (``suite.jsonl``) when there
+    is one, else the suite file named in the manifest."""
     from assay.engine import load_run
 
+    copy = Path(run_dir) / "suite.jsonl"
+    if copy.is_file():
+        return suite_labels(copy, label)
     run = load_run(run_dir)
     source = (run.manifest.get("input") or {}).get("path")
     if not source or not Path(source).is_file():
@@ -136,6 +140,22 @@ def run_labels(run_dir: str | Path, label: str) -> pd.DataFrame:
             f"{run_dir}: the run's suite ({source!r}) is not available; pass --labels FILE"
         )
     return suite_labels(source, label)
+
+
+def load_labelled(
+    run_dir: str | Path, metrics: Sequence[str], labels_file: str | Path | None, label: str | None
+) -> LabelledScores:
+    """Scores of ``metrics`` joined with labels from ``labels_file`` (column ``label``, default
+    ``"label"``) or, without a file, from the run's suite ``labels`` field named ``label``."""
+    if labels_file is not None:
+        labels = read_labels(labels_file, label=label or "label")
+    elif label:
+        labels = run_labels(run_dir, label)
+    else:
+        raise InvalidInputError(
+            "give --labels FILE, or --label NAME to use the suite's 'labels' field"
+        )
+    return labelled_scores(run_dir, metrics, labels)
 
 
 def metric_directions(manifest: dict[str, Any]) -> dict[str, bool]:

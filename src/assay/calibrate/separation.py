@@ -37,6 +37,26 @@ def auroc(scores: Any, labels: Any) -> float:
     return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
+def bootstrap_auroc(scores: Any, labels: Any, indices: np.ndarray) -> np.ndarray:
+    """AUROC of each bootstrap resample (rows of ``indices``), vectorised over resamples.
+
+    Example:
+        >>> idx = np.array([[0, 1, 2, 3], [0, 0, 3, 3]])
+        >>> bootstrap_auroc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], idx).tolist()
+        [0.75, 1.0]
+    """
+    s = np.asarray(scores, dtype=np.float64)[indices]
+    y = np.asarray(labels).astype(bool)[indices]
+    n_pos = y.sum(axis=1)
+    n_neg = y.shape[1] - n_pos
+    if (n_pos == 0).any() or (n_neg == 0).any():
+        raise InvalidInputError("every resample needs both PASS and FAIL labels")
+    ranks = rankdata(s, axis=1)
+    return np.asarray(
+        ((ranks * y).sum(axis=1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg), dtype=np.float64
+    )
+
+
 def bootstrap_indices(labels: IntArray, n_boot: int, seed: int) -> np.ndarray:
     """(n_boot, n) resample indices, stratified by label so every resample holds both classes.
 
@@ -75,7 +95,7 @@ def auroc_ci(
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels).astype(np.int64)
     point = auroc(s, y)
-    boots = np.array([auroc(s[i], y[i]) for i in bootstrap_indices(y, n_boot, seed)])
+    boots = bootstrap_auroc(s, y, bootstrap_indices(y, n_boot, seed))
     low, high = _interval(boots, confidence)
     return {
         "auroc": point,
@@ -214,7 +234,7 @@ def compare_combined(
     best = int(np.argmax(single))
     combined = out_of_fold_pass_proba(x, y, method, n_splits, seed, hib)
     idx = bootstrap_indices(y, n_boot, seed)
-    diffs = np.array([auroc(combined[i], y[i]) - auroc(oriented[i, best], y[i]) for i in idx])
+    diffs = bootstrap_auroc(combined, y, idx) - bootstrap_auroc(oriented[:, best], y, idx)
     low, high = _interval(diffs, confidence)
     combined_auc = auroc(combined, y)
     better = low > 0

@@ -207,6 +207,12 @@ def select_thresholds(
     confidence = confidence_level(risk)
     fpr = 1.0 - confidence if false_pass_rate is None else false_pass_rate
     check(0 < fpr < 1, "false_pass_rate", where, "in (0, 1)", fpr)
+    counts = np.bincount(y, minlength=2)
+    if counts.min() < 4:
+        raise InvalidInputError(
+            f"{where}: threshold selection needs at least 4 PASS and 4 FAIL cases (2 of each to "
+            f"fit, the rest held out); got {counts[1]} PASS and {counts[0]} FAIL"
+        )
     sign = 1.0 if higher_is_better else -1.0
     s = x[:, 0] * sign
 

@@ -43,6 +43,14 @@ from assay.cli.progress import console, progress_bar
 @click.option("--overwrite", is_flag=True, help="Replace an existing run directory.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed recorded in the run.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=512, show_default=True)
+@click.option(
+    "--calibrator",
+    "calibrators",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Calibrator file from 'assay calibrate': adds calibrated probabilities and prediction "
+    "sets (calibrated.parquet/.csv); repeatable.",
+)
 def command(
     suite: Path,
     names: tuple[str, ...],
@@ -52,6 +60,7 @@ def command(
     overwrite: bool,
     seed: int,
     batch_size: int,
+    calibrators: tuple[Path, ...],
 ) -> None:
     """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
     from assay.engine import evaluate
@@ -68,6 +77,7 @@ def command(
             seed=seed,
             batch_size=batch_size,
             progress=progress,
+            calibrators=list(calibrators),
         )
     failing = [r for r in run.leaderboard if r["primary"] and r["passed"] is False]
     console.print(f"{len(run.problems)} problems, {len(failing)} primary metrics below threshold.")

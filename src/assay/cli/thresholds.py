@@ -1,0 +1,129 @@
+"""``assay thresholds``: choose metric thresholds from human labels and a risk appetite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from assay.cli.calibrate import labels_options, split_names
+from assay.cli.progress import console
+
+
+def _risk(value: str) -> str | float:
+    if value in ("high", "moderate", "low"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise click.BadParameter(
+            f"expected high, moderate, low or a confidence level; got {value!r}",
+            param_hint="--risk",
+        ) from None
+
+
+@click.command("thresholds")
+@labels_options
+@click.option(
+    "--method",
+    "methods",
+    multiple=True,
+    help="Threshold methods (default all): normal, kfold, kde, logistic_youden, "
+    "logistic_false_pass, spline, conformal.",
+)
+@click.option(
+    "--risk",
+    default="moderate",
+    show_default=True,
+    help="Risk appetite high (90%), moderate (95%), low (99%), or a confidence level.",
+)
+@click.option(
+    "--false-pass-rate",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=None,
+    help="Target false-pass rate (default 1 - confidence).",
+)
+@click.option(
+    "--folds",
+    type=click.IntRange(min=2),
+    default=5,
+    show_default=True,
+    help="K of the kfold method.",
+)
+@click.option(
+    "--aggregate",
+    type=click.Choice(["mean", "max"]),
+    default="mean",
+    show_default=True,
+    help="How kfold combines fold thresholds.",
+)
+@click.option(
+    "--held-out",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.3,
+    show_default=True,
+    help="Fraction kept to measure Type I/II errors.",
+)
+def command(
+    run_dir: Path,
+    metrics: tuple[str, ...],
+    labels_file: Path | None,
+    label: str | None,
+    pass_at: float | None,
+    seed: int,
+    n_boot: int | None,
+    out: Path | None,
+    methods: tuple[str, ...],
+    risk: str,
+    false_pass_rate: float | None,
+    folds: int,
+    aggregate: str,
+    held_out: float,
+) -> None:
+    """Select thresholds for RUN_DIR's METRIC scores with every method; write thresholds.json,
+    thresholds.md and thresholds_plot.json."""
+    from assay.calibrate.dataset import load_labelled
+    from assay.calibrate.render import write_thresholds
+    from assay.calibrate.report import thresholds_report
+    from assay.calibrate.thresholds import METHODS
+
+    names = split_names(metrics)
+    chosen = split_names(methods) or list(METHODS)
+    unknown = [m for m in chosen if m not in METHODS]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown {unknown}; choose from {', '.join(METHODS)}", param_hint="--method"
+        )
+    data = load_labelled(run_dir, names, labels_file, label)
+    report, plot = thresholds_report(
+        data.scores,
+        data.labels,
+        names,
+        methods=chosen,
+        higher_is_better=data.higher_is_better,
+        pass_at=pass_at,
+        n_boot=200 if n_boot is None else n_boot,
+        seed=seed,
+        risk=_risk(risk),
+        false_pass_rate=false_pass_rate,
+        held_out=held_out,
+        params={"kfold": {"k": folds, "aggregate": aggregate}},
+    )
+    report["run_dir"] = str(run_dir)
+    report["dropped"] = data.dropped
+    paths = write_thresholds(out or run_dir / "calibration", report, plot)
+    for warning in report["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    for row in report["thresholds"]:
+        t = row["threshold"]
+        ti, tii = row["held_out"]["type_i"], row["held_out"]["type_ii"]
+        console.print(
+            f"{row['metric']:<24} {row['method']:<20} "
+            + (f"{t:10.4f}" if t is not None else "  none passes")
+            + f"  Type I {ti if ti is None else round(ti, 3)}"
+            + f"  Type II {tii if tii is None else round(tii, 3)}"
+        )
+    for failure in report["failed"]:
+        console.print(f"[red]{failure['metric']} {failure['method']}: {failure['reason']}[/red]")
+    for path in paths.values():
+        click.echo(str(path))
