@@ -21,6 +21,8 @@ class Kind(StrEnum):
     NOT = "NOT"
     LPAREN = "("
     RPAREN = ")"
+    WORD = "word"
+    CHAR = "character"
     END = "end of condition"
 
 
@@ -86,8 +88,11 @@ def _decode(raw: str) -> str:
 def tokenize(condition: str) -> list[Token]:
     """Split a condition into tokens (the last one is ``END``).
 
+    Words that are not keywords become ``WORD`` tokens and other characters ``CHAR`` tokens, so
+    the parser can say what it expected in their place.
+
     Raises:
-        ConditionSyntaxError: On an unterminated string or an unexpected character or word.
+        ConditionSyntaxError: On an unterminated string or a condition that is too long.
 
     Example:
         >>> [t.kind.value for t in tokenize('"a" and not regexp("b+")')]
@@ -126,18 +131,10 @@ def tokenize(condition: str) -> list[Token]:
             while j < n and (condition[j].isalnum() or condition[j] == "_"):
                 j += 1
             word = condition[i:j]
-            kind = _KEYWORDS.get(word.lower())
-            if kind is None:
-                raise ConditionSyntaxError(
-                    condition, i, 'a quoted string, regexp("…"), AND, OR, NOT or a parenthesis',
-                    f"the word {word!r} (quote literal text)",
-                )  # fmt: skip
-            tokens.append(Token(kind, i, word))
+            tokens.append(Token(_KEYWORDS.get(word.lower(), Kind.WORD), i, word))
             i = j
-        else:
-            raise ConditionSyntaxError(
-                condition, i, 'a quoted string, regexp("…"), AND, OR, NOT or a parenthesis',
-                f"the character {ch!r}",
-            )  # fmt: skip
+        else:  # the parser reports it with what it expected there
+            tokens.append(Token(Kind.CHAR, i, ch))
+            i += 1
     tokens.append(Token(Kind.END, n, ""))
     return tokens

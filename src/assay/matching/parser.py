@@ -83,7 +83,14 @@ class _Parser:
 
     def fail(self, expected: str) -> ConditionSyntaxError:
         token = self.token
-        found = "end of condition" if token.kind is Kind.END else repr(token.text)
+        if token.kind is Kind.END:
+            found = "end of condition"
+        elif token.kind is Kind.WORD:
+            found = f"the word {token.text!r} (quote literal text)"
+        elif token.kind is Kind.CHAR:
+            found = f"the character {token.text!r}"
+        else:
+            found = repr(token.text)
         return ConditionSyntaxError(self.condition, token.position, expected, found)
 
     def expect(self, kind: Kind, expected: str) -> Token:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from assay.safety.checksums import iban_valid, luhn_valid, ssn_valid
 from assay.safety.findings import Finding, resolve_overlaps
 
-#: Texts are scanned in windows of this many characters (with overlap) to bound memory and time.
+#: At most this many characters of a text are scanned (TestCase fields are limited to the same).
 MAX_SCAN_CHARS = 2_000_000
 
 _CARD = re.compile(r"(?<![\w-])\d(?:[ -]?\d){11,18}(?![\w-])")
@@ -41,6 +42,7 @@ _PHONE = re.compile(
     r"(?<![\w+.-])(?:\+|00)?(?:\(\d{1,4}\)[ .-]?)?\d[\d ().-]{5,20}\d"
     r"(?:[ ]?(?:x|ext\.?|#)[ ]?\d{1,5})?(?![\w-]|\.\d)"
 )
+_SEPARATORS = re.compile(r"[ ().+-]+")
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}(?!\d)")
 #: Regions whose national formats are tried for numbers written without a ``+`` country code.
 PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "IN", "AU", "CA", "IT", "ES", "NL")
@@ -76,6 +78,8 @@ def _near(text: str, start: int, words: Sequence[str], window: int = 40) -> bool
 
 
 def _emails(text: str) -> Iterator[Finding]:
+    if "@" not in text:
+        return
     for m in _EMAIL.finditer(text):
         yield Finding(m.start(), m.end(), "EMAIL_ADDRESS", "pii", m.group())
 
@@ -91,7 +95,7 @@ def _ibans(text: str) -> Iterator[Finding]:
 
 
 def _ips(text: str) -> Iterator[Finding]:
-    for m in _IPV4.finditer(text):
+    for m in _IPV4.finditer(text) if "." in text else ():
         if all(
             int(part) <= 255 and (part == "0" or part[0] != "0") for part in m.group().split(".")
         ):
@@ -109,41 +113,46 @@ def _ips(text: str) -> Iterator[Finding]:
         yield Finding(m.start(), m.end(), "IP_ADDRESS", "pii", value)
 
 
-def _phones(text: str, regions: Sequence[str] = PHONE_REGIONS) -> Iterator[Finding]:
-    """Phone-like spans accepted by ``phonenumbers``: a ``+`` number must be a possible number of
-    its country, a national number must be valid in one of ``regions``."""
-    if not _DIGITS7.search(text):
-        return
+@lru_cache(maxsize=65536)
+def _phone_ok(value: str, regions: tuple[str, ...]) -> bool:
+    """Whether ``phonenumbers`` accepts ``value``: a ``+`` number must be a possible number of its
+    country, a national number must be valid in one of ``regions``."""
     import phonenumbers
 
+    if value.startswith(("+", "00")):
+        try:
+            number = phonenumbers.parse("+" + value[2:] if value.startswith("00") else value)
+        except phonenumbers.NumberParseException:
+            return False
+        return bool(phonenumbers.is_possible_number(number))
+    for region in regions:
+        try:
+            number = phonenumbers.parse(value, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(number):
+            return True
+    return False
+
+
+def _phones(text: str, regions: tuple[str, ...] = PHONE_REGIONS) -> Iterator[Finding]:
+    if not _DIGITS7.search(text):
+        return
     for m in _PHONE.finditer(text):
         value = m.group()
         digits = "".join(ch for ch in value if ch.isdigit())
         international = value.startswith(("+", "00"))
-        separators = sum(ch in " ().-" for ch in value.strip())
+        groups = [g for g in _SEPARATORS.split(value.split("x")[0]) if g]
         if (
             not 7 <= len(digits) <= 15
             or _DATE.match(value)
-            or (not international and separators < 2 and len(digits) < 10)
-            or (len(digits) >= 12 and luhn_valid(digits))
+            or (not international and len(groups) < 3 and len(digits) < 10)
+            or sum(len(g) == 1 for g in groups) > 1
+            or (not international and _CARD.fullmatch(value) and luhn_valid(digits))
         ):
             continue
-        if international:
-            try:
-                number = phonenumbers.parse("+" + value[2:] if value.startswith("00") else value)
-            except phonenumbers.NumberParseException:
-                continue
-            if phonenumbers.is_possible_number(number):
-                yield Finding(m.start(), m.end(), "PHONE_NUMBER", "pii", value)
-            continue
-        for region in regions:
-            try:
-                number = phonenumbers.parse(value, region)
-            except phonenumbers.NumberParseException:
-                continue
-            if phonenumbers.is_valid_number(number):
-                yield Finding(m.start(), m.end(), "PHONE_NUMBER", "pii", value)
-                break
+        if _phone_ok(value, regions):
+            yield Finding(m.start(), m.end(), "PHONE_NUMBER", "pii", value)
 
 
 def _addresses(text: str) -> Iterator[Finding]:

@@ -60,7 +60,8 @@ _TOKENS = re.compile(
 _TOKEN_HINTS = re.compile(
     r"sk-|A[A-Z0-9]{3}[A-Z0-9]{16}|gh[pousr]_|github_pat_|xox|hooks\.slack|AIza|GOCSPX-|ya29\.|_live_|_test_|eyJ"
 )
-_PASSWORD_HINTS = re.compile(r"(?i)pass|pwd|secret|key|token")
+_ASSIGNMENT_HINT = re.compile(r"(?i)(?:pass|pwd|secret|key|token)\w{0,20}[\"']?[ \t]{0,5}[:=]")
+_PROSE_HINT = re.compile(r"(?i)pass|pwd")
 _PEM_BEGIN = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]{1,20} ){0,4}(?:PRIVATE KEY|CERTIFICATE|KEY BLOCK))-----"
 )
@@ -122,6 +123,8 @@ def _tokens(text: str) -> Iterator[Finding]:
 
 
 def _pem(text: str) -> Iterator[Finding]:
+    if "-----BEGIN " not in text:
+        return
     for m in _PEM_BEGIN.finditer(text):
         label = m.group(1)
         end_marker = f"-----END {label}-----"
@@ -138,20 +141,20 @@ def _pem(text: str) -> Iterator[Finding]:
 
 
 def _product_keys(text: str) -> Iterator[Finding]:
+    if text.count("-") < 4:
+        return
     for m in _PRODUCT_KEY.finditer(text):
         if any(c.isdigit() for c in m.group()) and any(c.isalpha() for c in m.group()):
             yield Finding(m.start(), m.end(), "WINDOWS_PRODUCT_KEY", "secret", m.group())
 
 
 def _passwords(text: str) -> Iterator[Finding]:
-    if not _PASSWORD_HINTS.search(text):
-        return
-    for m in _ASSIGNMENT.finditer(text):
+    for m in _ASSIGNMENT.finditer(text) if _ASSIGNMENT_HINT.search(text) else ():
         group = "quoted" if m.group("quoted") is not None else "bare"
         value = m.group(group)
-        if not _PLACEHOLDER.match(value.strip()):
+        if not _PLACEHOLDER.match(value.strip()) and not value.startswith(("<", "$", "{{", "%")):
             yield Finding(m.start(group), m.end(group), "PASSWORD", "secret", value)
-    for m in _PASSWORD_PROSE.finditer(text):
+    for m in _PASSWORD_PROSE.finditer(text) if _PROSE_HINT.search(text) else ():
         value = m.group("value")
         if not value.isalpha() and not _PLACEHOLDER.match(value):  # "is required" is prose
             yield Finding(m.start("value"), m.end("value"), "PASSWORD", "secret", value)
