@@ -233,20 +233,48 @@ def test_labels_csv_matches_the_suite(suite: TestSuite) -> None:
     assert from_csv == from_suite
 
 
-def test_conditions_are_well_formed_and_pass_on_faithful_answers(suite: TestSuite) -> None:
-    with_condition = [c for c in suite if c.condition]
-    assert len({c.id for c in with_condition}) >= 8
-    owners = [row["name"] for row in catalogue() if "condition" in row.get("requires", ())]
-    if not owners:
-        pytest.skip("no evaluator of text-matching conditions is registered yet")
-    evaluator = get_evaluator(owners[0])
-    faithful = [c for c in with_condition if c.model == "faithful" and c.perturbation is None]
-    results = evaluator.score(faithful)
-    primary = next(m.name for m in evaluator.metrics if m.primary)
-    assert all(r.outcomes[primary].status is Status.OK for r in results)
-    assert all(r.outcomes[primary].value == 1.0 for r in results), [c.id for c in faithful]
+def _per_model(suite: TestSuite, evaluator: str, metric: str) -> dict[str, float]:
+    """Mean of ``metric`` per model over the unperturbed cases it could score."""
+    if evaluator not in {row["name"] for row in catalogue()}:
+        pytest.skip(f"evaluator {evaluator!r} is not registered")
+    cases = _originals(suite)
+    values: dict[str, list[float]] = defaultdict(list)
+    for case, result in zip(cases, get_evaluator(evaluator).score(cases), strict=True):
+        outcome = result.outcomes[metric]
+        if outcome.status is Status.OK and outcome.value is not None:
+            values[case.model or ""].append(outcome.value)
+    return {m: statistics.mean(v) for m, v in values.items()}
 
 
+def test_conditions_pass_on_faithful_answers_and_fail_on_invented_ones(suite: TestSuite) -> None:
+    assert len({c.id for c in suite if c.condition}) >= 8
+    passed = _per_model(suite, "text_matching", "text_match_pass")
+    assert passed["faithful"] == 1.0
+    assert passed["hallucinating"] < 0.5 < passed["terse"] < 1.0
+
+
+def test_core_evaluators_rank_the_models_as_designed(suite: TestSuite) -> None:
+    ap = _per_model(suite, "retrieval", "average_precision")
+    assert ap["faithful"] > ap["terse"] > ap["hallucinating"]
+    support = _per_model(suite, "unsupported_facts", "facts_support")
+    assert support["faithful"] > support["terse"] > support["hallucinating"]
+
+
+def test_pii_evaluator_flags_exactly_the_leaking_answers(suite: TestSuite) -> None:
+    if "pii_leakage" not in {row["name"] for row in catalogue()}:
+        pytest.skip("evaluator 'pii_leakage' is not registered")
+    cases = _originals(suite)
+    results = get_evaluator("pii_leakage").score(cases)
+    flagged = {
+        (c.id, c.model)
+        for c, r in zip(cases, results, strict=True)
+        if r.outcomes["pii_generation_leak"].value
+    }
+    leaking = {(c.id, c.model) for c in cases if "pii" in c.metadata.get("defects", [])}
+    assert flagged == leaking
+
+
+@pytest.mark.slow
 def test_assay_demo_runs_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "demo-run"
     result = CliRunner().invoke(cli, ["demo", "--out", str(out)])
