@@ -36,7 +36,7 @@ def test_values_on_a_hand_checked_answer() -> None:
 
 
 def test_msttr_averages_segments_and_drops_the_remainder() -> None:
-    words = "a a b b a b c d e f g".split()
+    words = ["a", "a", "b", "b", "a", "b", "c", "d", "e", "f", "g"]
     assert mean_segmental_ttr(words, 4) == pytest.approx((2 / 4 + 4 / 4) / 2)
     assert mean_segmental_ttr(words[:3], 4) is None
     assert type_token_ratio(["x"] * 4) == 0.25

@@ -7,8 +7,8 @@ the other answers of its group. ROUGE F1 is symmetric, so each pair is scored on
 Groups larger than ``max_group`` are compared against a reference sample of ``max_group`` answers,
 stratified by answer length (the group sorted by length is cut into ``max_group`` equal strata and
 one answer drawn from each) with a random generator seeded by ``seed`` and the group key, so the
-result does not depend on the order of the cases. Every answer is then scored against the sampled answers
-other than itself: cost O(n × max_group) instead of O(n²).
+result does not depend on the order of the cases. Every answer is then scored against the sampled
+answers other than itself: cost O(n × max_group) instead of O(n²).
 """
 
 from __future__ import annotations
