@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from assay.analyze.dimensions import FAIL, PASS, load_dimension_config, summarize_dimensions
+from assay.analyze.dimensions import FAIL, PASS, summarize_dimensions
 from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.analyze.weakness import (
@@ -61,7 +61,8 @@ def analyze_run(
 
     Args:
         run: an evaluated run (in memory or loaded from its directory).
-        dimensions: six-dimension configuration (default: :data:`DEFAULT_DIMENSIONS`).
+        dimensions: six-dimension mapping from
+            :func:`~assay.analyze.dimensions.load_dimension_config` (default: the defaults).
         confidence: level of every confidence interval.
         n_resamples: bootstrap resamples.
         top_weaknesses: how many weakest slices to list.
@@ -79,7 +80,6 @@ def analyze_run(
         >>> analyze_run(run, n_resamples=50)["verdict"]["status"]
         'pass'
     """
-    config = load_dimension_config(dimensions) if dimensions is not None else None
     results = run.results
     board = leaderboard_with_ci(
         run.leaderboard, results, confidence=confidence, n_resamples=n_resamples, seed=seed
@@ -112,7 +112,7 @@ def analyze_run(
                     }
                 )
                 break
-    dims = summarize_dimensions(board, results, config)
+    dims = summarize_dimensions(board, results, dimensions)
     return {
         "confidence": confidence,
         "n_resamples": n_resamples,

@@ -34,7 +34,8 @@ def write_reports(
     Args:
         run: the run (its results are read from its directory when not in memory).
         directory: where to write (the run directory).
-        dimensions: six-dimension configuration overriding the defaults.
+        dimensions: six-dimension mapping from
+            :func:`~assay.analyze.dimensions.load_dimension_config` (default: the defaults).
         n_resamples: bootstrap resamples (default :data:`~assay.analyze.uncertainty.DEFAULT_RESAMPLES`).
         seed: bootstrap seed.
     """

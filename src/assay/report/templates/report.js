@@ -185,12 +185,13 @@
         detail.appendChild(el("div", null, [el("strong", { text: ev.evaluator + " / " + ev.metric + ": " }), ev.explanation || ""]));
         sentenceTables(ev.details).forEach(function (t) { detail.appendChild(t); });
         if (ev.details !== null && ev.details !== undefined) {
-          detail.appendChild(el("pre", { "class": "details", text: JSON.stringify(ev.details, null, 2) }));
+          detail.appendChild(el("details", null, [el("summary", { text: "raw evidence (details)" }),
+            el("pre", { "class": "details", text: JSON.stringify(ev.details, null, 2) })]));
         }
       });
     }
     detail.classList.add("open");
-    detail.scrollIntoView({ block: "nearest" });
+    detail.scrollIntoView({ block: "start" });
   }
 
   [modelSelect, statusSelect].forEach(function (c) { c.addEventListener("change", function () { shown = PAGE; render(); }); });

@@ -1,0 +1,103 @@
+"""The HTML report in headless Chromium: loads cleanly, plots render, drill-down works, no XSS."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.engine.run import EvaluationRun
+
+pytestmark = pytest.mark.slow
+
+#: Where the screenshots go (kept for a human to look at; CI can archive the folder).
+SCREENSHOTS = (
+    Path(os.environ.get("ASSAY_SCREENSHOTS", "")) if os.environ.get("ASSAY_SCREENSHOTS") else None
+)
+
+
+def _open(browser: Any, run: EvaluationRun) -> None:
+    browser.get((run.path / "report.html").resolve().as_uri())
+    browser.get_log("browser")  # drain
+
+
+def _errors(browser: Any) -> list[dict[str, Any]]:
+    return [e for e in browser.get_log("browser") if e["level"] in {"SEVERE", "ERROR"}]
+
+
+def test_report_loads_without_console_errors_and_plots_render(
+    browser: Any, report_run: EvaluationRun, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get((report_run.path / "report.html").resolve().as_uri())
+    assert browser.title == "assay evaluation report"
+    assert _errors(browser) == []
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-drilldown") == "ready"
+    plots = browser.find_elements(By.CSS_SELECTOR, "svg.plot")
+    kinds = {p.get_attribute("class").split()[-1] for p in plots}
+    assert {"plot-forest", "plot-heatmap", "plot-box"} <= kinds
+    for plot in plots:  # laid out, visible, with drawn marks
+        size = plot.size
+        assert size["width"] > 100 and size["height"] > 30
+    heat = browser.find_element(By.CSS_SELECTOR, "svg.plot-heatmap")
+    assert len(heat.find_elements(By.TAG_NAME, "rect")) >= 6
+    assert browser.find_elements(By.CSS_SELECTOR, "#dimension-table tbody tr")
+    path = (SCREENSHOTS or tmp_path) / "report-top.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(path)) and path.stat().st_size > 10_000
+
+
+def test_drilldown_opens_and_highlights_the_least_grounded_sentence(
+    browser: Any, report_run: EvaluationRun, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    _open(browser, report_run)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#case-table tbody tr")
+    assert len(rows) == 60  # 30 cases x 2 models
+    failing = browser.find_element(By.CSS_SELECTOR, "#case-status")
+    browser.execute_script(
+        "arguments[0].value = 'failing'; arguments[0].dispatchEvent(new Event('change'))", failing
+    )
+    rows = browser.find_elements(By.CSS_SELECTOR, "#case-table tbody tr")
+    assert rows and all(int(r.find_elements(By.TAG_NAME, "td")[5].text) > 0 for r in rows)
+    browser.find_element(By.ID, "case-search").send_keys("hotline")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#case-table tbody tr")
+    assert 0 < len(rows) < 60
+    target = rows[0]
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", target)
+    target.click()
+    detail = browser.find_element(By.ID, "case-detail")
+    assert detail.is_displayed()
+    mark = detail.find_element(By.CSS_SELECTOR, "mark.least-grounded")
+    assert "hotline" in mark.text
+    assert detail.find_elements(By.CSS_SELECTOR, "table.sentences tbody tr")
+    assert "test_groundedness" in detail.text
+    path = (SCREENSHOTS or tmp_path) / "report-drilldown.png"
+    assert browser.save_screenshot(str(path))
+    close = browser.find_element(By.ID, "case-close")
+    assert close.is_displayed()
+    close.click()
+    assert not detail.is_displayed()
+    assert _errors(browser) == []
+
+
+def test_script_in_an_answer_is_shown_not_executed(browser: Any, report_run: EvaluationRun) -> None:
+    from selenium.webdriver.common.by import By
+
+    _open(browser, report_run)
+    search = browser.find_element(By.ID, "case-search")
+    search.send_keys("pwned")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#case-table tbody tr")
+    assert rows and all(r.get_attribute("data-model") == "beta" for r in rows)
+    rows[0].click()
+    answer = browser.find_element(By.CSS_SELECTOR, "#case-detail .answer")
+    assert "<script>window.__pwned = 1;" in answer.text
+    assert "onerror" in answer.text
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert browser.title == "assay evaluation report"
+    assert not browser.find_elements(By.CSS_SELECTOR, "#case-detail script, #case-detail img")
+    assert _errors(browser) == []

@@ -1,0 +1,119 @@
+"""The HTML report as a document: self-contained, escaped, complete; rebuilt by ``assay report``."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from report_runs import SCRIPT_ANSWER
+
+from assay.cli.main import cli
+from assay.engine.run import EvaluationRun, load_run
+from assay.report import write_reports
+
+
+@pytest.fixture(scope="module")
+def page(report_run: EvaluationRun) -> str:
+    return (report_run.path / "report.html").read_text(encoding="utf-8")
+
+
+def test_every_report_file_is_written_and_recorded(report_run: EvaluationRun) -> None:
+    files = set(report_run.manifest["files"])
+    assert {"report.html", "analysis.json", "report.md", "suite.jsonl"} <= files
+    analysis = json.loads((report_run.path / "analysis.json").read_text())
+    assert {d["name"] for d in analysis["dimensions"]} >= {"retrieval", "qa", "hallucination"}
+    assert analysis["weakest"][0]["slice"] == "loans"
+
+
+def test_the_page_is_self_contained(page: str) -> None:
+    urls = set(re.findall(r"(?:https?:)?//[\w.-]+[^\s\"'<>)]*", page))
+    assert urls <= {"http://www.w3.org/2000/svg"}, urls
+    assert not re.search(r"<(link|script|img|iframe)[^>]+(src|href)=\"(?!data:)", page)
+    assert "<style>" in page and page.count("<script") == 2
+
+
+def test_content_security_policy_allows_only_the_report_script(page: str) -> None:
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert "default-src 'none'" in policy and "unsafe-inline" not in policy.split("script-src")[1]
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in policy
+
+
+def test_model_text_is_escaped(page: str) -> None:
+    assert "<script>window.__pwned" not in page
+    assert "<img src=x" not in page
+    # The answer travels as JSON inside a non-executed block, with < and > escaped.
+    payload = re.search(
+        r'<script id="assay-cases" type="application/json">(.*?)</script>', page, re.S
+    )
+    entries = json.loads(payload.group(1))["entries"]
+    assert any(e["answer"] == SCRIPT_ANSWER for e in entries)
+    assert "\\u003cscript\\u003e" in payload.group(1)
+
+
+def test_sections_are_present(page: str) -> None:
+    for anchor in ("summary", "dimensions", "leaderboard", "findings", "weaknesses", "cases"):
+        assert f'id="{anchor}"' in page
+    assert "Pairwise significance" in page and "Weakest slices" in page
+    assert 'class="plot plot-forest"' in page and 'class="plot plot-heatmap"' in page
+    assert "calibration" not in page.lower().split("<main>")[1].split('id="cases"')[0]
+
+
+def test_calibration_results_are_shown_when_present(
+    report_run: EvaluationRun, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "run"
+    shutil.copytree(report_run.path, run_dir)
+    (run_dir / "calibration.json").write_text(
+        json.dumps(
+            {
+                "metric": "test_groundedness",
+                "method": "isotonic",
+                "ece": 0.031,
+                "coverage": {"target": 0.9, "empirical": 0.913},
+                "note": "<b>bold?</b>",
+            }
+        )
+    )
+    run = load_run(run_dir)
+    write_reports(run, run_dir, n_resamples=50)
+    page = (run_dir / "report.html").read_text()
+    assert 'id="calibration"' in page and "isotonic" in page and "0.913" in page
+    assert "&lt;b&gt;bold?&lt;/b&gt;" in page and "<b>bold?" not in page
+
+
+def test_assay_report_rebuilds_from_the_run_directory_alone(
+    report_run: EvaluationRun, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "copied"
+    shutil.copytree(report_run.path, run_dir)
+    for name in ("report.html", "analysis.json", "report.md"):
+        (run_dir / name).unlink()
+    dims = tmp_path / "dims.json"
+    dims.write_text(json.dumps({"thresholds": {"accuracy": 0.01}}))
+    result = CliRunner().invoke(
+        cli, ["report", str(run_dir), "--dimensions", str(dims), "--resamples", "50"]
+    )
+    assert result.exit_code == 0, result.output
+    page = (run_dir / "report.html").read_text()
+    assert "hotline" in page  # case texts come from the copied suite.jsonl
+    analysis = json.loads((run_dir / "analysis.json").read_text())
+    qa = next(d for d in analysis["dimensions"] if d["name"] == "qa")
+    assert next(c for c in qa["checks"] if c["label"] == "accuracy")["threshold"] == 0.01
+    markdown = (run_dir / "report.md").read_text()
+    assert "Six-dimension validation summary" in markdown and "Verdict" in markdown
+
+
+def test_analysis_is_reproducible_for_a_seed(report_run: EvaluationRun, tmp_path: Path) -> None:
+    from assay.analyze.summary import analyze_run
+
+    first = analyze_run(report_run, n_resamples=100, seed=3)
+    again = analyze_run(report_run, n_resamples=100, seed=3)
+    assert json.dumps(first) == json.dumps(again)
