@@ -26,6 +26,7 @@ from assay.safety.pii import PHONE_REGIONS, _phone_ok
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "pii" / "presidio_synth_v2.json"
+PROSE = HERE.parents[1] / "shared" / "data" / "faithfulness" / "summedits"
 OUT = HERE / "results" / "pii.md"
 _TRIM = " \t\r\n.,;:!?()[]\"'"
 
@@ -103,6 +104,28 @@ def speed(rows: list[dict]) -> list[tuple[str, float, float]]:
     return [(name, _rate(scan, texts), _rate(scan, documents)) for name, scan in scans]
 
 
+def secret_false_positives(rows: list[dict]) -> list[str]:
+    """Table rows: secrets reported in texts that hold none (Presidio, SummEdits documents)."""
+    corpora = {"Presidio synthetic texts": [row["full_text"] for row in rows]}
+    if PROSE.is_dir():
+        docs: set[str] = set()
+        for path in sorted(PROSE.glob("*.json")):
+            docs.update(r["doc"] for r in json.loads(path.read_text(encoding="utf-8")))
+        corpora["SummEdits source documents (news, podcasts, meetings, sales)"] = sorted(docs)
+    out = []
+    for name, texts in corpora.items():
+        megabytes = sum(len(t.encode()) for t in texts) / 1e6
+        counts: dict[str, int] = defaultdict(int)
+        for text in texts:
+            for finding in find_secrets(text):
+                counts[finding.kind] += 1
+        listed = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "none"
+        out.append(
+            f"| {name} | {len(texts):,} | {megabytes:.2f} | {sum(counts.values())} | {listed} |"
+        )
+    return out
+
+
 def main() -> int:
     if not DATA.is_file():
         print(f"PII data not found at {DATA}; see shared/data/README.md", file=sys.stderr)
@@ -132,6 +155,14 @@ def main() -> int:
         "Exact: same type and same boundaries (surrounding whitespace and punctuation trimmed). "
         "Overlap: same type and overlapping spans, each labelled span matched once. "
         "PERSON, LOCATION and other types without an offline detector are not scored.",
+        "",
+        "## Secrets reported in texts without secrets",
+        "",
+        "Neither corpus contains keys, tokens or passwords, so every finding is a false positive.",
+        "",
+        "| corpus | texts | MB | findings | by type |",
+        "|---|---:|---:|---:|---|",
+        *secret_false_positives(rows),
         "",
         "## Scanning speed",
         "",
