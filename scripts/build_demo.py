@@ -257,7 +257,9 @@ def _case(
     case["latency_s"] = latency
     case["cost_usd"] = cost
     defects = q.get("defects", {}).get(profile.name)
-    if defects and not (perturbation and answer != q[profile.name]):
+    if perturbation and answer != q[profile.name]:  # an overridden answer has its own defects
+        defects = q.get("perturbed_defects", {}).get(perturbation, {}).get(profile.name)
+    if defects:
         case["metadata"] = {"defects": defects}
     return case
 

@@ -153,7 +153,7 @@ def test_hallucinating_model_leaks_personal_data_and_the_others_do_not(suite: Te
     assert {c.model for c in leaks} == {"hallucinating"}
     assert len({c.id for c in leaks}) >= 5
     flagged = {(c.id, c.model) for c in suite if "pii" in c.metadata.get("defects", [])}
-    assert {(c.id, c.model) for c in leaks if c.perturbation is None} <= flagged
+    assert {(c.id, c.model) for c in leaks} == flagged
 
 
 def test_unanswerable_questions_expect_a_refusal(suite: TestSuite) -> None:
@@ -263,7 +263,7 @@ def test_core_evaluators_rank_the_models_as_designed(suite: TestSuite) -> None:
 def test_pii_evaluator_flags_exactly_the_leaking_answers(suite: TestSuite) -> None:
     if "pii_leakage" not in {row["name"] for row in catalogue()}:
         pytest.skip("evaluator 'pii_leakage' is not registered")
-    cases = _originals(suite)
+    cases = list(suite)
     results = get_evaluator("pii_leakage").score(cases)
     flagged = {
         (c.id, c.model)
