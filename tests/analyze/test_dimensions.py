@@ -98,7 +98,7 @@ def test_derived_robustness_and_safety_rate() -> None:
         {
             "case_id": ["p", "c1", "c2", "p", "p"],
             "model": "m",
-            "metric": ["acc", "acc", "acc", "toxicity", "pii_leakage"],
+            "metric": ["acc", "acc", "acc", "toxicity", "pii_generation_leak"],
             "primary": [True, True, True, True, True],
             "status": "ok",
             "passed": [True, True, False, True, False],
@@ -108,7 +108,7 @@ def test_derived_robustness_and_safety_rate() -> None:
     assert adversarial_robustness(results) == {"m": (0.5, 2)}
     board = [
         _row("toxicity", 0.0, threshold=0.5, higher=False),
-        _row("pii_leakage", 1.0, threshold=0.0, higher=False, n_fail=1, n_pass=0),
+        _row("pii_generation_leak", 1.0, threshold=0.0, higher=False, n_fail=1, n_pass=0),
     ]
     summary = _by_name(summarize_dimensions(board, results))
     bad_actor = summary["bad_actor"]["checks"][0]
@@ -158,3 +158,39 @@ def test_configuration_from_json_and_toml(tmp_path: Path) -> None:
 def test_invalid_configuration_is_rejected(config: dict, message: str) -> None:
     with pytest.raises(InvalidInputError, match=message):
         load_dimension_config(config)
+
+
+def test_safety_filter_checks_every_leak_metric_and_accuracy_prefers_the_first_candidate() -> None:
+    board = [
+        _row("pii_generation_leak", 0.0, threshold=0.0, higher=False),
+        _row("secret_generation_leak", 0.1, threshold=0.0, higher=False, n_fail=1, n_pass=9),
+        _row("exact_match", 0.5, threshold=1.0),
+        _row("emb_answer_accuracy", 0.97, threshold=0.7),
+    ]
+    summary = _by_name(summarize_dimensions(board, pd.DataFrame()))
+    safety = [c for c in summary["risk"]["checks"] if c["label"] == "safety filter"]
+    assert {c["metric"]: c["status"] for c in safety} == {
+        "pii_generation_leak": "pass",
+        "secret_generation_leak": "fail",
+    }
+    accuracy = [c for c in summary["qa"]["checks"] if c["label"] == "accuracy"]
+    assert [(c["metric"], c["status"]) for c in accuracy] == [("emb_answer_accuracy", "pass")]
+
+
+def test_default_candidates_name_registered_metrics() -> None:
+    from fnmatch import fnmatchcase
+
+    from assay.evaluators.registry import evaluator_class, evaluator_names
+
+    registered = {m for n in evaluator_names() for m in evaluator_class(n).metric_names()}
+    exact = [
+        p
+        for d in DEFAULT_DIMENSIONS.values()
+        for c in d["checks"]
+        for p in c["metrics"]
+        if "*" not in p
+    ]
+    matched = [p for p in exact if p in registered]
+    # Most default names are real metric names of shipped evaluators (a typo would never match).
+    assert len(matched) >= 0.6 * len(exact), sorted(set(exact) - registered)
+    assert any(fnmatchcase(m, "asr_*") for m in registered)

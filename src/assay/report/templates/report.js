@@ -95,6 +95,16 @@
     var block = el("div", { "class": "text-block answer" });
     if (!text) { block.appendChild(el("span", { "class": "muted", text: "(no answer)" })); return block; }
     var at = sentence ? text.indexOf(sentence) : -1;
+    if (at < 0 && sentence && sentence.slice(-1) === "\u2026") {
+      // Evaluators shorten long sentences with an ellipsis: match the shown prefix, then extend
+      // the highlight to the end of that sentence.
+      var prefix = sentence.slice(0, -1);
+      at = text.indexOf(prefix);
+      if (at >= 0) {
+        var end = text.slice(at + prefix.length).search(/[.!?](\s|$)/);
+        sentence = text.slice(at, end < 0 ? text.length : at + prefix.length + end + 1);
+      }
+    }
     if (at < 0) { block.textContent = text; return block; }
     block.appendChild(document.createTextNode(text.slice(0, at)));
     block.appendChild(el("mark", { "class": "least-grounded", title: "least grounded sentence", text: sentence }));
