@@ -1,0 +1,118 @@
+"""The RAGAS score: the harmonic mean of judge faithfulness, answer relevancy, context precision
+and context recall."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from assay.backends.judge.factory import JudgeSpec
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, MetricSpec, Status
+from assay.evaluators.judge_answer import JudgeAnswerRelevancy
+from assay.evaluators.judge_rag import (
+    JudgeContextPrecision,
+    JudgeContextRecall,
+    JudgeFaithfulness,
+)
+from assay.evaluators.registry import register
+from assay.judge.base import EmbeddingJudgeEvaluator, JudgeEvaluator, PlannedCall
+
+
+def harmonic_mean(values: Sequence[float]) -> float:
+    """Harmonic mean of non-negative values (0 when any is 0).
+
+    Example:
+        >>> round(harmonic_mean([1.0, 0.5]), 4)
+        0.6667
+        >>> harmonic_mean([0.9, 0.0])
+        0.0
+    """
+    if any(v <= 0 for v in values):
+        return 0.0
+    return len(values) / sum(1.0 / v for v in values)
+
+
+@register
+class JudgeRagas(EmbeddingJudgeEvaluator):
+    """Harmonic mean of ``judge_faithfulness``, ``judge_answer_relevancy`` (negative cosines
+    count as 0), ``judge_context_precision`` and ``judge_context_recall``, computed with one
+    shared judge; the components are in ``details``. A case whose component could not be measured
+    is an error (or skipped) naming that component, never a partial mean.
+
+    Reproducible counterpart: the embedding family (``emb_groundedness``,
+    ``emb_answer_relevancy``, ``emb_context_relevancy``) with retrieval metrics.
+    """
+
+    name = "judge_ragas"
+    description = (
+        "LLM judge: RAGAS score, harmonic mean of judge faithfulness, answer relevancy, context "
+        "precision and context recall. Judge-free counterpart: the embedding family with "
+        "retrieval metrics."
+    )
+    counterpart = "emb_groundedness, emb_answer_relevancy, emb_context_relevancy, recall_at_k"
+    requires = ("question", "expected_answer", "retrieved_context", "actual_answer")
+    metrics = (
+        MetricSpec("judge_ragas", "harmonic mean of the four RAGAS components", threshold=0.7,
+                   primary=True),
+    )
+
+    def __init__(self, judge: JudgeSpec = None, embedder: Any = "minilm",
+                 n_questions: int = 3) -> None:
+        super().__init__(judge, embedder)
+        self.n_questions = n_questions
+
+    def components(self) -> list[JudgeEvaluator]:
+        """The four component evaluators, sharing this evaluator's judge and embedder."""
+        parts = self.__dict__.get("_components")
+        if parts is None:
+            judge = self.judge_client()
+            relevancy = JudgeAnswerRelevancy(judge, self.embedder, self.n_questions)
+            if "_embedder" in self.__dict__:
+                relevancy.__dict__["_embedder"] = self.__dict__["_embedder"]
+            parts = [JudgeFaithfulness(judge), relevancy, JudgeContextPrecision(judge),
+                     JudgeContextRecall(judge)]
+            self.__dict__["_components"] = parts
+        return parts
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        parts = self.components()
+        before = [p.stats_.to_dict() for p in parts]
+        per_part = [p.evaluate(cases) for p in parts]
+        for part, old in zip(parts, before, strict=True):
+            new = part.stats_.to_dict()
+            self.stats_.add(**{k: new[k] - old[k] for k in (
+                "requests", "calls", "cache_hits", "retries", "failures", "prompt_tokens",
+                "completion_tokens", "cost_usd", "unpriced_calls", "parsed", "parse_retries",
+                "parse_failures")})
+        return [self._result([r[i] for r in per_part], parts) for i in range(len(cases))]
+
+    def _result(self, results: list[CaseResult], parts: list[JudgeEvaluator]) -> CaseResult:
+        values: dict[str, float] = {}
+        usage: dict[str, Any] = {}
+        for part, result in zip(parts, results, strict=True):
+            outcome = result.outcomes[part.name]
+            usage[part.name] = result.details.get("judge")
+            if outcome.status is not Status.OK:
+                reason = f"{part.name} {outcome.status.value}: {outcome.reason}"
+                failed = (CaseResult.skipped if outcome.status is Status.SKIPPED
+                          else CaseResult.error)([self.name], reason)
+                failed.details = {"components": values, "judge": usage}
+                return failed
+            assert outcome.value is not None
+            values[part.name] = outcome.value
+        clipped = [max(0.0, v) for v in values.values()]
+        value = harmonic_mean(clipped)
+        weakest = min(values, key=lambda k: values[k])
+        return CaseResult.ok({self.name: value},
+                             f"RAGAS {value:.2f}; weakest component {weakest} "
+                             f"({values[weakest]:.2f})",
+                             {"components": values, "judge": usage})
+
+    def plan(self, case: TestCase) -> list[PlannedCall]:
+        return [call for part in self.components() for call in part.plan(case)]
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_components", None)
+        return state

@@ -1,0 +1,105 @@
+"""The OpenAI-compatible backend over real HTTP on loopback (a fake server and a fault proxy)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from typing import Any
+
+import pytest
+
+from assay.backends.judge import JsonTask, Judge, JudgeRequest, OpenAICompatBackend
+from assay.errors import BackendError, InvalidInputError
+
+from ._servers import FakeOpenAI, FaultProxy
+
+pytest.importorskip("httpx")
+
+SCHEMA = {"type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"]}
+
+
+def req(text: str) -> JudgeRequest:
+    return JudgeRequest(messages=({"role": "system", "content": "judge"},
+                                  {"role": "user", "content": text}),
+                        json_schema=SCHEMA, task="equivalence")
+
+
+def test_payload_headers_and_usage(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_JUDGE_KEY", "sk-test-123")
+    with FakeOpenAI(lambda payload: '{"score": 0.9}') as server:
+        backend = OpenAICompatBackend("judge-model", f"{server.url}/v1", temperature=0.0, seed=42,
+                                      max_tokens=64, structured="json_schema",
+                                      api_key_env="TEST_JUDGE_KEY")
+        reply = backend.complete(req("hello"), timeout=5)
+    assert reply.text == '{"score": 0.9}'
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (11, 5)
+    assert not reply.usage.estimated and reply.finish_reason == "stop"
+    [payload] = server.payloads
+    assert payload["model"] == "judge-model" and payload["temperature"] == 0.0
+    assert payload["seed"] == 42 and payload["max_tokens"] == 64
+    assert payload["messages"][1] == {"role": "user", "content": "hello"}
+    assert payload["response_format"]["type"] == "json_schema"
+    assert payload["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert server.headers[0]["Authorization"] == "Bearer sk-test-123"
+    assert server.paths == ["/v1/chat/completions"]
+    # the key is never recorded
+    assert "sk-test" not in json.dumps(backend.describe()) + repr(backend)
+
+
+def test_azure_urls_and_header(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AZ_KEY", "az-secret")
+    with FakeOpenAI(lambda payload: '{"score": 1}') as server:
+        backend = OpenAICompatBackend("my-deploy", server.url, api_version="2024-06-01",
+                                      api_key_env="AZ_KEY", structured="json_object")
+        backend.complete(req("x"), timeout=5)
+    assert server.paths == ["/openai/deployments/my-deploy/chat/completions?api-version=2024-06-01"]
+    assert server.headers[0]["api-key"] == "az-secret"
+    assert server.payloads[0]["response_format"] == {"type": "json_object"}
+
+
+def test_injected_429_and_500_are_retried_through_the_proxy() -> None:
+    waits: list[float] = []
+    with FakeOpenAI(lambda payload: '{"score": 1}') as server, \
+            FaultProxy(server.url, faults={1: 429, 2: 500, 4: 503}) as proxy:
+        judge = Judge(OpenAICompatBackend("m", f"{proxy.url}/v1"), concurrency=1,
+                      sleep=waits.append, backoff_base=0.01)
+        outcomes = judge.complete_json([JsonTask(req("a")), JsonTask(req("b"))])
+    assert all(o.ok for o in outcomes)
+    assert proxy.injected == [429, 500, 503] and proxy.forwarded == 2
+    assert judge.stats.retries == 3 and judge.stats.calls == 5
+    assert len(server.payloads) == 2
+
+
+def test_client_errors_are_not_retried() -> None:
+    with FakeOpenAI(lambda payload: "", status=400) as server:
+        judge = Judge(OpenAICompatBackend("m", f"{server.url}/v1"), sleep=lambda s: None)
+        [reply] = judge.complete([req("x")])
+    assert isinstance(reply, BackendError) and "HTTP 400" in str(reply)
+    assert len(server.payloads) == 1
+
+
+def test_timeouts_are_transient() -> None:
+    with FakeOpenAI(lambda payload: '{"score": 1}', delay=1.0) as server:
+        judge = Judge(OpenAICompatBackend("m", f"{server.url}/v1"), timeout=0.2, max_retries=1,
+                      sleep=lambda s: None)
+        [reply] = judge.complete([req("x")])
+    assert isinstance(reply, BackendError) and "timeout" in str(reply)
+    assert judge.stats.retries == 1
+
+
+def test_unreachable_server_is_a_transient_error_after_retries() -> None:
+    judge = Judge(OpenAICompatBackend("m", "http://127.0.0.1:9/v1"), max_retries=1,
+                  sleep=lambda s: None)
+    [reply] = judge.complete([req("x")])
+    assert isinstance(reply, BackendError) and "connection error" in str(reply)
+
+
+def test_backend_pickles_and_validates() -> None:
+    backend = OpenAICompatBackend("m", "http://127.0.0.1:9/v1")
+    backend._http()
+    clone: Any = pickle.loads(pickle.dumps(backend))
+    assert clone.describe() == backend.describe() and clone._client is None
+    with pytest.raises(InvalidInputError, match="structured"):
+        OpenAICompatBackend("m", structured="xml")
+    with pytest.raises(InvalidInputError, match="base_url"):
+        OpenAICompatBackend("m", base_url="ftp://x")
