@@ -18,6 +18,7 @@ from assay.data import read_suite, write_suite
 from assay.data.case import TestCase
 from assay.runner import CallableConnector, RunSettings, run_target
 
+N_CASES = 60
 _CLI = "from assay.cli.main import main; main()"
 
 
@@ -36,14 +37,14 @@ def _checkpoint_ids(path: Path) -> set[str]:
 
 def test_sigkilled_cli_run_resumes_without_repeating_finished_cases(tmp_path: Path) -> None:
     suite_file, out = tmp_path / "suite.jsonl", tmp_path / "answered.jsonl"
-    write_suite(_cases(40), suite_file)
+    write_suite(_cases(N_CASES), suite_file)
     target = tmp_path / "target.json"
     log = tmp_path / "answered.jsonl.checkpoint.jsonl"
-    with serve(Behaviour(delay_s=0.05)) as rag:
+    with serve(Behaviour(delay_s=0.1)) as rag:
         target.write_text(json.dumps(http_config(rag.url, concurrency=2)))
         argv = [sys.executable, "-c", _CLI, "run", str(suite_file), "--target", str(target)]
         argv += ["--out", str(out)]
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and (not log.exists() or len(_checkpoint_ids(log)) < 10):
             time.sleep(0.02)
@@ -51,7 +52,7 @@ def test_sigkilled_cli_run_resumes_without_repeating_finished_cases(tmp_path: Pa
         process.wait()
         assert not out.exists(), "a killed run must not leave a complete-looking output"
         finished = _checkpoint_ids(log)
-        assert 10 <= len(finished) < 40
+        assert 10 <= len(finished) < N_CASES
         first_run = dict(rag.requests)
         rag.requests.clear()
 
@@ -60,11 +61,11 @@ def test_sigkilled_cli_run_resumes_without_repeating_finished_cases(tmp_path: Pa
         second_run = dict(rag.requests)
     asked_again = {q for q in second_run if f"q{int(q.split('#')[1]):03d}" in finished}
     assert not asked_again, f"finished cases asked again: {sorted(asked_again)}"
-    assert sum(second_run.values()) == 40 - len(finished)
+    assert sum(second_run.values()) == N_CASES - len(finished)
     # only the cases in flight at the kill were asked twice
-    assert sum(first_run.values()) + sum(second_run.values()) - 40 <= 2 * 2
+    assert sum(first_run.values()) + sum(second_run.values()) - N_CASES <= 2
     answered = read_suite(out)
-    assert [c.id for c in answered] == [c.id for c in _cases(40)]
+    assert [c.id for c in answered] == [c.id for c in _cases(N_CASES)]
     assert all(c.actual_answer and c.metadata["run"]["status"] == "ok" for c in answered)
     assert not log.exists()  # removed after a complete run
 

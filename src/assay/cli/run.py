@@ -70,16 +70,20 @@ def command(
     settings = dataclasses.replace(settings, **overrides)
     log = checkpoint or out.with_name(out.name + ".checkpoint.jsonl")
     cases = read_suite(suite)
-    with progress_bar() as progress:
-        answered = run_target(
-            cases,
-            connector,
-            settings=settings,
-            checkpoint=log,
-            retry_errors=retry_errors,
-            progress=progress,
-            seed=seed,
-        )
+    try:
+        with progress_bar() as progress:
+            answered = run_target(
+                cases,
+                connector,
+                settings=settings,
+                checkpoint=log,
+                retry_errors=retry_errors,
+                progress=progress,
+                seed=seed,
+            )
+    except KeyboardInterrupt:
+        console.print(f"Interrupted: finished cases are saved in {log}; run again to resume.")
+        raise
     write_suite(answered, out)
     if not keep_checkpoint:
         log.unlink(missing_ok=True)
