@@ -13,7 +13,7 @@ from assay.cli.main import cli
 from assay.data import read_suite, write_suite
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
-from assay.runner import Checkpoint, HTTPConnector, build_target, load_target
+from assay.runner import Checkpoint, HTTPConnector, build_target, load_target, run_target
 from assay.runner.mapping import get_path, render
 
 
@@ -93,3 +93,28 @@ def test_cli_run_writes_answers_and_summary(rag, tmp_path: Path) -> None:
     assert "5 answered, 0 errors" in result.output
     answered = read_suite(out)
     assert len(answered) == 5 and all(c.model == "tiny-rag" for c in answered)
+
+
+def test_openai_and_command_targets_from_files(rag, tmp_path: Path) -> None:
+    (tmp_path / "search.py").write_text(
+        "def retrieve(question):\n    return [{'id': 'k1', 'text': 'Cards cost 5 euros a year.'}]\n"
+    )
+    chat = tmp_path / "chat.yaml"
+    chat.write_text(
+        f"type: openai\nname: chat-rag\nmodel: tiny\nbase_url: {rag.url}/v1\n"
+        "retriever: search.py:retrieve\nprice_per_1k_input: 1.0\nretries: 0\n"
+    )
+    connector, settings = load_target(chat)
+    [done] = run_target(
+        [TestCase(id="c", question="What do cards cost?")], connector, settings=settings
+    )
+    assert done.actual_answer == "Cards cost 5 euros a year." and done.context_ids == ["k1"]
+    assert done.cost_usd is not None and done.cost_usd > 0
+    command = tmp_path / "cmd.toml"
+    command.write_text(
+        'type = "command"\nname = "echo"\ncommand = ["python3", "-c", '
+        '"import sys; print(sys.stdin.read().upper())"]\nstdin = "{{question}}"\n'
+    )
+    connector, settings = load_target(command)
+    [echoed] = run_target([TestCase(id="e", question="fee?")], connector, settings=settings)
+    assert echoed.actual_answer == "FEE?" and echoed.model == "echo"
