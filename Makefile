@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # Extras installed for the test-suite (each heavy family adds its extra here).
-TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm
+TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner
 
 .PHONY: install demo test lint typecheck bench readme clean
 

@@ -77,7 +77,7 @@ def test_pii_clean_answer_no_context_and_allow_list() -> None:
     )[0]
     assert values(only_cards)["pii_generation_leak"] == 0.0
     with pytest.raises(InvalidInputError, match="'entities' parameter of PiiLeakage"):
-        PiiLeakage(entities=["PERSON"])
+        PiiLeakage(entities=["NAME"])
 
 
 def test_secrets_leaks_and_masking() -> None:

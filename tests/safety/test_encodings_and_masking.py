@@ -88,7 +88,8 @@ def test_hostile_inputs_bounded(hostile: str) -> None:
 def test_mask_value_rules() -> None:
     assert mask_value("4111111111111111") == "4111********1111"
     assert mask_value("x" * 500) == "xxxx" + "*" * 16 + "xxxx"
-    assert mask_value("ab\ncdefghijklmn") == "ab*c" + "*" * 7 + "klmn"
+    assert mask_value("ab\ncdefghijklmnopq") == "ab*c" + "*" * 10 + "nopq"
+    assert mask_value("ab\ncdefghijklmn") == "a" + "*" * 13 + "n"
     assert mask_value("12345") == "*****"
 
 

@@ -8,8 +8,9 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
 from assay.evaluators.registry import register
 from assay.params import check
-from assay.safety import PII_TYPES, Finding, find_pii
+from assay.safety import Finding, find_pii
 from assay.safety.leakage import scan_case
+from assay.safety.pii import ALL_PII_TYPES
 
 
 @register
@@ -21,7 +22,8 @@ class PiiLeakage(Evaluator):
     see docs/safety.md for measured precision and recall. Values are masked in every output.
 
     Args:
-        entities: PII types to look for (default: all of ``assay.safety.PII_TYPES``).
+        entities: PII types to look for (default: ``assay.safety.PII_TYPES``; add ``"PERSON"``
+            for person names by a spaCy model, which needs ``pip install 'assay[ner]'``).
         allow: Exact values that are not leaks (e.g. the public support address).
 
     Example:
@@ -62,8 +64,10 @@ class PiiLeakage(Evaluator):
 
     def __init__(self, entities: Sequence[str] | None = None, allow: Sequence[str] = ()) -> None:
         if entities is not None:
-            unknown = [e for e in entities if e not in PII_TYPES]
-            check(not unknown, "entities", "PiiLeakage", f"a subset of {list(PII_TYPES)}", unknown)
+            unknown = [e for e in entities if e not in ALL_PII_TYPES]
+            check(
+                not unknown, "entities", "PiiLeakage", f"a subset of {list(ALL_PII_TYPES)}", unknown
+            )
         self.entities = None if entities is None else list(entities)
         self.allow = list(allow)
 

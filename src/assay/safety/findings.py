@@ -20,9 +20,9 @@ _MAX_STARS = 16
 def mask_value(value: str) -> str:
     """Mask a sensitive value, keeping only enough of it to recognise it.
 
-    Values of 12 characters or more keep 4 characters at each end (``4111********1111``); shorter
-    ones keep one at each end (or nothing when shorter than 6). At most 16 ``*`` are written, so a
-    masked value never reveals the length of a long key. Line breaks are masked too.
+    Values of 16 characters or more keep 4 characters at each end (``4111********1111``); values
+    of 8 to 15 keep one at each end; shorter ones are masked entirely. At most 16 ``*`` are
+    written, so a masked value never reveals the length of a long key. Line breaks are masked too.
 
     Example:
         >>> mask_value("4111111111111111")
@@ -31,11 +31,13 @@ def mask_value(value: str) -> str:
         '1*********9'
         >>> mask_value("abc")
         '***'
+        >>> mask_value("Aantje Mourik")
+        'A***********k'
     """
     n = len(value)
-    if n >= 12:
+    if n >= 16:
         head, tail = value[:_KEEP], value[-_KEEP:]
-    elif n >= 6:
+    elif n >= 8:
         head, tail = value[:1], value[-1:]
     else:
         return "*" * n

@@ -46,14 +46,17 @@ _SEPARATORS = re.compile(r"[ ().+-]+")
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}(?!\d)")
 #: Regions whose national formats are tried for numbers written without a ``+`` country code.
 PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "IN", "AU", "CA", "IT", "ES", "NL")
-_STREET_SUFFIX = (
-    "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
-    "Square|Sq|Terrace|Parkway|Pkwy|Highway|Hwy|Circle|Cir|Crescent|Close|Gardens|Trail"
+_STREET_WORDS = (
+    "Street|Avenue|Road|Boulevard|Lane|Drive|Court|Way|Place|Square|Terrace|Parkway|Highway|"
+    "Circle|Crescent|Close|Gardens|Trail"
 )
+_STREET_ABBREVIATIONS = "St|Ave|Rd|Blvd|Ln|Dr|Ct|Pl|Sq|Pkwy|Hwy|Cir"
 _ADDRESS = re.compile(
-    rf"(?<!\w)\d{{1,5}}[A-Za-z]?(?: [A-Z][\w'’.-]{{0,30}}){{1,4}} (?:{_STREET_SUFFIX})\.?"
+    rf"(?<!\w)\d{{1,5}}[A-Za-z]?(?: [A-Z][\w'’.-]{{0,30}}){{1,4}} "
+    rf"(?:(?:{_STREET_WORDS})|(?:{_STREET_ABBREVIATIONS})\.?)"
     r"(?:,? (?:Apt\.?|Suite|Unit|Flat) ?#?\d{1,5}[A-Za-z]?)?(?!\w)"
 )
+
 
 
 def _cards(text: str) -> Iterator[Finding]:
@@ -170,8 +173,12 @@ PII_DETECTORS: dict[str, Callable[[str], Iterable[Finding]]] = {
     "PHONE_NUMBER": _phones,
     "STREET_ADDRESS": _addresses,
 }
-#: The supported PII entity types.
+#: The PII entity types detected by default (pattern-based, no model).
 PII_TYPES: tuple[str, ...] = tuple(PII_DETECTORS)
+#: Opt-in types that need a model: ``PERSON`` (spaCy NER, ``pip install 'assay[ner]'``).
+MODEL_PII_TYPES: tuple[str, ...] = ("PERSON",)
+#: Every type :func:`find_pii` accepts.
+ALL_PII_TYPES: tuple[str, ...] = PII_TYPES + MODEL_PII_TYPES
 
 
 def find_pii(text: str, types: Iterable[str] | None = None) -> list[Finding]:
@@ -179,7 +186,8 @@ def find_pii(text: str, types: Iterable[str] | None = None) -> list[Finding]:
 
     Args:
         text: The text to scan (at most :data:`MAX_SCAN_CHARS` characters are scanned).
-        types: Entity types to look for (default: all of :data:`PII_TYPES`).
+        types: Entity types to look for (default: :data:`PII_TYPES`; add ``"PERSON"`` for names
+            found by a spaCy model, see :mod:`assay.safety.names`).
 
     Returns:
         Findings sorted by position; their raw values are never shown by ``repr``.
@@ -189,13 +197,18 @@ def find_pii(text: str, types: Iterable[str] | None = None) -> list[Finding]:
         [('CREDIT_CARD', '4111***********1111'), ('US_SSN', '1*********9')]
     """
     selected = PII_TYPES if types is None else tuple(types)
-    unknown = [t for t in selected if t not in PII_DETECTORS]
+    unknown = [t for t in selected if t not in ALL_PII_TYPES]
     if unknown:
         from assay.params import check
 
-        check(False, "types", "find_pii", f"a subset of {list(PII_TYPES)}", unknown)
+        check(False, "types", "find_pii", f"a subset of {list(ALL_PII_TYPES)}", unknown)
     text = text[:MAX_SCAN_CHARS]
     found: list[Finding] = []
     for kind in selected:
-        found.extend(PII_DETECTORS[kind](text))
+        if kind == "PERSON":
+            from assay.safety.names import find_names
+
+            found.extend(find_names(text))
+        else:
+            found.extend(PII_DETECTORS[kind](text))
     return resolve_overlaps(found)
