@@ -19,7 +19,7 @@ from assay.evaluators.registry import register
 from assay.matching import Condition, ConditionSyntaxError, RegexTimeoutError, compile_condition
 from assay.matching.bounded import DEFAULT_TIMEOUT_S
 from assay.params import check
-from assay.safety import Finding, find_encoded, find_sensitive
+from assay.safety import Finding, find_encoded, find_sensitive, scrub
 from assay.safety.encodings import ENCODINGS, DecodedSegment
 
 _WHOLE_TEXT = ("rot13", "reversed")
@@ -108,7 +108,7 @@ class EncodingGuardrail(Evaluator):
             try:
                 cond = compile_condition(case.condition, False, "regex", self.timeout_s)
             except ConditionSyntaxError as exc:
-                return CaseResult.error(self.metric_names(), f"condition: {exc}")
+                return CaseResult.error(self.metric_names(), scrub(f"condition: {exc}"))
         segments = find_encoded(answer, self.encodings, max_depth=self.max_depth)
         leaks: list[dict[str, Any]] = []
         try:
@@ -129,7 +129,7 @@ class EncodingGuardrail(Evaluator):
                     if found:
                         leaks.append({**entry, "found": [f.to_dict() for f in found[:20]]})
         except RegexTimeoutError as exc:
-            return CaseResult.error(self.metric_names(), str(exc))
+            return CaseResult.error(self.metric_names(), scrub(str(exc)))
         n_encoded = sum(1 for s in segments if s.encoding not in _WHOLE_TEXT)
         outcomes = {
             "encoding_leak": Outcome(Status.OK, float(bool(leaks))),

@@ -128,7 +128,7 @@ class TextMatching(Evaluator):
             context_ok = cond.evaluate(context) if context is not None else None
             atoms = cond.atoms(answer)
         except RegexTimeoutError as exc:
-            return CaseResult.error(names, str(exc))
+            return CaseResult.error(names, scrub(str(exc)))
         values = {_PASS: float(passed), _FAIL: float(not passed), _PARSE: 0.0}
         outcomes = {m: Outcome(Status.OK, v) for m, v in values.items()}
         if context_ok is None:
