@@ -55,7 +55,7 @@ def test_all_six_dimensions_are_reported_with_reasons_when_not_measured() -> Non
 
 def test_mean_rule_uses_the_check_threshold_then_the_run_threshold() -> None:
     board = [
-        _row("exact_match", 0.9, threshold=1.0),  # accuracy check: own threshold 0.95 -> fail
+        _row("emb_answer_accuracy", 0.9, threshold=0.7),  # accuracy: own threshold 0.95 -> fail
         _row("recall_at_5", 0.8, threshold=0.7),  # run threshold -> pass
         _row("precision_at_5", 0.6),  # no threshold anywhere -> info
     ]
@@ -164,7 +164,7 @@ def test_safety_filter_checks_every_leak_metric_and_accuracy_prefers_the_first_c
     board = [
         _row("pii_generation_leak", 0.0, threshold=0.0, higher=False),
         _row("secret_generation_leak", 0.1, threshold=0.0, higher=False, n_fail=1, n_pass=9),
-        _row("exact_match", 0.5, threshold=1.0),
+        _row("judge_answer_correctness", 0.5, threshold=0.7),
         _row("emb_answer_accuracy", 0.97, threshold=0.7),
     ]
     summary = _by_name(summarize_dimensions(board, pd.DataFrame()))

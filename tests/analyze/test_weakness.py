@@ -89,3 +89,13 @@ def test_distribution_matches_numpy_quantiles() -> None:
     assert (box["q1"], box["median"], box["q3"]) == pytest.approx((q1, med, q3))
     assert box["whisker_low"] >= q1 - 1.5 * (q3 - q1)
     assert box["n"] == 101 and box["outliers"] == []
+
+
+def test_weakest_slices_are_json_safe_without_verdicts() -> None:
+    import json
+
+    frame = results_frame({("m", "x"): 0.9, ("m", "y"): 0.1})
+    frame["passed"] = None
+    weakest = weakest_slices(marginal(frame, {"acc": True}, n_resamples=50))
+    assert weakest[0]["pass_rate"] is None
+    json.dumps(weakest, allow_nan=False)

@@ -66,17 +66,29 @@ def test_unknown_metric_or_missing_threshold_fails_rather_than_passing_silently(
 
 
 def test_dimensions_gate(gated_run: EvaluationRun) -> None:
-    result = check_run(gated_run, metrics=["token_f1"], dimensions=["qa"])
-    failing = {c["name"] for c in result.failures}
-    assert failing == {"weak::dimension::qa"}
+    accuracy = {
+        "dimensions": {
+            "qa": {
+                "title": "Q&A",
+                "checks": [{"label": "accuracy", "metrics": ["exact_match"], "threshold": 0.95}],
+            }
+        }
+    }
+    result = check_run(
+        gated_run, metrics=["token_f1"], dimensions=["qa"], dimension_config=accuracy
+    )
+    assert {c["name"] for c in result.failures} == {"weak::dimension::qa"}
+    # A named dimension that nothing measured fails the gate.
     named = check_run(gated_run, metrics=["token_f1"], dimensions=["retrieval"])
     assert {c["name"] for c in named.failures} == {
         "good::dimension::retrieval",
         "weak::dimension::retrieval",
     }
+    # With every dimension, unmeasured ones are reported, not failed.
     with_all = check_run(gated_run, metrics=["token_f1"], dimensions=True)
+    assert with_all.passed
     skipped = {c["name"].split("::")[-1] for c in with_all.checks if c["status"] == "not_measured"}
-    assert skipped == {"retrieval", "tone", "risk", "hallucination", "bad_actor"}
+    assert skipped == {"retrieval", "qa", "tone", "risk", "hallucination", "bad_actor"}
 
 
 def test_junit_xml_has_gate_checks_and_per_case_outcomes(gated_run: EvaluationRun) -> None:

@@ -92,7 +92,6 @@ DEFAULT_DIMENSIONS: dict[str, dict[str, Any]] = {
                     "judge_qa_accuracy",
                     "emb_answer_accuracy",
                     "judge_answer_correctness",
-                    "exact_match",
                 ],
                 threshold=0.95,
             ),
@@ -282,7 +281,7 @@ def summarize_dimensions(
         ``unmeasured`` (checks no metric measured, each with a ``reason``).
 
     Example:
-        >>> board = [{"model": "m", "metric": "exact_match", "value": 0.97, "threshold": 1.0,
+        >>> board = [{"model": "m", "metric": "judge_qa_accuracy", "value": 0.97, "threshold": 1.0,
         ...           "higher_is_better": True, "n_ok": 10, "n_fail": 1, "pass_rate": 0.9}]
         >>> qa = [d for d in summarize_dimensions(board, pd.DataFrame()) if d["name"] == "qa"][0]
         >>> qa["status"], qa["checks"][0]["threshold"], len(qa["unmeasured"])
@@ -470,9 +469,9 @@ def _unmeasured(spec: Mapping[str, Any], owners: Mapping[str, str]) -> dict[str,
     elif spec.get("derived") == "safety_rate":
         reason = "no toxicity or safety-filter metric in this run"
     elif providers:
-        reason = f"none of {', '.join(patterns)} in this run; evaluate with {', '.join(providers)}"
+        reason = f"not in this run; evaluate with {', '.join(providers)}"
     else:
-        reason = f"none of {', '.join(patterns)} in this run, and no installed evaluator reports it"
+        reason = f"no installed evaluator reports {', '.join(patterns)}"
     return {"label": spec["label"], "metrics": patterns, "providers": providers, "reason": reason}
 
 

@@ -200,7 +200,8 @@ def weakest_slices(marginal_frame: pd.DataFrame, *, top: int = 10) -> list[dict[
     below = marginal_frame[marginal_frame["gap"] < 0]
     ranked = below.sort_values(["significant", "gap", "n"], ascending=[False, True, False])
     out = []
-    for row in ranked.head(top).to_dict("records"):
+    head = ranked.head(top)
+    for row in head.astype(object).where(head.notna(), None).to_dict("records"):
         note = "significant" if row["significant"] else "within noise"
         row["message"] = (
             f"{row['scope']}: {row['metric']} is {row['mean']:.3g} "

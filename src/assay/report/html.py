@@ -143,6 +143,24 @@ def _plots(analysis: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return {"forest_plots": forests, "heatmap_plots": maps, "box_plots": boxes}
 
 
+def dimension_rows(dimension: dict[str, Any], models: Sequence[str]) -> list[dict[str, Any]]:
+    """A dimension's checks as rows (check label, metric) × columns (models) for display.
+
+    Example:
+        >>> dim = {"checks": [{"label": "MRR", "metric": "mrr", "model": "a", "status": "pass"}]}
+        >>> dimension_rows(dim, ["a", "b"])[0]["cells"]["b"] is None
+        True
+    """
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for check in dimension["checks"]:
+        row = rows.setdefault(
+            (check["label"], check["metric"]),
+            {"label": check["label"], "metric": check["metric"], "cells": dict.fromkeys(models)},
+        )
+        row["cells"][check["model"]] = check
+    return list(rows.values())
+
+
 def render_html(
     analysis: dict[str, Any],
     *,
@@ -187,6 +205,10 @@ def render_html(
             "assay_version": manifest.get("assay_version"),
         },
         "analysis": analysis,
+        "dimension_rows": {
+            d["name"]: dimension_rows(d, sorted({r["model"] for r in board}))
+            for d in analysis["dimensions"]
+        },
         "leaderboard": sorted(board, key=lambda r: not r["primary"]),
         "models": sorted({r["model"] for r in board}),
         "counts": {
