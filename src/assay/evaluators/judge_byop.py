@@ -75,9 +75,9 @@ class JudgePrompt(JudgeEvaluator):
     name = "judge_prompt"
     description = (
         "LLM judge with your own true/false prompt ({question}, {expected_answer}, {context}, "
-        "{answer} placeholders). Judge-free counterpart: condition rules."
+        "{answer} placeholders). Judge-free counterpart: text_matching (condition rules)."
     )
-    counterpart = "condition rules"
+    counterpart = "text_matching (condition rules)"
     requires: ClassVar[tuple[str, ...]] = ("actual_answer",)
     metrics = (MetricSpec("judge_prompt", "1 when the judge answers true", threshold=1.0,
                           primary=True),)

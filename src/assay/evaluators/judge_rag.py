@@ -28,17 +28,18 @@ class JudgeFaithfulness(JudgeEvaluator):
     """Claims are extracted from the answer, then each is verified against the retrieved
     context; the score is supported claims / all claims.
 
-    Reproducible, judge-free counterparts: ``nli_faithfulness`` (NLI entailment per sentence),
-    ``emb_groundedness`` (embedding similarity per sentence) and unsupported-facts checks.
+    Reproducible, judge-free counterparts: ``emb_groundedness`` (embedding similarity per
+    sentence), ``unsupported_facts`` (numbers and names absent from the context) and, where an NLI
+    model is available, NLI faithfulness.
     """
 
     name = "judge_faithfulness"
     description = (
         "LLM judge: share of the answer's claims supported by the retrieved context (claims "
-        "extracted, then each verified). Judge-free counterparts: nli_faithfulness, "
-        "emb_groundedness."
+        "extracted, then each verified). Judge-free counterparts: emb_groundedness, "
+        "unsupported_facts."
     )
-    counterpart = "nli_faithfulness, emb_groundedness"
+    counterpart = "emb_groundedness, unsupported_facts"
     requires = ("question", "retrieved_context", "actual_answer")
     metrics = (
         MetricSpec("judge_faithfulness", "supported claims / all claims of the answer",
@@ -94,9 +95,10 @@ class JudgeContextPrecision(JudgeEvaluator):
     name = "judge_context_precision"
     description = (
         "LLM judge: rank-weighted precision of the retrieved chunks judged useful for the "
-        "expected answer. Judge-free counterpart: retrieval precision/nDCG on relevant_ids."
+        "expected answer. Judge-free counterpart: retrieval (precision_at_k, "
+        "average_precision, ndcg)."
     )
-    counterpart = "precision_at_k, ndcg (retrieval metrics on relevant_ids)"
+    counterpart = "retrieval (precision_at_k, average_precision, ndcg on relevant_ids)"
     requires = ("question", "expected_answer", "retrieved_context")
     metrics = (
         MetricSpec("judge_context_precision", "average precision of useful chunks by rank",
@@ -161,9 +163,10 @@ class JudgeContextRecall(JudgeEvaluator):
     name = "judge_context_recall"
     description = (
         "LLM judge: share of the expected answer's sentences attributable to the retrieved "
-        "context. Judge-free counterpart: recall_at_k on relevant_ids."
+        "context. Judge-free counterparts: retrieval (recall_at_k), emb_context_relevancy "
+        "(emb_context_soft_recall)."
     )
-    counterpart = "recall_at_k (retrieval metrics on relevant_ids)"
+    counterpart = "retrieval (recall_at_k), emb_context_relevancy (emb_context_soft_recall)"
     requires = ("expected_answer", "retrieved_context")
     metrics = (
         MetricSpec("judge_context_recall", "attributable expected-answer sentences / all",
@@ -209,9 +212,9 @@ class JudgeContextRelevancy(JudgeEvaluator):
     name = "judge_context_relevancy"
     description = (
         "LLM judge: share of retrieved-context sentences relevant to the question. Judge-free "
-        "counterpart: embedding question-context similarity, retrieval precision."
+        "counterpart: emb_context_relevancy."
     )
-    counterpart = "emb_context_relevancy, precision_at_k"
+    counterpart = "emb_context_relevancy"
     requires = ("question", "retrieved_context")
     metrics = (
         MetricSpec("judge_context_relevancy", "relevant context sentences / all",

@@ -47,10 +47,10 @@ class JudgeRagas(EmbeddingJudgeEvaluator):
     name = "judge_ragas"
     description = (
         "LLM judge: RAGAS score, harmonic mean of judge faithfulness, answer relevancy, context "
-        "precision and context recall. Judge-free counterpart: the embedding family with "
-        "retrieval metrics."
+        "precision and context recall. Judge-free counterparts: emb_groundedness, "
+        "emb_answer_relevancy, emb_context_relevancy, retrieval."
     )
-    counterpart = "emb_groundedness, emb_answer_relevancy, emb_context_relevancy, recall_at_k"
+    counterpart = "emb_groundedness, emb_answer_relevancy, emb_context_relevancy, retrieval"
     requires = ("question", "expected_answer", "retrieved_context", "actual_answer")
     metrics = (
         MetricSpec("judge_ragas", "harmonic mean of the four RAGAS components", threshold=0.7,
