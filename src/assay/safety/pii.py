@@ -43,7 +43,7 @@ _PHONE = re.compile(
     r"(?:[ ]?(?:x|ext\.?|#)[ ]?\d{1,5})?(?![\w-]|\.\d)"
 )
 _SEPARATORS = re.compile(r"[ ().+-]+")
-_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}(?!\d)")
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}([/.-])\d{1,2}\1\d{2,4}$")
 #: Regions whose national formats are tried for numbers written without a ``+`` country code.
 PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "IN", "AU", "CA", "IT", "ES", "NL")
 _STREET_WORDS = (
@@ -124,7 +124,8 @@ def _phone_ok(value: str, regions: tuple[str, ...]) -> bool:
 
     if value.startswith(("+", "00")):
         try:
-            number = phonenumbers.parse("+" + value[2:] if value.startswith("00") else value)
+            compact = value.replace("(0)", "")  # "+44 (0)20 …": the trunk 0 is not dialled
+            number = phonenumbers.parse("+" + compact[2:] if compact.startswith("00") else compact)
         except phonenumbers.NumberParseException:
             return False
         return bool(phonenumbers.is_possible_number(number))
