@@ -188,6 +188,25 @@ def test_demo_suite_labels_end_to_end(tmp_path: Path) -> None:
     assert report["n"] == sum(c.labels.get("correct") is not None for c in suite)
     assert report["separation"][0]["verdict"] in ("separates", "undecidable", "inverted")
     _invoke(
+        "calibrate",
+        str(run),
+        "--label",
+        "quality",
+        "--metric",
+        "token_f1",
+        "--method",
+        "ordinal",
+        "--pass-at",
+        "4",
+        "--n-boot",
+        "100",
+        "--out",
+        str(tmp_path / "ordinal"),
+    )
+    ordinal = json.loads((tmp_path / "ordinal" / "calibration.json").read_text())
+    assert set(ordinal["classes"]) <= {"1", "2", "3", "4", "5"} and len(ordinal["classes"]) >= 3
+    assert ordinal["separation"] and "confusion_matrix" in ordinal["calibration"]
+    _invoke(
         "thresholds",
         str(run),
         "--label",

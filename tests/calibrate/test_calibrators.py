@@ -81,8 +81,19 @@ def test_logistic_matches_sklearn(binary_data) -> None:
     s, y = binary_data
     x = np.column_stack([s, np.random.default_rng(0).normal(size=len(s))])
     ours = LogisticCalibrator().fit(x, y).predict_pass_proba(x)
-    ref = LogisticRegression(C=np.inf, max_iter=1000).fit(x, y).predict_proba(x)[:, 1]
+    ref = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10000).fit(x, y).predict_proba(x)[:, 1]
     np.testing.assert_allclose(ours, ref, atol=1e-6)
+
+
+def test_penalised_logistic_matches_sklearn(binary_data) -> None:
+    from sklearn.linear_model import LogisticRegression
+
+    s, y = binary_data
+    x = np.column_stack([s * 10, s**2])  # unequal scales: the penalty must act on raw weights
+    ours = LogisticCalibrator(C=0.01).fit(x, y)
+    ref = LogisticRegression(C=0.01, tol=1e-12, max_iter=10000).fit(x, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_[0], rtol=1e-5)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], rel=1e-5)
 
 
 def test_isotonic_matches_sklearn_and_is_monotone(binary_data) -> None:
@@ -92,8 +103,28 @@ def test_isotonic_matches_sklearn_and_is_monotone(binary_data) -> None:
     cal = IsotonicCalibrator().fit(s[:1500], y[:1500])
     ref = IsotonicRegression(out_of_bounds="clip", y_min=0, y_max=1).fit(s[:1500], y[:1500])
     grid = np.linspace(-5, 6, 400)
-    np.testing.assert_allclose(cal.predict_pass_proba(grid), ref.predict(grid), atol=1e-12)
-    assert np.all(np.diff(cal.predict_pass_proba(grid)) >= 0)
+    p = cal.predict_pass_proba(grid)
+    np.testing.assert_allclose(p, ref.predict(grid), atol=2e-9)
+    # ties inside a step are broken by the raw score: strictly increasing over the fitted range
+    inside = (grid > s[:1500].min()) & (grid < s[:1500].max())
+    assert np.all(np.diff(p[inside]) > 0)
+
+
+def test_centred_isotonic_interpolates_between_block_centroids(binary_data) -> None:
+    s, y = binary_data
+    plain = IsotonicCalibrator().fit(s, y)
+    centred = IsotonicCalibrator(centered=True).fit(s, y)
+    grid = np.linspace(s.min(), s.max(), 2000)
+    p_plain, p_centred = plain.predict_pass_proba(grid), centred.predict_pass_proba(grid)
+    assert np.all(np.diff(p_centred) >= 0)
+    # visibly smoother than the step function, same range of probabilities
+    assert len(np.unique(p_centred.round(6))) > 5 * len(np.unique(p_plain.round(6)))
+    assert p_centred.min() == pytest.approx(p_plain.min()) and p_centred.max() == pytest.approx(
+        p_plain.max()
+    )
+    # at each block's centroid the two maps agree
+    for x, p in zip(centred.x_thresholds_, centred.y_thresholds_, strict=True):
+        assert plain.predict_pass_proba([x])[0] == pytest.approx(p, abs=1e-8)
 
 
 def test_lower_is_better_metric_is_flipped(binary_data) -> None:

@@ -104,3 +104,24 @@ def test_parity_with_mapie_split_conformal(kind: str) -> None:
     ref.conformalize(s[1000:2000].reshape(-1, 1), y[1000:2000])
     _, ref_sets = ref.predict_set(s[2000:].reshape(-1, 1))
     np.testing.assert_array_equal(cal.predict_set(s[2000:]), ref_sets[:, :, 0])
+
+
+def test_randomized_sets_are_exact_when_scores_tie(tmp_path) -> None:
+    """A metric with 3 distinct values: deterministic sets over-cover, smoothed sets are exact."""
+    from assay.calibrate import IsotonicCalibrator, load_calibrator
+
+    rng = np.random.default_rng(11)
+    det, rnd = [], []
+    for rep in range(80):
+        y = rng.integers(0, 2, 1200)
+        s = np.clip(np.round(rng.normal(size=1200) * 0.7 + y), 0, 2)  # values 0, 1, 2
+        cal = IsotonicCalibrator().fit(s[:400], y[:400])
+        cal.conformalize(s[400:800], y[400:800], alpha=0.1)
+        det.append(cal.conformal_summary(s[800:], y[800:])["coverage"])
+        cal.conformalize(s[400:800], y[400:800], alpha=0.1, randomized=True, seed=rep)
+        rnd.append(cal.conformal_summary(s[800:], y[800:])["coverage"])
+    assert np.mean(det) > 0.92  # conservative under ties
+    assert abs(np.mean(rnd) - 0.9) < 0.01
+    path = cal.save(tmp_path / "r.json")
+    loaded = load_calibrator(path)
+    np.testing.assert_array_equal(loaded.predict_set(s[800:]), cal.predict_set(s[800:]))

@@ -10,6 +10,7 @@ versioned, hashed JSON file (no pickle).
 from __future__ import annotations
 
 import logging
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -106,15 +107,28 @@ class Calibrator(ABC):
         self.fit_summary_ = {"n": len(codes), "class_counts": np.bincount(codes).tolist()}
         return self
 
-    def conformalize(self, scores: Any, labels: Any, alpha: float = 0.1) -> Calibrator:
-        """Split-conformal step on a calibration split *independent* of the fit split."""
+    def conformalize(
+        self,
+        scores: Any,
+        labels: Any,
+        alpha: float = 0.1,
+        *,
+        randomized: bool = False,
+        seed: int = 0,
+    ) -> Calibrator:
+        """Split-conformal step on a calibration split *independent* of the fit split.
+
+        ``randomized=True`` uses smoothed p-values (exact coverage when probabilities tie; see
+        :class:`~assay.calibrate.conformal.SplitConformalClassifier`)."""
         where = f"{type(self).__name__}.conformalize"
         self._require_fitted(where)
         x = as_scores(scores, where, n_features=self.n_features_in_)
         labels = list(labels)
         check_same_length(x, labels, where)
         codes = self._codes_for(labels, where)
-        self.conformal_ = SplitConformalClassifier(self, alpha=alpha).conformalize(x, codes)
+        self.conformal_ = SplitConformalClassifier(
+            self, alpha=alpha, randomized=randomized, seed=seed
+        ).conformalize(x, codes)
         return self
 
     def predict_proba(self, scores: Any) -> FloatArray:
@@ -207,8 +221,13 @@ class Calibrator(ABC):
             if self.conformal_ is None
             else {
                 "alpha": self.conformal_.alpha,
-                "qhat": self.conformal_.qhat_,
+                "qhat": None if math.isinf(self.conformal_.qhat_ or 0.0) else self.conformal_.qhat_,
                 "n": self.conformal_.n_calibration_,
+                "randomized": self.conformal_.randomized,
+                "seed": self.conformal_.seed,
+                "scores": None
+                if self.conformal_.calibration_scores_ is None
+                else self.conformal_.calibration_scores_.tolist(),
             },
         }
 
@@ -221,9 +240,16 @@ class Calibrator(ABC):
         conf = state.get("conformal")
         self.conformal_ = None
         if conf is not None:
-            cp = SplitConformalClassifier(self, alpha=float(conf["alpha"]))
-            cp.qhat_ = float(conf["qhat"])
+            cp = SplitConformalClassifier(
+                self,
+                alpha=float(conf["alpha"]),
+                randomized=bool(conf.get("randomized", False)),
+                seed=int(conf.get("seed", 0)),
+            )
+            cp.qhat_ = math.inf if conf["qhat"] is None else float(conf["qhat"])
             cp.n_calibration_ = int(conf["n"])
+            if conf.get("scores") is not None:
+                cp.calibration_scores_ = np.asarray(conf["scores"], dtype=np.float64)
             self.conformal_ = cp
 
     # ----------------------------------------------------------------- helpers

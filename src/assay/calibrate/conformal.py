@@ -68,12 +68,39 @@ def prediction_sets(proba: FloatArray, qhat: float) -> BoolArray:
     return np.asarray(1.0 - proba <= qhat, dtype=np.bool_)
 
 
+def smoothed_sets(
+    proba: FloatArray, calibration: FloatArray, alpha: float, rng: np.random.Generator
+) -> BoolArray:
+    """Randomised (smoothed) conformal sets: class k is in the set when its smoothed p-value
+    ``(#{a_i > a} + U·(#{a_i = a} + 1)) / (n + 1)`` exceeds ``alpha``, with ``a = 1 − p̂_k``, the
+    calibration scores ``a_i`` and one ``U ~ Uniform(0, 1)`` per case. Coverage is then exactly
+    ``1 − alpha`` even when scores tie (Vovk, Gammerman & Shafer 2005, §2.4).
+
+    Example:
+        >>> sets = smoothed_sets(np.array([[0.3, 0.7]]), np.array([0.3, 0.3, 0.7]), 0.5,
+        ...                      np.random.default_rng(0))
+        >>> sets.shape
+        (1, 2)
+    """
+    ordered = np.sort(calibration)
+    a = 1.0 - proba
+    n = len(ordered)
+    greater = n - np.searchsorted(ordered, a, side="right")
+    equal = np.searchsorted(ordered, a, side="right") - np.searchsorted(ordered, a, side="left")
+    u = rng.uniform(size=(len(proba), 1))
+    return np.asarray((greater + u * (equal + 1)) / (n + 1) > alpha, dtype=np.bool_)
+
+
 class SplitConformalClassifier:
     """Split conformal prediction around an already fitted probabilistic classifier (prefit).
 
     Args:
         estimator: fitted model with ``predict_proba``; its columns are class codes 0..K-1.
         alpha: miscoverage level; sets cover the true label with probability ≥ 1 − alpha.
+        randomized: use smoothed p-values (exact coverage 1 − alpha when probabilities tie, e.g.
+            for a metric with few distinct values); sets then depend on ``seed`` and on the order
+            of the cases in a call. Default: the deterministic, conservative rule ``1 − p̂ ≤ q̂``.
+        seed: seed of the uniform draws of the randomised rule.
 
     Example:
         >>> class Fixed:
@@ -86,18 +113,29 @@ class SplitConformalClassifier:
         [[False, True], [True, True]]
     """
 
-    def __init__(self, estimator: ProbabilisticClassifier, alpha: float = 0.1) -> None:
+    def __init__(
+        self,
+        estimator: ProbabilisticClassifier,
+        alpha: float = 0.1,
+        randomized: bool = False,
+        seed: int = 0,
+    ) -> None:
         check(0.0 < alpha < 1.0, "alpha", "SplitConformalClassifier", "in (0, 1)", alpha)
         self.estimator = estimator
         self.alpha = alpha
+        self.randomized = randomized
+        self.seed = seed
         self.qhat_: float | None = None
         self.n_calibration_: int = 0
+        self.calibration_scores_: FloatArray | None = None
 
     def conformalize(self, scores: Any, codes: IntArray) -> SplitConformalClassifier:
         """Compute ``q̂`` on a split independent of the one the estimator was fitted on."""
         proba = self.estimator.predict_proba(scores)
-        self.qhat_ = conformal_quantile(nonconformity_scores(proba, np.asarray(codes)), self.alpha)
+        nonconformity = nonconformity_scores(proba, np.asarray(codes))
+        self.qhat_ = conformal_quantile(nonconformity, self.alpha)
         self.n_calibration_ = len(codes)
+        self.calibration_scores_ = np.sort(nonconformity) if self.randomized else None
         return self
 
     def predict_set(self, scores: Any) -> BoolArray:
@@ -106,7 +144,11 @@ class SplitConformalClassifier:
             raise NotFittedError(
                 "SplitConformalClassifier is not conformalized; call conformalize() first"
             )
-        return prediction_sets(self.estimator.predict_proba(scores), self.qhat_)
+        proba = self.estimator.predict_proba(scores)
+        if self.randomized and self.calibration_scores_ is not None:
+            rng = np.random.default_rng(self.seed)
+            return smoothed_sets(proba, self.calibration_scores_, self.alpha, rng)
+        return prediction_sets(proba, self.qhat_)
 
 
 def coverage(sets: BoolArray, codes: IntArray) -> float:

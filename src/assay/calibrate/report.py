@@ -75,6 +75,7 @@ def calibration_report(
     n_bins: int = 10,
     seed: int = 0,
     params: dict[str, Any] | None = None,
+    randomized: bool = False,
 ) -> tuple[dict[str, Any], Calibrator, dict[str, Any]]:
     """Check separation, fit and conformalize a calibrator, and measure it on held-out cases.
 
@@ -126,7 +127,9 @@ def calibration_report(
 
     fit, conf, test = split_three(codes, splits, seed)
     calibrator.fit(x[fit], [labels[i] for i in fit])
-    calibrator.conformalize(x[conf], [labels[i] for i in conf], alpha=alpha)
+    calibrator.conformalize(
+        x[conf], [labels[i] for i in conf], alpha=alpha, randomized=randomized, seed=seed
+    )
     test_labels = [labels[i] for i in test]
     proba = calibrator.predict_proba(x[test])
     diag = calibration_diagnostics(
@@ -161,6 +164,7 @@ def calibration_report(
         "calibration": {k: v for k, v in diag.items() if k != "reliability"},
         "conformal": {
             "alpha": alpha,
+            "randomized": randomized,
             "qhat": _finite(calibrator.conformal_.qhat_ if calibrator.conformal_ else None),
             **summary,
         },

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from assay.calibrate._arrays import FloatArray, IntArray
+from assay.calibrate._logistic import fit_logistic
 from assay.calibrate.conformal import conformal_quantile
 from assay.errors import InvalidInputError
 from assay.params import check
@@ -139,35 +140,6 @@ def kde_threshold(
     best = min(points, key=lambda p: abs(p - midpoint))
     details["crossed"] = True
     return best, details
-
-
-def fit_logistic(
-    features: FloatArray, y: IntArray, *, l2: float = 1e-8, max_iter: int = 100
-) -> FloatArray:
-    """Penalised logistic regression by Newton–Raphson (IRLS); returns [intercept, *coefs].
-
-    The intercept is not penalised; ``l2`` on the coefficients (``1e-8``: practically maximum
-    likelihood, yet finite under perfect separation).
-
-    Example:
-        >>> x = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 1, 0, 1])
-        >>> fit_logistic(x, y).round(3).tolist()
-        [-1.362, 0.908]
-    """
-    design = np.column_stack([np.ones(len(features)), features])
-    beta = np.zeros(design.shape[1])
-    penalty = np.full(design.shape[1], l2)
-    penalty[0] = 0.0
-    for _ in range(max_iter):
-        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
-        w = np.maximum(p * (1 - p), 1e-12)
-        gradient = design.T @ (y - p) - penalty * beta
-        hessian = (design * w[:, None]).T @ design + np.diag(penalty) + 1e-12 * np.eye(len(beta))
-        step = np.linalg.solve(hessian, gradient)
-        beta = beta + step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    return np.asarray(beta, dtype=np.float64)
 
 
 def _logistic(s: FloatArray, y: IntArray) -> tuple[float, float]:

@@ -229,14 +229,17 @@ def select_thresholds(
             method, confidence, fpr, seed, dict((params or {}).get(method, {}))
         )
         t, details = rule(s_fit, y_fit, **kw)
-        boots = np.array([rule(s_fit[i], y_fit[i], **kw)[0] for i in boot])
+        boots = np.array([_resampled(rule, s_fit[i], y_fit[i], kw) for i in boot])
         low = high = None
         if boots.size:
-            finite = boots[np.isfinite(boots)]
-            details["bootstrap_infinite"] = int(boots.size - finite.size)
-            if finite.size:
+            failed = np.isnan(boots)
+            boots = boots[~failed]
+            details["bootstrap_failed"] = int(failed.sum())
+            details["bootstrap_infinite"] = int(np.isinf(boots).sum())
+            if boots.size:
                 tail = (1 - ci) / 2
-                q = np.quantile(boots, [tail, 1 - tail])  # inf sorts last: an honest upper end
+                # order statistics, no interpolation: +inf ("nothing passes") sorts last
+                q = np.quantile(boots, [tail, 1 - tail], method="inverted_cdf")
                 low, high = sorted((q[0] * sign, q[1] * sign))
         results.append(
             ThresholdResult(
@@ -258,6 +261,14 @@ def select_thresholds(
             )
         )
     return results
+
+
+def _resampled(rule: Any, s: FloatArray, y: IntArray, kw: dict[str, Any]) -> float:
+    """The rule's threshold on one resample; NaN when the rule cannot run on it."""
+    try:
+        return float(rule(s, y, **kw)[0])
+    except InvalidInputError:
+        return math.nan
 
 
 def _jsonable(details: dict[str, Any]) -> dict[str, Any]:

@@ -81,6 +81,12 @@ def split_names(values: tuple[str, ...]) -> list[str]:
 @click.option(
     "--splits", default="0.5,0.25,0.25", show_default=True, help="Fit / conformal / test fractions."
 )
+@click.option(
+    "--randomized",
+    is_flag=True,
+    help="Smoothed conformal sets: exact coverage when scores tie (e.g. a metric with few "
+    "distinct values); sets then depend on --seed.",
+)
 def command(
     run_dir: Path,
     metrics: tuple[str, ...],
@@ -93,6 +99,7 @@ def command(
     method: str | None,
     alpha: float,
     splits: str,
+    randomized: bool,
 ) -> None:
     """Calibrate RUN_DIR's METRIC scores against human labels.
 
@@ -123,6 +130,7 @@ def command(
         splits=fractions,
         n_boot=1000 if n_boot is None else n_boot,
         seed=seed,
+        randomized=randomized,
     )
     report["run_dir"] = str(run_dir)
     report["labels"] = str(labels_file) if labels_file else f"suite labels[{label}]"
