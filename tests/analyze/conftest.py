@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from synthetic_results import results_frame
+
+from .synthetic_results import results_frame
 
 
 @pytest.fixture

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from synthetic_results import results_frame
 
 from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
+
+from .synthetic_results import results_frame
 
 
 def _board(frame: pd.DataFrame) -> list[dict]:

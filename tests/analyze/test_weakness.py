@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from synthetic_results import results_frame
 
 from assay.analyze.weakness import ALL_MODELS, bivariate, distribution, marginal, weakest_slices
+
+from .synthetic_results import results_frame
 
 
 def test_the_planted_weakness_is_found_significant_and_ranked_first(

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_runs import build_run
 
 from assay.engine.run import EvaluationRun
+
+from .report_runs import build_run
 
 CHROMIUM = os.environ.get("ASSAY_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("ASSAY_CHROMEDRIVER", "/usr/bin/chromedriver")

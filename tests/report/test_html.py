@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from report_runs import SCRIPT_ANSWER
 
 from assay.cli.main import cli
 from assay.engine.run import EvaluationRun, load_run
 from assay.report import write_reports
+
+from .report_runs import SCRIPT_ANSWER
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +98,15 @@ def test_assay_report_rebuilds_from_the_run_directory_alone(
     for name in ("report.html", "analysis.json", "report.md"):
         (run_dir / name).unlink()
     dims = tmp_path / "dims.json"
-    dims.write_text(json.dumps({"thresholds": {"accuracy": 0.01}}))
+    custom = {"label": "accuracy", "metrics": ["exact_match"], "threshold": 0.0}
+    dims.write_text(
+        json.dumps(
+            {
+                "dimensions": {"qa": {"title": "Q&A", "checks": [custom]}},
+                "thresholds": {"accuracy": 0.01},
+            }
+        )
+    )
     result = CliRunner().invoke(
         cli, ["report", str(run_dir), "--dimensions", str(dims), "--resamples", "50"]
     )
@@ -106,7 +115,9 @@ def test_assay_report_rebuilds_from_the_run_directory_alone(
     assert "hotline" in page  # case texts come from the copied suite.jsonl
     analysis = json.loads((run_dir / "analysis.json").read_text())
     qa = next(d for d in analysis["dimensions"] if d["name"] == "qa")
-    assert next(c for c in qa["checks"] if c["label"] == "accuracy")["threshold"] == 0.01
+    checks = [c for c in qa["checks"] if c["label"] == "accuracy"]
+    assert {c["model"] for c in checks} == {"alpha", "beta"}
+    assert all(c["threshold"] == 0.01 and c["metric"] == "exact_match" for c in checks)
     markdown = (run_dir / "report.md").read_text()
     assert "Six-dimension validation summary" in markdown and "Verdict" in markdown
 
