@@ -1,13 +1,18 @@
 """Peak memory of ``assay.evaluate(..., out=DIR)`` with the lexical evaluators: 10k vs 100k cases.
 
 Run: ``python benchmarks/bench_memory.py [SMALL LARGE]`` (default 10,000 and 100,000 cases).
-Each size runs in a fresh subprocess, twice: once under ``tracemalloc`` (started after the suite
-is built, so its peak is what evaluation itself allocates on top of the suite; once with the
-report writers disabled, once with them) and once without it for the peak resident set size
-(``resource.getrusage().ru_maxrss``) and the wall time. The suite itself is held in memory by the
-caller and is proportional to its size by nature; what must stay bounded is the memory evaluation
-adds. Writes benchmarks/results/memory.md and fails when an evaluation peak of the large suite
-exceeds twice that of the small one.
+Each measurement runs in a fresh subprocess that builds the suite in memory, then samples its own
+resident set size (``/proc/self/statm``, every 20 ms, in a thread) while ``evaluate`` runs; the
+peak above the RSS once the suite is built is what evaluation adds. The suite itself is held by
+the caller and is proportional to its size by nature; what must stay bounded is the memory that
+evaluation adds. Two phases are measured separately:
+
+* *evaluation loop*: ``evaluate`` with the report writers (``assay.report.write_reports``)
+  replaced by a no-op: batched scoring, streamed results, leaderboard, problems and insights;
+* *evaluate() with reports*: the complete call (analysis, drill-down, HTML report).
+
+Writes benchmarks/results/memory.md; exits non-zero when the memory a phase adds for the large
+suite exceeds BOUND times what it adds for the small one.
 """
 
 from __future__ import annotations
@@ -19,34 +24,50 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-EVALUATORS = ["rouge", "bleu", "token_f1", "exact_match", "text_statistics", "looping"]
+EVALUATORS = ["rouge", "bleu", "token_f1", "exact_match"]
 MODELS = ["faithful", "hallucinating", "terse", "verbose"]
-BOUND = 2.0  # the large suite may use at most this multiple of the small suite's evaluation peak
+BOUND = 2.0
+TIMEOUT_S = 2400
 
 
 def _rss_mib() -> float:
-    """Current resident set size (Linux /proc; falls back to the peak elsewhere)."""
-    try:
-        pages = int(Path("/proc/self/statm").read_text().split()[1])
-        return pages * resource.getpagesize() / 2**20
-    except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Current resident set size in MiB (Linux)."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * resource.getpagesize() / 2**20
 
 
-def _child(n: int, trace: bool, reports: bool) -> dict[str, Any]:
+class _PeakSampler(threading.Thread):
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak = _rss_mib()
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.wait(0.02):
+            self.peak = max(self.peak, _rss_mib())
+
+    def stop(self) -> float:
+        self._done.set()
+        self.join()
+        return max(self.peak, _rss_mib())
+
+
+def _child(n: int, reports: bool) -> dict[str, Any]:
+    import pyarrow.parquet as pq
+
     import assay.report
     from assay import TestCase, evaluate
     from lexical_data import answer_pairs
 
-    if not reports:  # measure the streaming evaluation loop alone
+    if not reports:
         assay.report.write_reports = lambda run, directory, **kwargs: []
 
     unique = answer_pairs(min(n, 20_000), seed=1)
@@ -63,104 +84,110 @@ def _child(n: int, trace: bool, reports: bool) -> dict[str, Any]:
                 latency_s=0.5 + (i % 7) / 10,
             )
         )
+    del unique
     gc.collect()
     rss_suite = _rss_mib()
-    if trace:
-        tracemalloc.start()
+    sampler = _PeakSampler()
+    sampler.start()
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        run = evaluate(cases, EVALUATORS, out=Path(tmp) / "run")
-        n_rows = sum(1 for _ in (Path(tmp) / "run" / "results.csv").open()) - 1
-    elapsed = time.perf_counter() - start
-    peak_traced = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
-    if trace:
-        tracemalloc.stop()
+        evaluate(cases, EVALUATORS, out=Path(tmp) / "run")
+        elapsed = time.perf_counter() - start
+        peak = sampler.stop()
+        n_rows = pq.ParquetFile(Path(tmp) / "run" / "results.parquet").metadata.num_rows
     return {
         "n": n,
-        "trace": trace,
         "reports": reports,
-        "rss_after_suite_mib": rss_suite,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "eval_peak_traced_mib": peak_traced,
+        "suite_rss_mib": rss_suite,
+        "peak_rss_mib": peak,
+        "added_mib": peak - rss_suite,
         "seconds": elapsed,
         "result_rows": n_rows,
-        "leaderboard_rows": len(run.leaderboard),
     }
 
 
-def _measure(n: int, trace: bool, reports: bool = True) -> dict[str, Any]:
-    mode = ("trace" if trace else "rss") + ("" if reports else "-core")
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child", str(n), mode],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def _measure(n: int, reports: bool) -> dict[str, Any]:
+    mode = "full" if reports else "core"
+    try:
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", str(n), mode],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return {"n": n, "reports": reports, "error": f"did not finish in {TIMEOUT_S} s"}
     if proc.returncode != 0:
-        raise RuntimeError(f"child {n} {mode} failed:\n{proc.stderr[-3000:]}")
+        last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        return {"n": n, "reports": reports, "error": f"failed: {last[:300]}"}
     result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-    print(json.dumps(result), flush=True)
     return result
+
+
+def _cell(result: dict[str, Any], key: str, fmt: str) -> str:
+    return format(result[key], fmt) if "error" not in result else "—"
 
 
 def main() -> int:
     from assay.fileio import write_text
 
     sizes = [int(a) for a in sys.argv[1:3]] if len(sys.argv) > 2 else [10_000, 100_000]
-    rows = []
-    for n in sizes:
-        core = _measure(n, trace=True, reports=False)
-        full = _measure(n, trace=True)
-        plain = _measure(n, trace=False)
-        rows.append((n, core, full, plain))
-    verdicts = {
-        "evaluation loop": rows[-1][1]["eval_peak_traced_mib"] / rows[0][1]["eval_peak_traced_mib"],
-        "evaluate() with reports": rows[-1][2]["eval_peak_traced_mib"]
-        / rows[0][2]["eval_peak_traced_mib"],
-    }
+    results = []
+    for reports in (False, True):
+        for n in sizes:
+            result = _measure(n, reports)
+            print(json.dumps(result), flush=True)
+            results.append(result)
     lines = [
         "# Memory of evaluating large suites with the lexical evaluators",
         "",
         f"Generated by `python benchmarks/bench_memory.py {sizes[0]} {sizes[-1]}`: "
-        f"`assay.evaluate(cases, {EVALUATORS}, out=DIR)` in a fresh subprocess per measurement "
-        f"(Python {platform.python_version()}, {platform.machine()}).",
+        f"`assay.evaluate(cases, {EVALUATORS}, out=DIR)` on seeded cases (4 models), one fresh "
+        f"subprocess per measurement, Python {platform.python_version()} on {platform.machine()}. "
+        "*Suite RSS*: resident memory once the suite is built (imports and the cases the caller "
+        "holds, proportional by nature). *Peak RSS*: the highest resident memory sampled every "
+        "20 ms during `evaluate`. *Added*: peak − suite RSS, what evaluation itself needs. "
+        "*Evaluation loop*: report writers disabled (scoring, streamed results, leaderboard, "
+        "findings); *with reports*: the complete call (analysis, drill-down, HTML).",
         "",
-        "* *suite RSS*: resident size once the suite is built (imports + the cases the caller "
-        "holds; proportional to the suite by nature).",
-        "* *evaluation loop peak*: tracemalloc peak of what `evaluate` allocates on top of the "
-        "suite, with the report writers (`assay.report.write_reports`) replaced by a no-op: the "
-        "batched scoring, result streaming, leaderboard and findings.",
-        "* *evaluate() peak*: the same with the reports written (analysis, drill-down, HTML).",
-        "* *peak RSS* and *time*: a third run of the full `evaluate()` without tracemalloc.",
-        "",
-        "| cases | result rows | suite RSS (MiB) | evaluation loop peak (MiB) "
-        "| evaluate() peak (MiB) | peak RSS (MiB) | time (s) |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| phase | cases | result rows | suite RSS (MiB) | peak RSS (MiB) | added (MiB) "
+        "| time (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for n, core, full, plain in rows:
-        lines.append(
-            f"| {n:,} | {plain['result_rows']:,} | {plain['rss_after_suite_mib']:.0f} | "
-            f"{core['eval_peak_traced_mib']:.1f} | {full['eval_peak_traced_mib']:.1f} | "
-            f"{plain['peak_rss_mib']:.0f} | {plain['seconds']:.1f} |"
-        )
+    verdicts: list[tuple[str, float | None]] = []
+    for reports in (False, True):
+        phase = "evaluate() with reports" if reports else "evaluation loop"
+        pair = [r for r in results if r["reports"] == reports]
+        for r in pair:
+            note = f" ({r['error']})" if "error" in r else ""
+            lines.append(
+                f"| {phase}{note} | {r['n']:,} | {_cell(r, 'result_rows', ',')} | "
+                f"{_cell(r, 'suite_rss_mib', '.0f')} | {_cell(r, 'peak_rss_mib', '.0f')} | "
+                f"{_cell(r, 'added_mib', '.0f')} | {_cell(r, 'seconds', '.0f')} |"
+            )
+        ok = all("error" not in r for r in pair)
+        verdicts.append((phase, pair[-1]["added_mib"] / pair[0]["added_mib"] if ok else None))
     lines.append("")
     factor = sizes[-1] / sizes[0]
-    for phase, growth in verdicts.items():
+    for phase, growth in verdicts:
+        if growth is None:
+            lines.append(f"* {phase}: not measured at both sizes (see the table).")
+            continue
         verdict = "bounded" if growth <= BOUND else "NOT bounded"
         lines.append(
-            f"* {phase}: peak grows {growth:.2f}× for {factor:.0f}× the cases ({verdict}; "
-            f"the limit checked is {BOUND:.0f}×)."
+            f"* {phase}: the memory added grows {growth:.2f}× for {factor:.0f}× the cases "
+            f"({verdict}; limit {BOUND:.0f}×)."
         )
     out = HERE / "results" / "memory.md"
     out.parent.mkdir(exist_ok=True)
     write_text(out, "\n".join(lines) + "\n")
     print(f"wrote {out}")
-    return 0 if all(g <= BOUND for g in verdicts.values()) else 1
+    return 0 if all(g is not None and g <= BOUND for _, g in verdicts) else 1
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        mode = sys.argv[3]
-        print(json.dumps(_child(int(sys.argv[2]), mode.startswith("trace"), "-core" not in mode)))
+        print(json.dumps(_child(int(sys.argv[2]), sys.argv[3] == "full")))
         sys.exit(0)
     sys.exit(main())

@@ -49,14 +49,19 @@ _PUNCT_BEFORE_NON_DIGIT = re.compile(r"([\.,])([^0-9])")
 _DASH_AFTER_DIGIT = re.compile(r"([0-9])(-)")
 
 
-@lru_cache(maxsize=16384)
 def tokenize_13a(line: str) -> tuple[str, ...]:
     """Tokens of ``line`` under sacrebleu's ``13a`` tokeniser (mteval-v13a, as used by WMT).
+
+    Texts of up to 4,096 characters are cached (the same expected answer recurs across models).
 
     Example:
         >>> tokenize_13a("The fee is 1,500.50 euros (monthly).")
         ('The', 'fee', 'is', '1,500.50', 'euros', '(', 'monthly', ')', '.')
     """
+    return _cached_13a(line) if len(line) <= 4096 else _tokenize_13a(line)
+
+
+def _tokenize_13a(line: str) -> tuple[str, ...]:
     line = line.rstrip()  # sacrebleu strips trailing whitespace before tokenising
     line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
     if "&" in line:
@@ -69,6 +74,9 @@ def tokenize_13a(line: str) -> tuple[str, ...]:
     if "-" in line:
         line = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", line)
     return tuple(line.split())
+
+
+_cached_13a = lru_cache(maxsize=16384)(_tokenize_13a)
 
 
 def _ngram_counts(tokens: Sequence[str]) -> list[Counter[Any]]:

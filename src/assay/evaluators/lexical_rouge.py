@@ -49,13 +49,19 @@ def _stem_token(token: str) -> str | None:
     return stemmed if _VALID.match(stemmed) else None
 
 
-@lru_cache(maxsize=16384)
-def _tokens(text: str, use_stemmer: bool) -> tuple[str, ...]:
+#: Texts up to this length are cached (so the cache stays small whatever the answers).
+CACHED_TEXT_CHARS = 4096
+
+
+def _tokenize(text: str, use_stemmer: bool) -> tuple[str, ...]:
     tokens = _NON_ALNUM.sub(" ", text.lower()).split()
     if not use_stemmer:
         return tuple(tokens)
     stems = (_stem_token(t) for t in tokens)
     return tuple(s for s in stems if s is not None)
+
+
+_tokens = lru_cache(maxsize=16384)(_tokenize)
 
 
 def rouge_tokens(text: str, use_stemmer: bool = False) -> tuple[str, ...]:
@@ -66,6 +72,8 @@ def rouge_tokens(text: str, use_stemmer: bool = False) -> tuple[str, ...]:
         >>> rouge_tokens("The fees were waived, Ünal!", use_stemmer=True)
         ('the', 'fee', 'were', 'waiv', 'nal')
     """
+    if len(text) > CACHED_TEXT_CHARS:
+        return _tokenize(text, bool(use_stemmer))
     return _tokens(text, bool(use_stemmer))
 
 
