@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # Extras installed for the test-suite (each heavy family adds its extra here).
-TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner
+TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner,embed
 
 .PHONY: install demo test lint typecheck bench readme clean
 
@@ -12,6 +12,7 @@ $(BIN)/activate:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 install: $(BIN)/activate
+	$(BIN)/python -m pip install -q torch==2.13.0  # CPU build first, so extras do not pull CUDA
 	$(BIN)/python -m pip install -q -e ".[$(TEST_EXTRAS)]"
 
 demo: $(BIN)/activate
