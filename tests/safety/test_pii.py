@@ -123,3 +123,18 @@ def test_checksums() -> None:
 )
 def test_hostile_inputs_scan_in_bounded_time(hostile: str) -> None:
     find_pii(hostile)  # a catastrophic pattern would hang here; the timeout fails the test
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "hostile", ["@" * 100_000, "a@" * 50_000, "a.b@" * 30_000, ("x" * 70 + "@e.com ") * 2000]
+)
+def test_hostile_email_inputs(hostile: str) -> None:
+    find_pii(hostile, ["EMAIL_ADDRESS"])
+
+
+def test_email_edge_cases() -> None:
+    assert kinds("a@b.co,c@d.org") == [("EMAIL_ADDRESS", "a@b.co"), ("EMAIL_ADDRESS", "c@d.org")]
+    assert kinds("(.jane@example.com)") == [("EMAIL_ADDRESS", "jane@example.com")]
+    assert kinds("x" * 70 + "@example.com") == []  # local part longer than 64
+    assert kinds("é" + "jane@example.com") == []  # glued to a word

@@ -27,9 +27,10 @@ MAX_SCAN_CHARS = 2_000_000
 _CARD = re.compile(r"(?<![\w-])\d(?:[ -]?\d){11,18}(?![\w-])")
 _SSN = re.compile(r"(?<![\w-])(\d{3})([- ]?)(\d{2})\2(\d{4})(?![\w-])")
 _EMAIL = re.compile(
-    r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
+    r"(?<![\w%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\w-])"
 )
+_LOCAL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
 _IBAN = re.compile(
     r"(?<![\w])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?(?!\w)"
 )
@@ -58,7 +59,6 @@ _ADDRESS = re.compile(
 )
 
 
-
 def _cards(text: str) -> Iterator[Finding]:
     for m in _CARD.finditer(text):
         value = m.group()
@@ -81,10 +81,20 @@ def _near(text: str, start: int, words: Sequence[str], window: int = 40) -> bool
 
 
 def _emails(text: str) -> Iterator[Finding]:
-    if "@" not in text:
-        return
-    for m in _EMAIL.finditer(text):
-        yield Finding(m.start(), m.end(), "EMAIL_ADDRESS", "pii", m.group())
+    # anchor on each "@" (rare in text) instead of trying the pattern at every position
+    last_end = 0
+    at = text.find("@")
+    while at >= 0:
+        start = at
+        while start > last_end and at - start <= 64 and text[start - 1] in _LOCAL_CHARS:
+            start -= 1
+        while start < at and not text[start].isalnum():
+            start += 1
+        m = _EMAIL.match(text, start, min(len(text), at + 320)) if start < at else None
+        if m is not None:
+            yield Finding(m.start(), m.end(), "EMAIL_ADDRESS", "pii", m.group())
+            last_end = m.end()
+        at = text.find("@", max(at + 1, last_end))
 
 
 def _ibans(text: str) -> Iterator[Finding]:
