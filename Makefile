@@ -4,6 +4,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # Extras installed for the test-suite (each heavy family adds its extra here).
 TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner,embed
+# llama-cpp-python (extra local-llm) builds from source: skip its multimodal tools.
+CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+export CMAKE_ARGS
 
 .PHONY: install demo test lint typecheck bench readme clean
 

@@ -156,6 +156,8 @@ def prompt_evaluator(config: Mapping[str, Any]) -> type[JudgePrompt]:
     used = _check_template(template, name)
     threshold = float(config.get("threshold", 1.0))
     description = str(config.get("description") or f"LLM judge with the prompt {raw_name!r}")
+    if "counterpart" not in description:
+        description += " (LLM judge, your prompt; judge-free counterpart: text_matching rules)"
     cls = type(
         f"JudgePrompt_{raw_name}",
         (JudgePrompt,),
