@@ -2,13 +2,15 @@
 
 Every embedding evaluator takes its embedder by injection (an :class:`Embedder` instance or a
 string spec, default ``"minilm"``), resolves it lazily and once, and never pickles the loaded
-model. A batch is scored in three steps: identical cases are scored once; all sentences of the
-batch are deduplicated and encoded in one call (through the persistent cache); the per-case
-sentence-by-sentence similarity matrices are then plain matrix products.
+model. A batch is scored in three steps: identical cases are scored once (results of distinct
+inputs are also remembered across batches, so a repeated case costs a dictionary lookup); all
+sentences of the batch are deduplicated and encoded in one call (through the persistent cache);
+the per-case sentence-by-sentence similarity matrices are then plain matrix products.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
@@ -16,13 +18,15 @@ import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator
+from assay.evaluators.base import CaseResult, Evaluator, Status
 from assay.params import check
 from assay.text.sentences import split_sentences
 from assay.text.tokens import words
 
 #: Characters of a sentence quoted in details and explanations.
 QUOTE_CHARS = 160
+#: Results of distinct inputs remembered per evaluator instance (least recently used dropped).
+MEMO_ITEMS = 20_000
 
 
 class EmbeddingEvaluator(Evaluator):
@@ -68,7 +72,34 @@ class EmbeddingEvaluator(Evaluator):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_resolved", None)  # never pickle a loaded model
+        state.pop("_memo", None)
         return state
+
+    def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        """As :meth:`Evaluator.evaluate`, but each distinct input is evaluated once per instance:
+        repeated cases (in this batch or an earlier one) reuse the remembered result. Results
+        holding an ``error`` outcome are not remembered, so a transient failure is retried."""
+        memo: OrderedDict[Hashable, CaseResult] = self.__dict__.setdefault("_memo", OrderedDict())
+        keys = [self.case_key(c) for c in cases]
+        found: dict[Hashable, CaseResult] = {}
+        todo: dict[Hashable, TestCase] = {}
+        for key, case in zip(keys, cases, strict=True):
+            if key in found or key in todo:
+                continue
+            hit = memo.get(key)
+            if hit is None:
+                todo[key] = case
+            else:
+                found[key] = hit
+                memo.move_to_end(key)
+        if todo:
+            for key, result in zip(todo, super().evaluate(list(todo.values())), strict=True):
+                found[key] = result
+                if all(o.status is not Status.ERROR for o in result.outcomes.values()):
+                    memo[key] = result
+                    if len(memo) > MEMO_ITEMS:
+                        memo.popitem(last=False)
+        return [found[key] for key in keys]
 
     # -- case deduplication ---------------------------------------------------------------
     def case_key(self, case: TestCase) -> Hashable:

@@ -29,6 +29,7 @@ from assay.evaluators.embedding_base import (
 from assay.evaluators.registry import register
 from assay.params import check
 
+_BONUS = 1e-4  # tie-breaker: smaller than any edit, so it never trades an edit for matches
 _STEP = re.compile(
     r"^\s*(?:(?:step\s*)?\d{1,3}\s*[.):]|[-*•·▪‣]|\(\d{1,3}\)|[a-z][.)])\s+(?P<text>\S.*)$",
     re.IGNORECASE,
@@ -54,7 +55,8 @@ def align_steps(sims: np.ndarray, threshold: float) -> dict[str, Any]:
     """Edit-distance alignment of context steps (rows) to answer steps (columns).
 
     Substituting is free for a match (similarity ≥ ``threshold``) and costs 1 for a mismatch;
-    inserting or deleting a step costs 1. Ties prefer the diagonal.
+    inserting or deleting a step costs 1. Among alignments with the fewest edits, one with the
+    most matches is chosen (ties then prefer the diagonal).
 
     Example:
         >>> r = align_steps(np.array([[0.9, 0.1], [0.2, 0.3], [0.1, 0.8]]), 0.7)
@@ -63,13 +65,14 @@ def align_steps(sims: np.ndarray, threshold: float) -> dict[str, Any]:
     """
     n, m = sims.shape
     match = sims >= threshold
+    # cost = edits - _BONUS * matches: fewest edits first, then most matches
     cost = np.zeros((n + 1, m + 1))
     cost[:, 0] = np.arange(n + 1)
     cost[0, :] = np.arange(m + 1)
     for i in range(1, n + 1):
         for j in range(1, m + 1):
             cost[i, j] = min(
-                cost[i - 1, j - 1] + (0 if match[i - 1, j - 1] else 1),
+                cost[i - 1, j - 1] + (-_BONUS if match[i - 1, j - 1] else 1.0),
                 cost[i - 1, j] + 1,
                 cost[i, j - 1] + 1,
             )
@@ -77,12 +80,12 @@ def align_steps(sims: np.ndarray, threshold: float) -> dict[str, Any]:
     i, j = n, m
     while i > 0 or j > 0:
         if i > 0 and j > 0:
-            step = 0 if match[i - 1, j - 1] else 1
-            if cost[i, j] == cost[i - 1, j - 1] + step:
-                pairs.append((i - 1, j - 1, "match" if step == 0 else "mismatch"))
+            is_match = bool(match[i - 1, j - 1])
+            if abs(cost[i, j] - cost[i - 1, j - 1] - (-_BONUS if is_match else 1.0)) < 1e-9:
+                pairs.append((i - 1, j - 1, "match" if is_match else "mismatch"))
                 i, j = i - 1, j - 1
                 continue
-        if i > 0 and cost[i, j] == cost[i - 1, j] + 1:
+        if i > 0 and abs(cost[i, j] - cost[i - 1, j] - 1.0) < 1e-9:
             pairs.append((i - 1, None, "deletion"))
             i -= 1
         else:
@@ -94,7 +97,7 @@ def align_steps(sims: np.ndarray, threshold: float) -> dict[str, Any]:
         for k in ("match", "mismatch", "insertion", "deletion")
     }
     return {
-        "edits": int(cost[n, m]),
+        "edits": counts["mismatch"] + counts["insertion"] + counts["deletion"],
         "matches": counts["match"],
         "mismatches": counts["mismatch"],
         "insertions": counts["insertion"],

@@ -2,9 +2,11 @@
 
 The sentence embeddings of context and summary are reduced together to two dimensions (UMAP,
 seeded, when there are at least ``umap_min_points`` sentences; PCA otherwise, since UMAP needs a
-neighbourhood graph). Each summary point is snapped to its nearest context point when it lies
-within ``snap_radius`` times the median nearest-neighbour distance of the context points, and is
-dropped otherwise (it says something the context does not). The score is the ratio of the
+neighbourhood graph). Each summary sentence is snapped to its nearest context sentence when its
+cosine distance to it is within ``snap_radius`` times the median nearest-neighbour distance among
+the context sentences, and is dropped otherwise (it says something the context does not). The
+snapping is decided in the full embedding space, where distances are faithful; the reduction
+only serves the distance measure below. The score is the ratio of the
 *three-segment distances* of the snapped points and of the context points, where the
 three-segment distance of a point set is the perimeter of its largest triangle (three segments
 between extreme points; twice the diameter for collinear points). Snapped points are context
@@ -129,7 +131,7 @@ class EmbSummaryCompleteness(EmbeddingEvaluator):
     def __init__(
         self,
         embedder: str | Embedder = DEFAULT_SPEC,
-        snap_radius: float = 1.5,
+        snap_radius: float = 1.0,
         umap_min_points: int = 20,
         seed: int = 0,
     ) -> None:
@@ -173,13 +175,14 @@ class EmbSummaryCompleteness(EmbeddingEvaluator):
         points = np.vstack([stack(vectors, context), stack(vectors, summary)]).astype(np.float64)
         method = "umap" if len(points) >= self.umap_min_points else "pca"
         reduced = umap_2d(points, self.seed) if method == "umap" else pca_2d(points)
-        ctx, summ = reduced[: len(context)], reduced[len(context) :]
-        pairwise = np.linalg.norm(ctx[:, None, :] - ctx[None, :, :], axis=-1)
-        np.fill_diagonal(pairwise, np.inf)
-        radius = self.snap_radius * float(np.median(pairwise.min(axis=1)))
-        to_ctx = np.linalg.norm(summ[:, None, :] - ctx[None, :, :], axis=-1)
+        ctx = reduced[: len(context)]
+        ctx_full, summ_full = points[: len(context)], points[len(context) :]
+        ctx_dist = 1.0 - ctx_full @ ctx_full.T
+        np.fill_diagonal(ctx_dist, np.inf)
+        radius = self.snap_radius * float(np.median(ctx_dist.min(axis=1)))
+        to_ctx = 1.0 - summ_full @ ctx_full.T
         nearest, gap = to_ctx.argmin(axis=1), to_ctx.min(axis=1)
-        kept = gap <= radius
+        kept = gap < radius
         snapped = sorted({int(i) for i in nearest[kept]})
         full = three_segment_distance(ctx)
         if full <= 0:

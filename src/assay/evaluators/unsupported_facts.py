@@ -192,6 +192,13 @@ class UnsupportedFacts(Evaluator):
             "share of the answer's name-like tokens that the context supports",
         ),
         MetricSpec(
+            "facts_key_unsupported_count",
+            "number of distinct unsupported names, numbers, dates and negations (the facts a "
+            "paraphrase keeps but a factual edit changes)",
+            higher_is_better=False,
+            range=(0.0, float("inf")),
+        ),
+        MetricSpec(
             "facts_unsupported_count",
             "number of distinct unsupported facts in the answer",
             higher_is_better=False,
@@ -220,6 +227,9 @@ class UnsupportedFacts(Evaluator):
             "facts_support": Outcome(Status.OK, sum(flags) / len(flags)),
             "facts_numbers_support": _share(facts, flags, ("number", "date")),
             "facts_names_support": _share(facts, flags, ("name",)),
+            "facts_key_unsupported_count": Outcome(
+                Status.OK, float(sum(1 for f in unsupported if f.kind != "word"))
+            ),
             "facts_unsupported_count": Outcome(Status.OK, float(len(unsupported))),
         }
         listed = ", ".join(f"{f.text!r} ({f.kind})" for f in unsupported[:12])

@@ -78,3 +78,33 @@ class FakeEmbedder:
 def _trigrams(word: str) -> list[str]:
     padded = f"#{word}#"
     return [padded[i : i + 3] for i in range(len(padded) - 2)]
+
+
+class TableEmbedder:
+    """An embedder that looks texts up in a table of given vectors (for hand-checked tests).
+
+    Unknown texts raise ``KeyError``; it gives no token embeddings.
+
+    Example:
+        >>> table = TableEmbedder({"a": [1.0, 0.0], "b": [0.0, 2.0]})
+        >>> table.encode(["b"]).tolist()
+        [[0.0, 1.0]]
+    """
+
+    def __init__(self, table: dict[str, Sequence[float]]) -> None:
+        self.table = {k: l2_normalise(np.asarray([v], dtype=DTYPE))[0] for k, v in table.items()}
+        self.texts_encoded = 0
+
+    @property
+    def model_id(self) -> str:
+        """Identity derived from the table's content."""
+        digest = zlib.crc32(repr(sorted((k, v.tolist()) for k, v in self.table.items())).encode())
+        return f"table-{digest:08x}"
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """The table rows of ``texts``."""
+        self.texts_encoded += len(texts)
+        return np.stack([self.table[t] for t in texts])
+
+    def __repr__(self) -> str:
+        return f"TableEmbedder({len(self.table)} texts)"

@@ -1,0 +1,80 @@
+"""Geometric summarization completeness: three-segment distances, snapping, PCA and UMAP."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assay.data.case import TestCase
+from assay.evaluators.base import Status
+from assay.evaluators.embedding_summary import (
+    EmbSummaryCompleteness,
+    pca_2d,
+    three_segment_distance,
+)
+from assay.testing.fake_embedder import FakeEmbedder
+
+CONTEXT = [
+    "The Premier account has a monthly fee of 12 euros.",
+    "The fee is waived when the balance stays above 5,000 euros.",
+    "Card payments abroad cost 1.5% of the amount.",
+    "Cash withdrawals abroad cost 3 euros each.",
+    "Customers can close the account online at any time.",
+    "Closing the account is free of charge.",
+]
+
+
+def test_three_segment_distance_is_monotone_under_subsets() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        points = rng.normal(size=(8, 2))
+        subset = points[rng.choice(8, size=4, replace=False)]
+        assert three_segment_distance(subset) <= three_segment_distance(points) + 1e-9
+    collinear = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    assert three_segment_distance(collinear) == pytest.approx(2 * np.hypot(3, 3))
+    assert three_segment_distance(np.zeros((3, 2))) == 0.0
+
+
+def test_pca_is_deterministic_and_two_dimensional() -> None:
+    points = np.random.default_rng(0).normal(size=(5, 16))
+    assert np.array_equal(pca_2d(points), pca_2d(points.copy()))
+    assert pca_2d(points[:1]).shape == (1, 2)
+
+
+def score(summary: str, **params: object) -> object:
+    evaluator = EmbSummaryCompleteness(embedder=FakeEmbedder(), **params)  # type: ignore[arg-type]
+    return evaluator.evaluate(
+        [TestCase(id="s", actual_answer=summary, retrieved_context=[" ".join(CONTEXT)])]
+    )[0]
+
+
+def test_a_full_copy_spans_everything_and_a_partial_summary_less() -> None:
+    full = score(" ".join(CONTEXT))
+    partial = score(CONTEXT[0])
+    assert full.outcomes["emb_summary_completeness"].value == pytest.approx(1.0)  # type: ignore[attr-defined]
+    value = partial.outcomes["emb_summary_completeness"].value  # type: ignore[attr-defined]
+    assert value == 0.0  # one point has no extent
+    assert full.details["method"] == "pca"  # type: ignore[attr-defined]
+
+
+def test_off_topic_summary_sentences_are_dropped() -> None:
+    result = score(f"{CONTEXT[0]} {CONTEXT[3]} Zebras gallop quickly.")
+    assert result.details["dropped_summary"] == ["Zebras gallop quickly."]  # type: ignore[attr-defined]
+
+
+def test_too_short_context_is_skipped() -> None:
+    evaluator = EmbSummaryCompleteness(embedder=FakeEmbedder())
+    (result,) = evaluator.evaluate(
+        [TestCase(id="s", actual_answer="Hi.", retrieved_context=["One. Two."])]
+    )
+    assert result.outcomes["emb_summary_completeness"].status is Status.SKIPPED
+
+
+@pytest.mark.slow
+def test_umap_path_is_seeded() -> None:
+    pytest.importorskip("umap")
+    first = score(" ".join(CONTEXT[:3]), umap_min_points=6, seed=7)
+    second = score(" ".join(CONTEXT[:3]), umap_min_points=6, seed=7)
+    assert first.details["method"] == "umap"  # type: ignore[attr-defined]
+    assert first.outcomes == second.outcomes  # type: ignore[attr-defined]
+    assert 0.0 <= first.outcomes["emb_summary_completeness"].value <= 1.0  # type: ignore[attr-defined]
