@@ -1,0 +1,63 @@
+"""Turning an NLI spec (a string or an instance) into a ready model, once per process.
+
+Specs: any Hugging Face model name (e.g. ``"cross-encoder/nli-deberta-v3-base"``, needs network
+access once), the path of a local folder, ``"fake"`` (the deterministic test model) or ``"tiny"``
+(a tiny random transformers model built on the fly, for plumbing tests only).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from assay.backends.nli.base import NLIModel
+from assay.params import check
+
+#: Recommended NLI cross-encoder (not available offline: pass a local path there).
+DEFAULT_NLI = "cross-encoder/nli-deberta-v3-base"
+#: Recommended factual-consistency model (needs ``trust_remote_code=True``).
+DEFAULT_HHEM = "vectara/hallucination_evaluation_model"
+_LOADED: dict[str, NLIModel] = {}
+_LOCK = threading.Lock()
+
+
+def _build(spec: str) -> NLIModel:
+    if spec == "fake":
+        from assay.testing.fake_nli import FakeNLI
+
+        return FakeNLI()
+    from assay.backends.nli.transformers_nli import TransformersNLI
+
+    if spec == "tiny":
+        from assay.testing.tiny_models import tiny_nli_model
+
+        return TransformersNLI(str(tiny_nli_model()))
+    if spec == "tiny-hhem":
+        from assay.testing.tiny_models import tiny_consistency_model
+
+        return TransformersNLI(str(tiny_consistency_model()))
+    return TransformersNLI(spec, trust_remote_code=spec == DEFAULT_HHEM)
+
+
+def get_nli(spec: str | NLIModel = DEFAULT_NLI) -> NLIModel:
+    """Resolve ``spec`` into an :class:`NLIModel`; a string is resolved once per process.
+
+    Example:
+        >>> get_nli("fake").predict(["It rains."], ["It rains."]).labels
+        ('entailment', 'neutral', 'contradiction')
+    """
+    if not isinstance(spec, str):
+        check(isinstance(spec, NLIModel), "nli", "get_nli",
+              "a spec string or an object with model_id and predict()", spec)
+        return spec
+    check(bool(spec.strip()), "nli", "get_nli", "a non-empty spec", spec)
+    with _LOCK:
+        model = _LOADED.get(spec)
+        if model is None:
+            model = _LOADED[spec] = _build(spec)
+    return model
+
+
+def clear_loaded() -> None:
+    """Forget the NLI models loaded in this process."""
+    with _LOCK:
+        _LOADED.clear()

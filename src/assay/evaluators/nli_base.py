@@ -1,0 +1,114 @@
+"""Shared machinery of the NLI evaluators (``nli_*.py``); registers nothing.
+
+Every NLI evaluator takes its model by injection (an :class:`NLIModel` or a spec string: a
+Hugging Face name or a local folder), resolves it lazily and once, and never pickles it. All
+(premise, hypothesis) pairs of a batch go to the model in one call, deduplicated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from assay.backends.nli import DEFAULT_NLI, NLIModel, NLIScores, get_nli
+from assay.evaluators.base import Evaluator
+from assay.evaluators.embedding_base import quote, rounded
+from assay.params import check
+
+__all__ = ["NLIEvaluator", "PairCollector", "quote", "rounded"]
+
+
+class NLIEvaluator(Evaluator):
+    """Base of the NLI evaluators: injected model, batched pair scoring."""
+
+    family = "nli"
+    extra = "nli"
+    default_model = DEFAULT_NLI
+
+    def __init__(self, nli: str | NLIModel = DEFAULT_NLI) -> None:
+        check(isinstance(nli, str | NLIModel), "nli", type(self).__name__,
+              "a model name, a folder path, 'fake' or an NLIModel", nli)
+        self.nli = nli
+
+    @classmethod
+    def for_testing(cls) -> Evaluator:
+        """An instance wired to the deterministic fake NLI model."""
+        from assay.testing.fake_nli import FakeNLI
+
+        return cls(nli=FakeNLI())
+
+    def resolved_nli(self) -> NLIModel:
+        """The model behind ``self.nli`` (loaded on first use)."""
+        resolved = self.__dict__.get("_resolved")
+        if resolved is None:
+            resolved = self._resolved = get_nli(self.nli)
+        return resolved
+
+    def model_name(self) -> str:
+        """The model identity, for details."""
+        return str(self.resolved_nli().model_id)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_resolved", None)  # never pickle a loaded model
+        return state
+
+
+class PairCollector:
+    """Collects (premise, hypothesis) pairs of many cases, scores them in one model call.
+
+    Example:
+        >>> from assay.testing.fake_nli import FakeNLI
+        >>> pairs = PairCollector()
+        >>> rows = pairs.add(["It rains.", "It snows."], "It rains.")
+        >>> scores = pairs.score(FakeNLI())
+        >>> scores.subset(rows).prob("entailment").round(2).tolist()
+        [0.91, 0.02]
+    """
+
+    def __init__(self) -> None:
+        self.premises: list[str] = []
+        self.hypotheses: list[str] = []
+
+    def add(self, premises: Sequence[str], hypothesis: str) -> list[int]:
+        """Add one pair per premise with the same hypothesis; return their row numbers."""
+        start = len(self.premises)
+        self.premises.extend(premises)
+        self.hypotheses.extend([hypothesis] * len(premises))
+        return list(range(start, len(self.premises)))
+
+    def add_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[int]:
+        """Add explicit (premise, hypothesis) pairs; return their row numbers."""
+        start = len(self.premises)
+        for premise, hypothesis in pairs:
+            self.premises.append(premise)
+            self.hypotheses.append(hypothesis)
+        return list(range(start, len(self.premises)))
+
+    def score(self, model: NLIModel) -> NLIScores:
+        """One model call over every collected pair."""
+        return model.predict(self.premises, self.hypotheses)
+
+
+def chunks_of(context: Sequence[str] | None) -> list[str]:
+    """The non-empty retrieved passages.
+
+    Example:
+        >>> chunks_of(["A.", " ", "B."])
+        ['A.', 'B.']
+    """
+    return [c for c in (context or []) if c and c.strip()]
+
+
+def probs_dict(scores: NLIScores, row: int) -> dict[str, float]:
+    """``{label: probability}`` of one row, rounded."""
+    return {label: round(float(p), 4) for label, p in zip(scores.labels, scores.probs[row],
+                                                         strict=True)}
+
+
+def best(values: np.ndarray) -> tuple[int, float]:
+    """Index and value of the maximum."""
+    index = int(np.argmax(values))
+    return index, float(values[index])

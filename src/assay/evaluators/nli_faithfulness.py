@@ -1,0 +1,78 @@
+"""Faithfulness (NLI): the share of answer claims entailed by the retrieved context.
+
+Each answer sentence is a claim; it is supported when ``P(entailment | passage, claim) > tau``
+for its best passage. Faithfulness = supported / total; hallucination rate = 1 − faithfulness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.nli import DEFAULT_NLI, ENTAILMENT, NLIModel
+from assay.data.case import TestCase
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.nli_base import NLIEvaluator, PairCollector, chunks_of, quote
+from assay.evaluators.registry import register
+from assay.params import check
+from assay.text.sentences import split_sentences
+
+
+@register
+class NLIFaithfulness(NLIEvaluator):
+    """Supported claims / all claims, a claim being supported when P(entailment) > tau."""
+
+    name = "nli_faithfulness"
+    description = (
+        "Share of answer sentences entailed (P(entailment) > tau) by their best retrieved "
+        "passage; hallucination rate = 1 - faithfulness."
+    )
+    requires = ("actual_answer", "retrieved_context")
+    metrics = (
+        MetricSpec("nli_faithfulness", "supported claims / all claims", threshold=0.75,
+                   primary=True),
+        MetricSpec("nli_hallucination_rate", "unsupported claims / all claims",
+                   higher_is_better=False, threshold=0.25),
+    )
+
+    def __init__(self, nli: str | NLIModel = DEFAULT_NLI, tau: float = 0.5) -> None:
+        super().__init__(nli)
+        check(isinstance(tau, int | float) and 0.0 <= tau < 1.0, "tau", "NLIFaithfulness",
+              "a number in [0, 1)", tau)
+        self.tau = tau
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        pairs = PairCollector()
+        plans: list[tuple[list[str], list[list[int]]] | str] = []
+        for case in cases:
+            claims = split_sentences(case.actual_answer)
+            chunks = chunks_of(case.retrieved_context)
+            if not claims:
+                plans.append("the answer has no claims")
+            elif not chunks:
+                plans.append("the context is empty")
+            else:
+                plans.append((claims, [pairs.add(chunks, c) for c in claims]))
+        scores = pairs.score(self.resolved_nli()) if pairs.premises else None
+        entail = scores.prob(ENTAILMENT) if scores is not None else np.zeros(0)
+        out: list[CaseResult] = []
+        for plan in plans:
+            if isinstance(plan, str):
+                out.append(CaseResult.skipped(self.metric_names(), plan))
+                continue
+            claims, rows = plan
+            best = [float(entail[r].max()) for r in rows]
+            supported = [p > self.tau for p in best]
+            faithfulness = sum(supported) / len(claims)
+            unsupported = [quote(c) for c, ok in zip(claims, supported, strict=True) if not ok]
+            explanation = f"{sum(supported)} of {len(claims)} claims supported (P(entailment) > " \
+                f"{self.tau})" + (f"; first unsupported: {unsupported[0]!r}" if unsupported else "")
+            out.append(CaseResult.ok(
+                {"nli_faithfulness": faithfulness, "nli_hallucination_rate": 1.0 - faithfulness},
+                explanation,
+                {"claims": [{"claim": quote(c), "p_entailment": round(p, 4), "supported": ok}
+                            for c, p, ok in zip(claims, best, supported, strict=True)],
+                 "tau": self.tau, "model": self.model_name()},
+            ))
+        return out

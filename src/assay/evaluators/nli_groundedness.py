@@ -1,0 +1,121 @@
+"""Groundedness (NLI), as in the HCAT paper §3.2.2: a calibrated entailment distance per sentence.
+
+For each answer sentence (hypothesis) and each retrieved passage (premise) the NLI model gives
+an entailment logit ``z_e``. HCAT turns it into the signed distance of the input to the
+entailment decision boundary, ``d = z_e / ‖w_e‖``, where ``w_e`` is the entailment row of the
+final linear layer of the classifier (found by :func:`assay.backends.nli.hf.head_layer`:
+``classifier.out_proj`` for RoBERTa/XLM-R/ELECTRA/MPNet, ``classification_head.out_proj`` for
+BART, ``classifier`` for BERT/ALBERT/DistilBERT/DeBERTa-v2/v3/ModernBERT, ``score`` for decoder
+classifiers, else the last ``nn.Linear`` with one output per label), and maps it to (0, 1) with
+the logistic function. A sentence takes its best passage (max over passages); sentences under
+0.5 are flagged as potential hallucinations; the class probabilities of the best passage are
+kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.nli import DEFAULT_NLI, NLIModel, logistic
+from assay.data.case import TestCase
+from assay.errors import BackendError
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.nli_base import (
+    NLIEvaluator,
+    PairCollector,
+    chunks_of,
+    probs_dict,
+    quote,
+    rounded,
+)
+from assay.evaluators.registry import register
+from assay.text.sentences import split_sentences
+
+#: Sentences scoring under this are flagged as potential hallucinations.
+FLAG_BELOW = 0.5
+
+
+@register
+class NLIGroundedness(NLIEvaluator):
+    """HCAT groundedness: logistic of the entailment distance, per answer sentence; min and mean."""
+
+    name = "nli_groundedness"
+    description = (
+        "Per answer sentence, logistic of the entailment logit over the classifier head's "
+        "entailment-row norm (HCAT §3.2.2), best passage; mean and min, sentences < 0.5 flagged."
+    )
+    requires = ("actual_answer", "retrieved_context")
+    metrics = (
+        MetricSpec("nli_groundedness_mean", "mean over answer sentences of the HCAT score",
+                   threshold=0.5, primary=True),
+        MetricSpec("nli_groundedness_min", "HCAT score of the least grounded answer sentence",
+                   threshold=0.5),
+    )
+
+    def __init__(self, nli: str | NLIModel = DEFAULT_NLI) -> None:
+        super().__init__(nli)
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        pairs = PairCollector()
+        plans: list[tuple[list[str], list[str], list[list[int]]] | str] = []
+        for case in cases:
+            sentences = split_sentences(case.actual_answer)
+            chunks = chunks_of(case.retrieved_context)
+            if not sentences:
+                plans.append("the answer has no sentences")
+            elif not chunks:
+                plans.append("the context is empty")
+            else:
+                plans.append((sentences, chunks, [pairs.add(chunks, s) for s in sentences]))
+        scores = pairs.score(self.resolved_nli()) if pairs.premises else None
+        if scores is not None and scores.distance is None:
+            raise BackendError(
+                "the NLI model gives no entailment distance (no 'entailment' label or no linear "
+                "head); use a 3-way NLI cross-encoder"
+            )
+        out: list[CaseResult] = []
+        for plan in plans:
+            if isinstance(plan, str):
+                out.append(CaseResult.skipped(self.metric_names(), plan))
+                continue
+            assert scores is not None and scores.distance is not None
+            sentences, chunks, rows = plan
+            per_sentence = []
+            values = []
+            for sentence, sentence_rows in zip(sentences, rows, strict=True):
+                distances = scores.distance[sentence_rows]
+                pick = int(np.argmax(distances))
+                row = sentence_rows[pick]
+                value = float(logistic(distances[pick]))
+                values.append(value)
+                per_sentence.append({
+                    "sentence": quote(sentence),
+                    "score": round(value, 4),
+                    "distance": round(float(distances[pick]), 4),
+                    "best_chunk": pick,
+                    "probs": probs_dict(scores, row),
+                    "flagged": value < FLAG_BELOW,
+                    "truncated": bool(scores.truncated[row]),
+                })
+            array = np.array(values)
+            worst = int(np.argmin(array))
+            flagged = [i for i, s in enumerate(per_sentence) if s["flagged"]]
+            explanation = (
+                f"{len(flagged)} of {len(sentences)} answer sentences flagged as potential "
+                f"hallucinations; least grounded ({array[worst]:.2f}): {quote(sentences[worst])!r}"
+            )
+            details = {
+                "sentences": per_sentence,
+                "flagged": flagged,
+                "scores": rounded(array),
+                "model": self.model_name(),
+                "truncated_pairs": int(sum(scores.truncated[r].sum() for r in rows)),
+            }
+            out.append(CaseResult.ok(
+                {"nli_groundedness_mean": float(array.mean()),
+                 "nli_groundedness_min": float(array[worst])},
+                explanation, details,
+            ))
+        return out

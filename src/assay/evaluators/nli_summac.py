@@ -1,0 +1,158 @@
+"""SummaC (Laban et al., 2022) for summaries: the question is the document, the answer the summary.
+
+Both variants build the sentence-level NLI matrix (premise = document sentence, hypothesis =
+summary sentence). **SummaC-ZS**: per summary sentence, the max over document sentences of
+P(entailment) − P(contradiction); the score is the mean over summary sentences, in [−1, 1].
+**SummaC-Conv**: per summary sentence, a histogram of P(entailment) over document sentences,
+scored by the trained convolution weights (:mod:`assay.backends.nli.summac_conv`), in [0, 1].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.nli import CONTRADICTION, DEFAULT_NLI, ENTAILMENT, NLIModel, NLIScores
+from assay.data.case import TestCase
+from assay.errors import BackendError
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote, rounded
+from assay.evaluators.registry import register
+from assay.params import check
+from assay.text.sentences import split_sentences
+
+Plan = tuple[list[str], list[str], list[int]]
+
+
+def _plans(cases: Sequence[TestCase], pairs: PairCollector) -> list[Plan | str]:
+    plans: list[Plan | str] = []
+    for case in cases:
+        document = split_sentences(case.question)
+        summary = split_sentences(case.actual_answer)
+        if not summary:
+            plans.append("the summary (answer) has no sentences")
+        elif not document:
+            plans.append("the document (question) has no sentences")
+        else:
+            rows = pairs.add_pairs([(d, s) for s in summary for d in document])
+            plans.append((document, summary, rows))
+    return plans
+
+
+def _matrix(values: np.ndarray, plan: Plan) -> np.ndarray:
+    """``(n_document, n_summary)`` matrix of per-pair values."""
+    document, summary, rows = plan
+    return values[rows].reshape(len(summary), len(document)).T
+
+
+class _SummaC(NLIEvaluator):
+    requires = ("question", "actual_answer")
+
+    def _score_all(self, cases: Sequence[TestCase]) -> tuple[list[Plan | str], NLIScores | None]:
+        pairs = PairCollector()
+        plans = _plans(cases, pairs)
+        return plans, (pairs.score(self.resolved_nli()) if pairs.premises else None)
+
+
+@register
+class NLISummaCZS(_SummaC):
+    """SummaC-ZS: mean over summary sentences of max over document sentences of P(e) − P(c)."""
+
+    name = "nli_summac_zs"
+    description = (
+        "SummaC-ZS: sentence-level NLI matrix document x summary; max over document sentences "
+        "of P(entailment) - P(contradiction), mean over summary sentences."
+    )
+    metrics = (
+        MetricSpec("nli_summac_zs", "SummaC-ZS consistency of the summary with the document",
+                   range=(-1.0, 1.0), threshold=0.0, primary=True),
+    )
+
+    def __init__(self, nli: str | NLIModel = DEFAULT_NLI) -> None:
+        super().__init__(nli)
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        plans, scores = self._score_all(cases)
+        out: list[CaseResult] = []
+        for plan in plans:
+            if isinstance(plan, str):
+                out.append(CaseResult.skipped(self.metric_names(), plan))
+                continue
+            assert scores is not None
+            margin = scores.prob(ENTAILMENT) - scores.prob(CONTRADICTION)
+            image = _matrix(margin, plan)
+            per_sentence = image.max(axis=0)
+            worst = int(np.argmin(per_sentence))
+            document, summary, _ = plan
+            out.append(CaseResult.ok(
+                {"nli_summac_zs": float(per_sentence.mean())},
+                f"least supported summary sentence ({per_sentence[worst]:.2f}): "
+                f"{quote(summary[worst])!r}",
+                {"sentence_scores": rounded(per_sentence),
+                 "best_document_sentence": [int(i) for i in image.argmax(axis=0)],
+                 "n_document_sentences": len(document), "model": self.model_name()},
+            ))
+        return out
+
+
+@register
+class NLISummaCConv(_SummaC):
+    """SummaC-Conv over the NLI backend, with trained weights given by path."""
+
+    name = "nli_summac_conv"
+    description = (
+        "SummaC-Conv: histograms of P(entailment) per summary sentence scored by the trained "
+        "SummaC convolution weights (a path to the checkpoint is required)."
+    )
+    metrics = (
+        MetricSpec("nli_summac_conv", "SummaC-Conv probability that the summary is consistent",
+                   threshold=0.5, primary=True),
+    )
+
+    def __init__(
+        self, nli: str | NLIModel = DEFAULT_NLI, weights: str | None = None,
+        bins: str = "percentile",
+    ) -> None:
+        super().__init__(nli)
+        check(weights is None or isinstance(weights, str), "weights", "NLISummaCConv",
+              "the path of SummaC-Conv weights (.bin or .npz) or None", weights)
+        check(isinstance(bins, str), "bins", "NLISummaCConv", "'percentile' or 'evenN'", bins)
+        self.weights = weights
+        self.bins = bins
+
+    @classmethod
+    def for_testing(cls) -> Evaluator:
+        """Fake NLI and random (seeded) Conv weights written to a temporary file."""
+        from assay.testing.fake_nli import FakeNLI
+        from assay.testing.tiny_models import summac_conv_weights
+
+        return cls(nli=FakeNLI(), weights=str(summac_conv_weights(n_bins=23)))
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        from assay.backends.nli.summac_conv import bin_edges, conv_score, load_weights
+
+        if self.weights is None:
+            raise BackendError(
+                "SummaC-Conv needs its trained weights: pass weights='path/to/"
+                "summac_conv_vitc_sent_perc_e.bin' (from github.com/tingofurro/summac releases), "
+                "or use nli_summac_zs"
+            )
+        weights = load_weights(self.weights)
+        edges = bin_edges(self.bins)
+        plans, scores = self._score_all(cases)
+        out: list[CaseResult] = []
+        for plan in plans:
+            if isinstance(plan, str):
+                out.append(CaseResult.skipped(self.metric_names(), plan))
+                continue
+            assert scores is not None
+            image = _matrix(scores.prob(ENTAILMENT), plan)
+            value = conv_score(image, weights, edges)
+            out.append(CaseResult.ok(
+                {"nli_summac_conv": value},
+                f"SummaC-Conv {value:.2f} over {image.shape[1]} summary sentences",
+                {"max_entailment_per_sentence": rounded(image.max(axis=0)),
+                 "summary_sentences_used": min(image.shape[1], 10), "model": self.model_name()},
+            ))
+        return out
