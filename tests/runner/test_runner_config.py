@@ -118,3 +118,13 @@ def test_openai_and_command_targets_from_files(rag, tmp_path: Path) -> None:
     connector, settings = load_target(command)
     [echoed] = run_target([TestCase(id="e", question="fee?")], connector, settings=settings)
     assert echoed.actual_answer == "FEE?" and echoed.model == "echo"
+
+
+def test_checkpoint_with_torn_header_starts_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "ck.jsonl"
+    path.write_text('{"format": "assay-run-ch')  # killed while writing the header
+    case = TestCase(id="a", question="q")
+    assert Checkpoint(path, target="t").load([case]) == {}
+    with Checkpoint(path, target="t") as log:
+        log.append(case, case.model_copy(update={"actual_answer": "A"}))
+    assert Checkpoint(path, target="t").load([case])["a"].actual_answer == "A"

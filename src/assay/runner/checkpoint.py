@@ -102,10 +102,10 @@ class Checkpoint:
             )
 
     def __enter__(self) -> Checkpoint:
-        new = not self.path.is_file() or self.path.stat().st_size == 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not new:
+        if self.path.is_file():
             self._drop_partial_line()
+        new = not self.path.is_file() or self.path.stat().st_size == 0
         self._handle = self.path.open("a", encoding="utf-8")
         if new:
             self._write({"format": _FORMAT, "target": self.target})
