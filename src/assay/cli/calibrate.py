@@ -142,7 +142,8 @@ def command(
     console.print(
         f"{chosen} calibration of {', '.join(names)} on {report['n']} labelled cases: held-out "
         f"ECE {cal['ece']:.3f}, Brier {cal['brier']:.3f}; {1 - alpha:.0%} sets cover "
-        f"{conf['coverage']:.3f}, review {conf['frac_review']:.1%}"
+        f"{conf['coverage']:.3f}, review {conf['frac_review']:.1%}",
+        soft_wrap=True,
     )
     for path in paths.values():
         click.echo(str(path))

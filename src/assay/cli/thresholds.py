@@ -121,7 +121,8 @@ def command(
             f"{row['metric']:<24} {row['method']:<20} "
             + (f"{t:10.4f}" if t is not None else "  none passes")
             + f"  Type I {ti if ti is None else round(ti, 3)}"
-            + f"  Type II {tii if tii is None else round(tii, 3)}"
+            + f"  Type II {tii if tii is None else round(tii, 3)}",
+            soft_wrap=True,
         )
     for failure in report["failed"]:
         console.print(f"[red]{failure['metric']} {failure['method']}: {failure['reason']}[/red]")
