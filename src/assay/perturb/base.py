@@ -12,6 +12,7 @@ so the child is run afresh.
 from __future__ import annotations
 
 import inspect
+import logging
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
@@ -20,6 +21,8 @@ from typing import Any, ClassVar
 
 from assay.data.case import TestCase
 from assay.params import check
+
+logger = logging.getLogger(__name__)
 
 #: Fields a child does not inherit: they describe one run of the system under test.
 RUN_FIELDS = ("model", "actual_answer", "retrieved_context", "context_ids", "latency_s", "cost_usd")
@@ -121,8 +124,8 @@ def perturb(
 ) -> list[TestCase]:
     """Apply every perturbation to every case (once per case id) and return the children.
 
-    Perturbing an already perturbed case is refused (its child would lose the link to the
-    original); cases the perturbation does not apply to give no child.
+    Already perturbed cases (with a ``parent_id``) are skipped, with a warning: their children
+    would lose the link to the original. Cases a perturbation does not apply to give no child.
 
     Args:
         cases: the parent cases (answers of several models to one question count once).
@@ -138,10 +141,14 @@ def perturb(
     """
     check(bool(perturbations), "perturbations", "perturb", "a non-empty list", perturbations)
     parents: dict[str, TestCase] = {}
+    skipped = 0
     for case in cases:
         if case.parent_id is not None:
+            skipped += 1
             continue
         parents.setdefault(case.id, case)
+    if skipped:
+        logger.warning("%d already perturbed cases skipped (only originals are perturbed)", skipped)
     unique = list(parents.values())
     names = [p.name for p in perturbations]
     check(len(set(names)) == len(names), "perturbations", "perturb", "distinct names", names)
