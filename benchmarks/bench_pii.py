@@ -27,6 +27,7 @@ from assay.safety.pii import PHONE_REGIONS, _phone_ok
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "pii" / "presidio_synth_v2.json"
 PROSE = HERE.parents[1] / "shared" / "data" / "faithfulness" / "summedits"
+JAILBREAK = HERE.parents[1] / "shared" / "data" / "jailbreak" / "gptfuzz_responses_train.csv"
 OUT = HERE / "results" / "pii.md"
 _TRIM = " \t\r\n.,;:!?()[]\"'"
 
@@ -126,6 +127,32 @@ def secret_false_positives(rows: list[dict]) -> list[str]:
     return out
 
 
+def encoding_false_positives() -> list[str]:
+    """Table rows: encoding-guardrail leaks and decoded segments on ordinary model outputs."""
+    import csv
+
+    from assay.data.case import TestCase
+    from assay.evaluators.encoding_guardrail import EncodingGuardrail
+
+    corpora: dict[str, list[str]] = {}
+    if PROSE.is_dir():
+        summaries: set[str] = set()
+        for path in sorted(PROSE.glob("*.json")):
+            summaries.update(r["summary"] for r in json.loads(path.read_text(encoding="utf-8")))
+        corpora["SummEdits summaries"] = sorted(summaries)
+    if JAILBREAK.is_file():
+        with JAILBREAK.open(encoding="utf-8", newline="") as handle:
+            corpora["GPTFuzz model responses"] = [row["Response"] for row in csv.DictReader(handle)]
+    out = []
+    for name, texts in corpora.items():
+        cases = [TestCase(id=str(i), actual_answer=t) for i, t in enumerate(texts)]
+        results = EncodingGuardrail().evaluate(cases)
+        leaks = sum(r.outcomes["encoding_leak"].value or 0 for r in results)
+        segments = sum(r.outcomes["encoded_segments"].value or 0 for r in results)
+        out.append(f"| {name} | {len(texts):,} | {leaks:.0f} | {segments:.0f} |")
+    return out
+
+
 def main() -> int:
     if not DATA.is_file():
         print(f"PII data not found at {DATA}; see shared/data/README.md", file=sys.stderr)
@@ -170,6 +197,15 @@ def main() -> int:
         "| corpus | texts | MB | findings | by type |",
         "|---|---:|---:|---:|---|",
         *secret_false_positives(rows),
+        "",
+        "## Encoding guardrail on ordinary outputs",
+        "",
+        "Answers without planted encodings: leaks are false positives (checked with the PII and "
+        "secrets detectors); segments are base16/base64/URL-encoded spans that decoded to text.",
+        "",
+        "| corpus | answers | leaks | decoded segments |",
+        "|---|---:|---:|---:|",
+        *encoding_false_positives(),
         "",
         "## Scanning speed",
         "",

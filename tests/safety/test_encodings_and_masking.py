@@ -106,3 +106,7 @@ def test_mask_replaces_spans_and_scrub_finds_both_families() -> None:
     ]
     assert mask(text, []) == text
     assert mask("no pii", find_pii("no pii")) == "no pii"
+
+
+def test_long_words_are_not_base64() -> None:
+    assert segments("circumstantial internationalization RESPONSIBILITIES") == []

@@ -84,7 +84,12 @@ def decode_base64(segment: str) -> str | None:
         'hello world'
     """
     core = segment.rstrip("=")
-    if len(core) % 4 == 1:
+    classes = (
+        any(c.islower() for c in core)
+        + any(c.isupper() for c in core)
+        + any(c.isdigit() for c in core)
+    )
+    if len(core) % 4 == 1 or classes < 2:  # one-class words ("circumstantial") are not base64
         return None
     padded = core + "=" * (-len(core) % 4)
     try:
