@@ -128,3 +128,16 @@ def test_analysis_is_reproducible_for_a_seed(report_run: EvaluationRun, tmp_path
     first = analyze_run(report_run, n_resamples=100, seed=3)
     again = analyze_run(report_run, n_resamples=100, seed=3)
     assert json.dumps(first) == json.dumps(again)
+
+
+def test_drilldown_is_capped_with_failing_cases_first(report_run: EvaluationRun) -> None:
+    from assay.report.drilldown import drilldown, read_cases
+
+    results = report_run.results
+    full = drilldown(results, read_cases(report_run.path))
+    capped = drilldown(results, read_cases(report_run.path), max_cases=5)
+    assert (full["total"], full["shown"]) == (60, 60)
+    assert (capped["total"], capped["shown"]) == (60, 5)
+    worst = sorted(e["n_fail"] + e["n_error"] for e in full["entries"])[-5:]
+    assert sorted(e["n_fail"] + e["n_error"] for e in capped["entries"]) == worst
+    assert all(e["question"] for e in capped["entries"])

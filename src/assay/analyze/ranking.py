@@ -101,9 +101,10 @@ def pairwise(
         models = sorted(frame["model"].unique().tolist())
         if len(models) < 2:
             continue
-        wide = frame.pivot_table(index="case_id", columns="model", values="value", aggfunc="mean")
-        verdicts = frame.dropna(subset=["passed"]).pivot_table(
-            index="case_id", columns="model", values="passed", aggfunc="min"
+        wide = _wide(frame, "value")
+        judged = frame[frame["passed"].notna()]
+        verdicts = _wide(
+            judged.assign(passed=judged["passed"].astype(bool).astype(float)), "passed"
         )
         rows = []
         for a, b in combinations(models, 2):
@@ -123,6 +124,12 @@ def pairwise(
             )
             out.append(row)
     return out
+
+
+def _wide(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """case_id × model table of ``column`` (first row per case and model)."""
+    unique = frame.drop_duplicates(["case_id", "model"])
+    return unique.set_index(["case_id", "model"])[column].unstack("model")
 
 
 def _compare_pair(

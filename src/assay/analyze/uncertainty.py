@@ -49,6 +49,12 @@ def bootstrap_means(
     check(array.size > 0, "values", "bootstrap_means", "a non-empty sequence", [])
     rng = np.random.default_rng(seed)
     n = array.size
+    unique, counts = np.unique(array, return_counts=True)
+    if unique.size * 4 <= n:
+        # Few distinct values (pass / fail, Likert scores): a resample's counts of each value are
+        # multinomial, which draws k numbers per resample instead of n; same distribution.
+        draws = rng.multinomial(n, counts / n, size=n_resamples)
+        return np.asarray(draws @ unique / n, dtype=np.float64)
     per_chunk = max(1, _CHUNK_CELLS // n)
     out = np.empty(n_resamples, dtype=np.float64)
     for start in range(0, n_resamples, per_chunk):

@@ -24,6 +24,8 @@ NONE_LABEL = "(none)"
 #: Scope label of rows computed over all models together.
 ALL_MODELS = "(all models)"
 
+_MEASURED = "assay_measured"  # marks a frame already returned by measured()
+
 MARGINAL_COLUMNS = [
     "scope",
     "metric",
@@ -44,18 +46,23 @@ MARGINAL_COLUMNS = [
 def measured(results: pd.DataFrame) -> pd.DataFrame:
     """The ``ok`` rows with a value, slice fields filled with :data:`NONE_LABEL`.
 
+    Idempotent and cheap on its own output, so analysis functions accept either table.
+
     Example:
         >>> frame = pd.DataFrame({"status": ["ok", "skipped"], "value": [1.0, None],
         ...                       "topic": [None, "x"], "model": ["m", "m"]})
         >>> measured(frame)["topic"].tolist()
         ['(none)']
     """
+    if results.attrs.get(_MEASURED):
+        return results
     ok = results[(results["status"] == "ok") & results["value"].notna()].copy()
     for field in SLICE_FIELDS:
         if field in ok:
             ok[field] = ok[field].fillna(NONE_LABEL).replace("", NONE_LABEL).astype(str)
     if "model" in ok:
         ok["model"] = ok["model"].replace(NONE_LABEL, "")
+    ok.attrs[_MEASURED] = True
     return ok
 
 

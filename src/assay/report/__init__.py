@@ -41,14 +41,14 @@ def write_reports(
     """
     from assay.analyze.summary import analyze_run
     from assay.analyze.uncertainty import DEFAULT_RESAMPLES
-    from assay.report.drilldown import drilldown, read_calibration, read_cases
+    from assay.report.drilldown import read_calibration, run_drilldown
     from assay.report.html import render_html
 
     directory = Path(directory)
     analysis = analyze_run(
         run, dimensions=dimensions, n_resamples=n_resamples or DEFAULT_RESAMPLES, seed=seed
     )
-    cases = drilldown(run.results, read_cases(directory))
+    cases = run_drilldown(run.results, directory)
     page = render_html(
         analysis,
         cases=cases,

@@ -23,6 +23,24 @@ logger = logging.getLogger(__name__)
 MAX_CASES = 3000
 #: Characters of any one text embedded in the report at most.
 MAX_TEXT = 20_000
+_ROW_KEYS = (
+    "case_id",
+    "model",
+    "evaluator",
+    "metric",
+    "primary",
+    "status",
+    "value",
+    "passed",
+    "threshold",
+    "reason",
+    "explanation",
+    "details",
+    "topic",
+    "query_type",
+    "perturbation",
+    "parent_id",
+)
 _METRIC_KEYS = (
     "evaluator",
     "metric",
@@ -36,8 +54,13 @@ _METRIC_KEYS = (
 CALIBRATION_PATTERNS = ("calibration*.json", "thresholds*.json", "calibrated.parquet")
 
 
-def read_cases(directory: Path) -> dict[tuple[str, str], dict[str, Any]]:
+def read_cases(
+    directory: Path, keys: set[tuple[str, str]] | None = None
+) -> dict[tuple[str, str], dict[str, Any]]:
     """Cases of the run keyed by ``(id, model)``, from ``suite.jsonl`` (empty when absent).
+
+    The file was written by :func:`assay.evaluate` from validated cases, so it is read as plain
+    JSON (fast); ``keys`` limits the result to the cases the report shows.
 
     Example:
         >>> import tempfile
@@ -47,9 +70,16 @@ def read_cases(directory: Path) -> dict[tuple[str, str], dict[str, Any]]:
     path = directory / SUITE_FILE
     if not path.is_file():
         return {}
-    from assay.data.suite import read_suite
-
-    return {case.key: case.model_dump() for case in read_suite(path)}
+    out = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            key = (str(record.get("id")), str(record.get("model") or ""))
+            if keys is None or key in keys:
+                out[key] = record
+    return out
 
 
 def _clip(text: Any) -> Any:
@@ -88,8 +118,9 @@ def drilldown(
         >>> entry["answer"], entry["n_fail"], entry["evidence"][0]["details"]
         ('a. b.', 1, {'least_grounded_sentence': 'b'})
     """
+    total, results = _select(results, max_cases)
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in results.to_dict("records"):
+    for row in results[[c for c in _ROW_KEYS if c in results]].to_dict("records"):
         groups.setdefault((str(row["case_id"]), str(row["model"])), []).append(row)
     entries = []
     for (case_id, model), rows in groups.items():
@@ -129,11 +160,44 @@ def drilldown(
             }
         )
     entries.sort(key=lambda e: (-(e["n_fail"] + e["n_error"]), e["model"], e["case_id"]))
-    return {
-        "entries": entries[:max_cases],
-        "total": len(entries),
-        "shown": min(len(entries), max_cases),
-    }
+    return {"entries": entries, "total": total, "shown": len(entries)}
+
+
+def run_drilldown(
+    results: pd.DataFrame, directory: Path, *, max_cases: int = MAX_CASES
+) -> dict[str, Any]:
+    """:func:`drilldown` of a run directory, reading only the cases it will show.
+
+    Example:
+        >>> import tempfile
+        >>> frame = pd.DataFrame(columns=["case_id", "model", "status", "passed"])
+        >>> run_drilldown(frame, Path(tempfile.mkdtemp()))["total"]
+        0
+    """
+    total, rows = _select(results, max_cases)
+    keys = set(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
+    out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases)
+    out["total"] = total
+    return out
+
+
+def _select(results: pd.DataFrame, max_cases: int) -> tuple[int, pd.DataFrame]:
+    """The number of case × model entries, and the rows of the ``max_cases`` most relevant ones
+    (most failures and errors first), chosen with vectorised operations before any row is
+    turned into Python objects."""
+    keys = results[["case_id", "model"]].astype(str)
+    bad = (results["passed"] == False) | (results["status"] == "error")  # noqa: E712
+    score = bad.groupby([keys["case_id"], keys["model"]], sort=False).sum()
+    total = len(score)
+    if total <= max_cases:
+        return total, results
+    ranked = score.reset_index(name="bad").sort_values(
+        ["bad", "model", "case_id"], ascending=[False, True, True], kind="stable"
+    )
+    chosen = ranked.head(max_cases)
+    wanted = pd.MultiIndex.from_frame(chosen[["case_id", "model"]])
+    mask = pd.MultiIndex.from_frame(keys).isin(wanted)
+    return total, results[mask]
 
 
 def _details(raw: Any) -> Any:
