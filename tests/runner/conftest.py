@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from rag_service import Behaviour, RagService, serve
+
+from .rag_service import Behaviour, RagService, serve
 
 
 @pytest.fixture

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rag_service import QUESTIONS, Behaviour, http_config, serve, suite
-
 from assay.runner import build_target, run_target
+
+from .rag_service import QUESTIONS, Behaviour, http_config, serve, suite
 
 
 def test_answers_retrieval_latency_and_cost_are_captured(rag) -> None:

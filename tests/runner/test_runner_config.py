@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from rag_service import http_config, suite
 
 from assay.cli.main import cli
 from assay.data import read_suite, write_suite
@@ -15,6 +14,8 @@ from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.runner import Checkpoint, HTTPConnector, build_target, load_target, run_target
 from assay.runner.mapping import get_path, render
+
+from .rag_service import http_config, suite
 
 
 def test_yaml_config_with_env_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 import time
 
-from rag_service import CORPUS, Behaviour, retrieve, serve, suite
-
 from assay.data.case import TestCase
 from assay.runner import (
     CallableConnector,
@@ -17,6 +15,8 @@ from assay.runner import (
     ask,
     run_target,
 )
+
+from .rag_service import CORPUS, Behaviour, retrieve, serve, suite
 
 
 def _retriever(question: str) -> list[dict[str, str]]:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from rag_service import CORPUS, http_config, serve
-
 from assay.attacks import make_attacks
 from assay.data.case import TestCase
 from assay.engine import evaluate
 from assay.perturb import Casing, Distractors, KeyboardTypos, perturb
 from assay.runner import build_target, run_target
+
+from .rag_service import CORPUS, http_config, serve
 
 SUITE = [
     TestCase(id="fee", question="What is the monthly fee of the Premier current account?",

@@ -12,11 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
-from rag_service import Behaviour, http_config, serve
 
 from assay.data import read_suite, write_suite
 from assay.data.case import TestCase
 from assay.runner import CallableConnector, RunSettings, run_target
+
+from .rag_service import Behaviour, http_config, serve
 
 N_CASES = 60
 _CLI = "from assay.cli.main import main; main()"

@@ -1,0 +1,1 @@
+"""Tests of assay.runner against a loopback RAG service."""
