@@ -2,7 +2,8 @@
 
 Public API:
 
-* :func:`find_pii` — personal data (cards, SSNs, emails, phones, IBANs, IP and street addresses);
+* :func:`find_pii` — personal data (cards, SSNs, emails, phones, IBANs, IP and street addresses;
+  person names with the opt-in spaCy model, :func:`find_names`);
 * :func:`find_secrets` — keys, tokens, certificates, passwords, product keys;
 * :func:`find_sensitive` — both;
 * :func:`find_encoded` — base16 / base64 / URL-encoded / rot13 / reversed segments, decoded;
@@ -15,15 +16,18 @@ Every detector returns :class:`Finding` values whose raw text never appears in t
 from assay.safety.encodings import DecodedSegment, find_encoded
 from assay.safety.findings import Finding, count_by_kind, mask_value, resolve_overlaps
 from assay.safety.masking import find_sensitive, mask, scrub
-from assay.safety.pii import PII_TYPES, find_pii
+from assay.safety.names import find_names
+from assay.safety.pii import ALL_PII_TYPES, PII_TYPES, find_pii
 from assay.safety.secrets import find_secrets, shannon_entropy
 
 __all__ = [
+    "ALL_PII_TYPES",
     "PII_TYPES",
     "DecodedSegment",
     "Finding",
     "count_by_kind",
     "find_encoded",
+    "find_names",
     "find_pii",
     "find_secrets",
     "find_sensitive",
