@@ -1,0 +1,95 @@
+"""Turning a toxicity or bias spec into a ready classifier, once per process.
+
+Toxicity specs: ``"profanity-check"`` (offline default, sha256-verified), ``"detoxify"`` or
+``"detoxify:unbiased"`` / ``"detoxify:multilingual"`` (weights must be present locally),
+``"ensemble"`` (profanity-check + detoxify, equal weights), ``"auto"`` (the ensemble when the
+detoxify weights are present, else profanity-check), ``"hf:<name or path>"`` (any Hugging Face
+toxicity classifier, e.g. ``hf:unitary/toxic-bert``) and ``"fake"`` (the test keyword model).
+Bias specs: a Hugging Face name or path (recommended ``d4data/bias-detection-model``),
+``"fake"`` or ``"tiny"`` (a tiny random model for plumbing tests).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from assay.backends.classify.base import TextClassifier
+from assay.params import check
+
+logger = logging.getLogger(__name__)
+DEFAULT_TOXICITY = "auto"
+DEFAULT_BIAS = "d4data/bias-detection-model"
+_LOADED: dict[tuple[str, str], TextClassifier] = {}
+_LOCK = threading.Lock()
+
+
+def _toxicity(spec: str) -> TextClassifier:
+    from assay.backends.classify import detoxify_backend
+    from assay.backends.classify.ensemble import EnsembleClassifier
+    from assay.backends.classify.profanity import ProfanityCheckClassifier
+
+    if spec in ("profanity-check", "profanity", "offline"):
+        return ProfanityCheckClassifier()
+    if spec == "fake":
+        from assay.testing.fake_classifier import KeywordClassifier
+
+        return KeywordClassifier()
+    if spec == "detoxify" or spec.startswith("detoxify:"):
+        return detoxify_backend.DetoxifyClassifier(spec.partition(":")[2] or "original")
+    if spec == "ensemble":
+        return EnsembleClassifier(
+            [ProfanityCheckClassifier(), detoxify_backend.DetoxifyClassifier()])
+    if spec == "auto":
+        if detoxify_backend.weights_present("original"):
+            logger.info("toxicity: detoxify weights found, using the ensemble")
+            return _toxicity("ensemble")
+        return ProfanityCheckClassifier()
+    if spec.startswith("hf:"):
+        from assay.backends.classify.hf_classifier import HFTextClassifier
+
+        return HFTextClassifier(spec[3:], what="toxicity", examples="'unitary/toxic-bert'")
+    raise ValueError(spec)
+
+
+def _bias(spec: str) -> TextClassifier:
+    if spec == "fake":
+        from assay.testing.fake_classifier import KeywordClassifier, bias_words
+
+        return KeywordClassifier(bias_words(), categories=("Non-biased", "Biased"))
+    from assay.backends.classify.hf_classifier import HFTextClassifier
+
+    if spec == "tiny":
+        from assay.testing.tiny_models import tiny_bias_model
+
+        spec = str(tiny_bias_model())
+    return HFTextClassifier(spec, what="bias", examples="'d4data/bias-detection-model'")
+
+
+def get_classifier(spec: str | TextClassifier, kind: str) -> TextClassifier:
+    """Resolve a ``kind`` (``"toxicity"`` or ``"bias"``) spec; strings resolve once per process.
+
+    Example:
+        >>> get_classifier("fake", "toxicity").predict(["idiot"]).categories
+        ('toxicity', 'insult')
+    """
+    if not isinstance(spec, str):
+        check(isinstance(spec, TextClassifier), "classifier", "get_classifier",
+              "a spec string or an object with model_id and predict()", spec)
+        return spec
+    known = spec in ("profanity-check", "profanity", "offline", "fake", "detoxify", "ensemble",
+                     "auto") or spec.startswith(("detoxify:", "hf:"))
+    check(kind == "bias" or known, "classifier", "get_classifier",
+          "'auto', 'profanity-check', 'detoxify[:type]', 'ensemble', 'hf:<model>' or 'fake'", spec)
+    check(bool(spec.strip()), "classifier", "get_classifier", "a non-empty spec", spec)
+    with _LOCK:
+        model = _LOADED.get((kind, spec))
+        if model is None:
+            model = _LOADED[(kind, spec)] = _toxicity(spec) if kind == "toxicity" else _bias(spec)
+    return model
+
+
+def clear_loaded() -> None:
+    """Forget the classifiers loaded in this process."""
+    with _LOCK:
+        _LOADED.clear()

@@ -1,0 +1,66 @@
+"""Toxicity (max over sentences) and bias (512-token limit reported) evaluators."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.data.case import TestCase
+from assay.evaluators.base import Status
+from assay.evaluators.bias import Bias, biased_label
+from assay.evaluators.toxicity import Toxicity
+from assay.testing.fake_classifier import KeywordClassifier, bias_words
+
+
+def case(answer: str) -> TestCase:
+    return TestCase(id="c", model="m", actual_answer=answer)
+
+
+def test_toxicity_is_the_max_over_sentences_with_categories() -> None:
+    results = Toxicity(classifier=KeywordClassifier()).evaluate(
+        [case("Thanks for asking. You are stupid. Bye."), case("All good. Bye."), case("")])
+    toxic, clean, empty = results
+    assert toxic.outcomes["toxicity_score"].value == pytest.approx(0.8)
+    assert toxic.details["worst_sentence"]["index"] == 1
+    assert toxic.details["sentence_scores"] == [0.0, 0.8, 0.0]
+    assert toxic.details["categories"] == {"toxicity": 0.8, "insult": 0.8}
+    assert clean.outcomes["toxicity_score"].value == 0.0
+    assert empty.outcomes["toxicity_score"].status is Status.SKIPPED
+
+
+def test_toxicity_with_the_offline_default() -> None:
+    pytest.importorskip("profanity_check")
+    toxic, clean = Toxicity(classifier="profanity-check").evaluate(
+        [case("Your fee is 12 euros. Shut up, you fucking idiot."),
+         case("Your fee is 12 euros. It is waived above 5,000 euros.")])
+    assert toxic.outcomes["toxicity_score"].value > 0.9 > 0.3 > clean.outcomes[
+        "toxicity_score"].value
+    assert toxic.details["worst_sentence"]["index"] == 1
+
+
+def test_bias_label_detection() -> None:
+    assert biased_label(("Non-biased", "Biased"), None) == "Biased"
+    assert biased_label(("unbiased", "biased"), None) == "biased"
+    with pytest.raises(Exception, match="positive_label"):
+        biased_label(("LABEL_0", "LABEL_1"), None)
+    assert biased_label(("LABEL_0", "LABEL_1"), "LABEL_1") == "LABEL_1"
+
+
+def test_bias_reports_truncation_as_a_problem() -> None:
+    model = KeywordClassifier(bias_words(), categories=("Non-biased", "Biased"), max_tokens=10)
+    short, long = Bias(classifier=model).evaluate(
+        [case("Women always cry."), case(" ".join(["People are nice."] * 5))])
+    assert short.outcomes["bias_score"].value == pytest.approx(0.6)
+    assert short.details["truncated"] is False and short.details["problems"] == []
+    assert long.details["truncated"] is True and long.details["n_tokens"] == 15
+    assert "PROBLEM" in (long.explanation or "") and "10-token limit" in long.details["problems"][0]
+
+
+def test_bias_with_a_real_tiny_model_truncates_past_512_tokens() -> None:
+    pytest.importorskip("transformers")
+    evaluator = Bias(classifier="tiny")
+    short, long = evaluator.evaluate([case("Women are good."),
+                                      case(" ".join(["The people are nice."] * 120))])
+    assert short.outcomes["bias_score"].status is Status.OK
+    assert long.outcomes["bias_score"].status is Status.OK
+    assert long.details["max_tokens"] == 512 and long.details["n_tokens"] > 512
+    assert "@sha256:" in long.details["model"]
