@@ -71,3 +71,11 @@ def test_stemming_and_case_make_support_robust() -> None:
     keys = context_keys(["Customers closed their accounts."])
     facts = extract_facts("The customer closes the account.")
     assert {f.key for f in facts} <= keys
+
+
+def test_negation_is_checked_against_the_matching_context_sentence() -> None:
+    context = ["The fee is waived above 5,000 euros.", "Cards are not accepted abroad."]
+    negated_claim = score("The fee is not waived above 5,000 euros.", context)
+    faithful = score("Cards are not accepted abroad.", context)
+    assert [u["kind"] for u in negated_claim.details["unsupported"]] == ["negation"]  # type: ignore[attr-defined]
+    assert faithful.outcomes["facts_support"].value == 1.0  # type: ignore[attr-defined]

@@ -3,9 +3,11 @@
 A transparent, model-free hallucination signal. The answer's content words, numbers, dates,
 name-like tokens and negations are extracted and normalised (lower case, Porter stems, digits
 for number words, ``5,000`` = ``5000``, month names to numbers); a fact is *supported* when its
-normalised form occurs anywhere in the retrieved context. The unsupported facts are listed as
-the explanation. Sentence similarity cannot see a changed number or name; this metric can, but
-it cannot see paraphrases of unsupported claims — use both.
+normalised form occurs anywhere in the retrieved context. A negation is checked locally: it is
+supported when the context sentence sharing the most content words with the answer sentence
+that holds it is negated too (a "not" elsewhere in the context says nothing about this claim).
+The unsupported facts are listed as the explanation. Sentence similarity cannot see a changed
+number or name; this metric can, but it cannot see paraphrases of unsupported claims: use both.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class Fact:
     text: str
     kind: str
     key: str
+    sentence: int = 0
 
 
 def normalise_number(text: str) -> str:
@@ -108,11 +111,11 @@ def extract_facts(text: str | None) -> list[Fact]:
         [('May', 'date'), ('Anna', 'name'), ('paid', 'word'), ('5,000', 'number')]
     """
     facts: dict[str, Fact] = {}
-    for sentence in split_sentences(text):
+    for index, sentence in enumerate(split_sentences(text)):
         for position, match in enumerate(_TOKEN.finditer(sentence)):
             token = match.group(0)
             if match.group("num"):
-                fact = Fact(token, "number", f"num:{normalise_number(token)}")
+                fact = Fact(token, "number", f"num:{normalise_number(token)}", index)
             else:
                 lower = token.lower()
                 kind, key = _word_key(lower)
@@ -122,8 +125,9 @@ def extract_facts(text: str | None) -> list[Fact]:
                     if position > 0 and token[0].isupper():
                         kind = "name"
                         key = f"name:{lower}"
-                fact = Fact(token, kind, key)
-            facts.setdefault(fact.key if fact.kind != "word" else f"w:{fact.key}", fact)
+                fact = Fact(token, kind, key, index)
+            dedup = {"word": f"w:{fact.key}", "negation": f"neg@{index}"}.get(kind, fact.key)
+            facts.setdefault(dedup, fact)
     return list(facts.values())
 
 
@@ -149,6 +153,53 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
             if kind != "word":
                 keys.add(porter_stem(lower))
     return frozenset(keys)
+
+
+def content_stems(sentence: str) -> frozenset[str]:
+    """Porter stems of the non-stopword words of a sentence.
+
+    Example:
+        >>> sorted(content_stems("The fees were not waived."))
+        ['fee', 'not', 'waiv']
+    """
+    return frozenset(
+        porter_stem(m.group(0).lower())
+        for m in _TOKEN.finditer(sentence)
+        if m.group("word") and m.group(0).lower() not in STOPWORDS
+    )
+
+
+def is_negated(sentence: str) -> bool:
+    """Whether a sentence holds a negation word."""
+    return any(
+        _word_key(m.group(0).lower())[0] == "negation"
+        for m in _TOKEN.finditer(sentence)
+        if m.group("word")
+    )
+
+
+def negation_supported(
+    answer_sentence: str, context: Sequence[tuple[frozenset[str], bool]]
+) -> bool:
+    """Whether the context sentence most similar to ``answer_sentence`` (Jaccard of content
+    stems; the first one on ties) is negated too.
+
+    Example:
+        >>> texts = ["The fee is not waived.", "Cards are free."]
+        >>> ctx = [(content_stems(s), is_negated(s)) for s in texts]
+        >>> negation_supported("Fees are never waived.", ctx)
+        True
+        >>> negation_supported("Cards are not free.", ctx)
+        False
+    """
+    stems = content_stems(answer_sentence)
+    best, best_score = None, -1.0
+    for candidate, negated in context:
+        union = len(stems | candidate)
+        score = len(stems & candidate) / union if union else 0.0
+        if score > best_score:
+            best, best_score = negated, score
+    return bool(best)
 
 
 def _supported(fact: Fact, keys: frozenset[str]) -> bool:
@@ -222,6 +273,17 @@ class UnsupportedFacts(Evaluator):
             return CaseResult.skipped(self.metric_names(), "the answer states no checkable facts")
         keys = context_keys(case.retrieved_context)
         flags = [_supported(f, keys) for f in facts]
+        if any(f.kind == "negation" for f in facts):
+            answer = split_sentences(case.actual_answer)
+            context = [
+                (content_stems(s), is_negated(s))
+                for chunk in case.retrieved_context or []
+                for s in split_sentences(chunk)
+            ]
+            flags = [
+                negation_supported(answer[f.sentence], context) if f.kind == "negation" else ok
+                for f, ok in zip(facts, flags, strict=True)
+            ]
         unsupported = [f for f, ok in zip(facts, flags, strict=True) if not ok]
         outcomes = {
             "facts_support": Outcome(Status.OK, sum(flags) / len(flags)),

@@ -1,0 +1,187 @@
+"""Speed of the embedding evaluators against the encoding floor, cold and with a warm cache.
+
+The demo suite (``src/assay/demo/suite.jsonl``; ``assay.testing.sample_cases()`` when absent) is
+repeated 100 times and evaluated with every embedding evaluator (``emb_*``, default parameters,
+the offline default model), batch by batch as the engine does (``Evaluator.evaluate`` on batches
+of 512, corpus accumulators included). Each phase runs in a fresh process, timing only the work
+(imports, and loading the model where it is needed, are excluded from every phase):
+
+* **first run**: empty on-disk cache; records every distinct text the evaluators encoded;
+* **floor**: a plain ``SentenceTransformer.encode`` of exactly those distinct texts, once, with
+  the same model and batch size — the least any evaluation of this suite can cost here;
+* **warm rerun**: a new process on the now warm on-disk cache (the model is never loaded).
+
+Targets: first run <= 1.3 x floor; warm rerun >= 10 x faster than the first run. Writes
+``benchmarks/results/embedding_speed.md``.
+
+Run: ``python benchmarks/bench_embedding_speed.py [--repeat 100]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SUITE = ROOT / "src" / "assay" / "demo" / "suite.jsonl"
+OUT = HERE / "results" / "embedding_speed.md"
+BATCH_SIZE = 512
+WARMUP = [f"Warm-up sentence number {i} about nothing in particular." for i in range(32)]
+
+
+def _cases(repeat: int) -> tuple[list, str]:
+    from assay.data.suite import read_suite
+    from assay.testing import sample_cases
+
+    if SUITE.is_file():
+        base, source = read_suite(SUITE).cases, "src/assay/demo/suite.jsonl"
+    else:
+        base, source = sample_cases(), "assay.testing.sample_cases()"
+    cases = [c.model_copy(update={"id": f"{c.id}#{k}"}) for k in range(repeat) for c in base]
+    return cases, f"{source} ({len(base)} cases) x {repeat} = {len(cases):,} cases"
+
+
+def phase_evaluate(repeat: int, texts_out: str | None) -> dict[str, object]:
+    """Evaluate the repeated suite with every embedding evaluator; return timings."""
+    from assay.backends.embed import get_embedder
+    from assay.engine.batching import batches
+    from assay.evaluators import evaluator_class, evaluator_names
+
+    cases, label = _cases(repeat)
+    embedder = get_embedder("minilm")
+    if texts_out is not None:  # cold phase: load the model before timing, as the floor does
+        backend = embedder.backend
+        backend.load()  # type: ignore[attr-defined]
+        backend.encode(WARMUP)
+    evaluators = [evaluator_class(n)() for n in evaluator_names() if n.startswith("emb_")]
+    per_evaluator: dict[str, float] = {}
+    start = time.perf_counter()
+    for evaluator in evaluators:
+        t0 = time.perf_counter()
+        accumulators: dict[str, object] = {}
+        for batch in batches(cases, evaluator, BATCH_SIZE):
+            results = evaluator.evaluate(batch)
+            if any(m.aggregation == "corpus" for m in evaluator.metrics):
+                for case, result in zip(batch, results, strict=True):
+                    acc = accumulators.get(case.model or "")
+                    if acc is None:
+                        acc = accumulators[case.model or ""] = evaluator.corpus_accumulator()
+                    acc.add([case], [result])  # type: ignore[attr-defined]
+        for acc in accumulators.values():
+            acc.finish()  # type: ignore[attr-defined]
+        per_evaluator[evaluator.name] = time.perf_counter() - t0
+    total = time.perf_counter() - start
+    if texts_out is not None:
+        Path(texts_out).write_text(json.dumps(list(embedder._vectors)), encoding="utf-8")
+    return {
+        "seconds": total,
+        "per_evaluator": per_evaluator,
+        "stats": dict(embedder.stats),
+        "label": label,
+        "model_loaded": getattr(embedder.backend, "_model", None) is not None,
+    }
+
+
+def phase_floor(texts_in: str) -> dict[str, object]:
+    """Encode the distinct texts once with the plain sentence-transformers model."""
+    from sentence_transformers import SentenceTransformer
+
+    from assay.backends.embed import minilm
+    from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
+
+    texts = json.loads(Path(texts_in).read_text(encoding="utf-8"))
+    model = SentenceTransformer(str(minilm.verify(minilm.model_dir())), device="cpu")
+    batch_size = SentenceTransformerEmbedder(minilm.model_dir()).batch_size
+    model.encode(WARMUP, batch_size=batch_size)
+    start = time.perf_counter()
+    model.encode(texts, batch_size=batch_size, show_progress_bar=False)
+    return {"seconds": time.perf_counter() - start, "n_texts": len(texts)}
+
+
+def _child(args: list[str], cache: str) -> dict[str, object]:
+    env = dict(os.environ, ASSAY_CACHE_DIR=cache, HF_HUB_OFFLINE="1")
+    out = subprocess.run(
+        [sys.executable, __file__, *args], env=env, capture_output=True, text=True, check=False
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"phase {args} failed:\n{out.stderr[-4000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=100)
+    parser.add_argument("--phase", choices=["first", "floor", "warm"], help=argparse.SUPPRESS)
+    parser.add_argument("--texts", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase == "first":
+        print(json.dumps(phase_evaluate(args.repeat, args.texts)))
+        return 0
+    if args.phase == "warm":
+        print(json.dumps(phase_evaluate(args.repeat, None)))
+        return 0
+    if args.phase == "floor":
+        print(json.dumps(phase_floor(args.texts)))
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="assay-speed-") as tmp:
+        texts = str(Path(tmp) / "texts.json")
+        cache = str(Path(tmp) / "cache")
+        repeat = ["--repeat", str(args.repeat)]
+        first = _child(["--phase", "first", "--texts", texts, *repeat], cache)
+        floor = _child(["--phase", "floor", "--texts", texts], cache)
+        warm = _child(["--phase", "warm", *repeat], cache)
+    f_s, fl_s, w_s = float(first["seconds"]), float(floor["seconds"]), float(warm["seconds"])  # type: ignore[arg-type]
+    ratio_floor, speedup = f_s / fl_s, f_s / w_s
+    ok_floor, ok_warm = ratio_floor <= 1.3, speedup >= 10
+    per_first: dict[str, float] = first["per_evaluator"]  # type: ignore[assignment]
+    per_warm: dict[str, float] = warm["per_evaluator"]  # type: ignore[assignment]
+    lines = [
+        "# Embedding evaluators: speed against the encoding floor",
+        "",
+        f"Suite: {first['label']}; all {len(per_first)} embedding evaluators "
+        f"(`{'`, `'.join(per_first)}`), default parameters, model all-MiniLM-L6-v2 (CPU). "
+        "Generated by `python benchmarks/bench_embedding_speed.py`; do not edit by hand.",
+        "",
+        "| measurement | seconds | ratio | target | met |",
+        "|---|---:|---:|---|---|",
+        f"| floor: encode the {floor['n_texts']} distinct texts once (plain sentence-transformers) "
+        f"| {fl_s:.2f} | 1.00 | | |",
+        f"| first run, empty cache (all evaluators) | {f_s:.2f} | {ratio_floor:.2f} x floor "
+        f"| <= 1.3 x floor | {'yes' if ok_floor else 'NO'} |",
+        f"| warm rerun, new process, on-disk cache | {w_s:.2f} | {speedup:.1f} x faster "
+        f"| >= 10 x faster | {'yes' if ok_warm else 'NO'} |",
+        "",
+        "Each phase runs in a fresh process and times the evaluation only (imports and model "
+        "loading excluded; the warm rerun never loads the model). The first run encodes each "
+        f"distinct text once ({first['stats']}); identical cases are scored once per evaluator and "
+        f"looked up afterwards. Warm rerun cache use: {warm['stats']}; model loaded: "
+        f"{warm['model_loaded']}.",
+        "",
+        "| evaluator | first run (s) | warm rerun (s) |",
+        "|---|---:|---:|",
+    ]
+    for name, seconds in per_first.items():
+        lines.append(f"| {name} | {seconds:.2f} | {per_warm.get(name, float('nan')):.2f} |")
+    lines += [
+        "",
+        f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}, "
+        f"{os.cpu_count()} CPUs (shared; timings are noisy when other work runs).",
+        "",
+    ]
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text("\n".join(lines), encoding="utf-8")
+    print("\n".join(lines))
+    return 0 if ok_floor and ok_warm else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
