@@ -141,3 +141,32 @@ def test_drilldown_is_capped_with_failing_cases_first(report_run: EvaluationRun)
     worst = sorted(e["n_fail"] + e["n_error"] for e in full["entries"])[-5:]
     assert sorted(e["n_fail"] + e["n_error"] for e in capped["entries"]) == worst
     assert all(e["question"] for e in capped["entries"])
+
+
+def test_rebuild_keeps_manifest_hashes_true(report_run: EvaluationRun, tmp_path: Path) -> None:
+    from assay.fileio import sha256_file
+
+    run_dir = tmp_path / "hashes"
+    shutil.copytree(report_run.path, run_dir)
+    result = CliRunner().invoke(cli, ["report", str(run_dir), "--resamples", "20"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    for name in ("report.html", "analysis.json", "report.md", "leaderboard.md"):
+        assert manifest["files"][name] == sha256_file(run_dir / name)
+    assert "reports_rebuilt_at" in manifest and load_run(run_dir).manifest["status"] == "complete"
+
+
+def test_older_runs_without_suite_copy_use_the_unchanged_original(tmp_path: Path) -> None:
+    import assay
+    from assay.data import write_suite
+    from assay.report.drilldown import read_cases
+
+    from .report_runs import report_cases
+
+    source = write_suite(report_cases()[:4], tmp_path / "suite.jsonl")
+    run_dir = tmp_path / "old-run"
+    assay.evaluate(source, ["token_f1"], out=run_dir)
+    (run_dir / "suite.jsonl").unlink()
+    assert len(read_cases(run_dir)) == 4
+    source.write_text(source.read_text() + "\n")  # changed since the run: not trusted
+    assert read_cases(run_dir) == {}

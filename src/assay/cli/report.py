@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from assay.cli.progress import console
+
+
+def _record(manifest: dict[str, Any], run_dir: Path, written: list[Path]) -> None:
+    """Keep the manifest's file hashes true for the rebuilt reports."""
+    from datetime import UTC, datetime
+
+    from assay.engine.run import MANIFEST_FILE
+    from assay.fileio import sha256_file, write_json
+
+    files = manifest.setdefault("files", {})
+    for path in written:
+        files[path.name] = sha256_file(path)
+    manifest["reports_rebuilt_at"] = datetime.now(UTC).isoformat()
+    write_json(run_dir / MANIFEST_FILE, manifest)
 
 
 @click.command("report")
@@ -34,5 +49,6 @@ def command(run_dir: Path, dimensions: Path | None, resamples: int, seed: int) -
     run = load_run(run_dir)
     config = load_dimension_config(dimensions) if dimensions else None
     written = write_reports(run, run_dir, dimensions=config, n_resamples=resamples, seed=seed)
+    _record(run.manifest, run_dir, written)
     console.print(f"Wrote {len(written)} report files into {run_dir}.")
     click.echo(str(run_dir / HTML_FILE))

@@ -69,7 +69,7 @@ def read_cases(
     """
     path = directory / SUITE_FILE
     if not path.is_file():
-        return {}
+        return _original_suite(directory, keys)
     out = {}
     with path.open(encoding="utf-8") as handle:
         for line in handle:
@@ -80,6 +80,32 @@ def read_cases(
             if keys is None or key in keys:
                 out[key] = record
     return out
+
+
+def _original_suite(
+    directory: Path, keys: set[tuple[str, str]] | None
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """Runs made before ``suite.jsonl`` was copied: the suite named in the manifest, if it is
+    still there and unchanged (same sha256)."""
+    from assay.engine.run import MANIFEST_FILE
+    from assay.fileio import sha256_file
+
+    try:
+        manifest = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
+        info = manifest.get("input") or {}
+        source = Path(info["path"])
+        if not source.is_file() or sha256_file(source) != info.get("sha256"):
+            logger.warning("case texts unavailable: %s is missing or changed", source)
+            return {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    from assay.data.suite import read_suite
+
+    return {
+        case.key: case.model_dump()
+        for case in read_suite(source)
+        if keys is None or case.key in keys
+    }
 
 
 def _clip(text: Any) -> Any:
