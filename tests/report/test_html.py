@@ -83,10 +83,21 @@ def test_calibration_results_are_shown_when_present(
             }
         )
     )
+    sub = run_dir / "calibration"  # where 'assay calibrate' writes
+    sub.mkdir()
+    (sub / "thresholds.json").write_text(json.dumps({"method": "youden", "threshold": 0.42}))
+    bins = [
+        {"lower": 0.0, "upper": 0.5, "n": 4, "mean_predicted": 0.3, "observed": 0.25},
+        {"lower": 0.5, "upper": 1.0, "n": 9, "mean_predicted": 0.8, "observed": 0.78},
+    ]
+    (sub / "thresholds_plot.json").write_text(json.dumps({"reliability": bins}))
     run = load_run(run_dir)
     write_reports(run, run_dir, n_resamples=50)
     page = (run_dir / "report.html").read_text()
     assert 'id="calibration"' in page and "isotonic" in page and "0.913" in page
+    assert "calibration/thresholds.json" in page and "youden" in page
+    assert "thresholds_plot.json" not in page
+    assert page.count('class="plot plot-reliability"') == 1
     assert "&lt;b&gt;bold?&lt;/b&gt;" in page and "<b>bold?" not in page
 
 

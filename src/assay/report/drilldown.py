@@ -51,7 +51,7 @@ _METRIC_KEYS = (
     "threshold",
     "reason",
 )
-CALIBRATION_PATTERNS = ("calibration*.json", "thresholds*.json", "calibrated.parquet")
+REPORT_PATTERNS = ("calibration*.json", "thresholds*.json")
 
 
 def read_cases(
@@ -252,7 +252,10 @@ def _finite(value: Any) -> Any:
 
 
 def read_calibration(directory: Path) -> list[dict[str, Any]]:
-    """Calibration outputs found in the run directory (JSON reports, calibrated scores).
+    """Calibration outputs of the run: ``calibration.json`` / ``thresholds.json`` reports in the run
+    directory or one level below (``assay calibrate`` writes ``RUN_DIR/calibration/``), each with
+    the reliability bins of its ``*_plot.json`` when present, and ``calibrated.parquet``
+    (``assay evaluate --calibrator``) summarised.
 
     Example:
         >>> import tempfile
@@ -260,32 +263,38 @@ def read_calibration(directory: Path) -> list[dict[str, Any]]:
         []
     """
     found: list[dict[str, Any]] = []
-    seen: set[Path] = set()
-    for pattern in CALIBRATION_PATTERNS:
-        for path in sorted(directory.glob(pattern)):
-            if path in seen:
-                continue
-            seen.add(path)
-            try:
-                if path.suffix == ".json":
-                    data = _finite(json.loads(path.read_text(encoding="utf-8")))
-                    found.append({"file": path.name, "kind": "json", "data": data})
-                else:
-                    found.append(
-                        {
-                            "file": path.name,
-                            "kind": "table",
-                            "data": _table_summary(pd.read_parquet(path)),
-                        }
-                    )
-            except (OSError, ValueError) as exc:
-                logger.warning("cannot read calibration output %s: %s", path, exc)
-                found.append({"file": path.name, "kind": "error", "data": str(exc)})
+    reports = [
+        p
+        for pattern in REPORT_PATTERNS
+        for base in ("", "*/")
+        for p in sorted(directory.glob(base + pattern))
+        if not p.stem.endswith("_plot")
+    ]
+    tables = sorted(directory.glob("calibrated.parquet"))
+    for path in dict.fromkeys([*reports, *tables]):
+        name = path.relative_to(directory).as_posix()
+        try:
+            if path.suffix == ".json":
+                data = _finite(json.loads(path.read_text(encoding="utf-8")))
+                plot = path.with_name(f"{path.stem}_plot.json")
+                bins = None
+                if plot.is_file():
+                    bins = _finite(json.loads(plot.read_text(encoding="utf-8"))).get("reliability")
+                found.append({"file": name, "kind": "json", "data": data, "reliability": bins})
+            else:
+                summary = _table_summary(pd.read_parquet(path))
+                found.append({"file": name, "kind": "table", "data": summary, "reliability": None})
+        except (OSError, ValueError, AttributeError) as exc:
+            logger.warning("cannot read calibration output %s: %s", path, exc)
+            found.append({"file": name, "kind": "error", "data": str(exc), "reliability": None})
     return found
 
 
 def _table_summary(frame: pd.DataFrame) -> dict[str, Any]:
     summary: dict[str, Any] = {"rows": len(frame), "columns": list(map(str, frame.columns))}
+    flags = frame.select_dtypes("bool")
+    if not flags.empty:
+        summary["share_true"] = {str(k): float(v) for k, v in flags.mean().items()}
     numeric = frame.select_dtypes("number")
     if not numeric.empty:
         summary["means"] = {str(k): float(v) for k, v in numeric.mean().items() if pd.notna(v)}

@@ -20,7 +20,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from assay.report.svg import boxplot, forest, heatmap
+from assay.report.svg import boxplot, forest, heatmap, reliability
 
 
 @cache
@@ -221,7 +221,15 @@ def render_html(
         },
         "problems": list(problems),
         "insights": list(insights),
-        "calibration": list(calibration),
+        "calibration": [
+            {
+                **c,
+                "svg": reliability(c["reliability"], title=f"reliability: {c['file']}")
+                if c.get("reliability")
+                else None,
+            }
+            for c in calibration
+        ],
         "cases": cases,
         "css": Markup(_asset("report.css")),
         "js": Markup(js),

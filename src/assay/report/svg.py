@@ -227,5 +227,47 @@ def boxplot(
     return _svg(width, height, title, body, "box")
 
 
+def reliability(bins: Sequence[dict[str, Any]], *, title: str) -> Markup:
+    """A reliability diagram: observed PASS rate against mean predicted probability per bin
+    (point area ∝ cases), with the diagonal of perfect calibration.
+
+    Example:
+        >>> svg = reliability([{"mean_predicted": 0.2, "observed": 0.3, "n": 5}], title="r")
+        >>> svg.count("<circle"), "diagonal" in svg
+        (1, True)
+    """
+    size, left, top = 220, 40, 10
+    body = [
+        f'<rect x="{left}" y="{top}" width="{size}" height="{size}" fill="none" stroke="#888"/>',
+        f'<line class="diagonal" x1="{left}" y1="{top + size}" x2="{left + size}" y2="{top}" '
+        f'stroke="#999" stroke-dasharray="4 3"/>',
+        f'<text x="{left + size / 2}" y="{top + size + 28}" text-anchor="middle">'
+        "mean predicted probability</text>",
+        f'<text x="12" y="{top + size / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {top + size / 2})">observed PASS rate</text>',
+    ]
+    for value in (0.0, 0.5, 1.0):
+        x, y = left + value * size, top + (1 - value) * size
+        body.append(
+            f'<text x="{x:.1f}" y="{top + size + 13}" text-anchor="middle">{value:g}</text>'
+        )
+        body.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{value:g}</text>')
+    largest = max((int(b.get("n") or 0) for b in bins), default=1) or 1
+    for b in bins:
+        if b.get("mean_predicted") is None or b.get("observed") is None:
+            continue
+        x = left + float(b["mean_predicted"]) * size
+        y = top + (1 - float(b["observed"])) * size
+        radius = 3 + 7 * math.sqrt((b.get("n") or 0) / largest)
+        tip = (
+            f"predicted {_num(b['mean_predicted'])}, observed {_num(b['observed'])}, n={b.get('n')}"
+        )
+        body.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius:.1f}" fill="#5d8aa8" '
+            f'fill-opacity="0.8" stroke="#333"><title>{escape(tip)}</title></circle>'
+        )
+    return _svg(left + size + 12, top + size + 36, title, body, "reliability")
+
+
 def _truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
