@@ -1,0 +1,43 @@
+"""Shared machinery of the causal-LM evaluators (perplexity, GPTScore); registers nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.backends.lm import DEFAULT_LM, LanguageModel, get_lm
+from assay.evaluators.base import Evaluator
+from assay.params import check
+
+
+class LMEvaluator(Evaluator):
+    """Base of the language-model evaluators: injected model, sliding-window stride."""
+
+    family = "lm"
+    extra = "lm"
+
+    def __init__(self, lm: str | LanguageModel = DEFAULT_LM, stride: int | None = None) -> None:
+        check(isinstance(lm, str | LanguageModel), "lm", type(self).__name__,
+              "'smollm2', a .gguf path, 'hf:<name>', a folder or a LanguageModel", lm)
+        check(stride is None or (isinstance(stride, int) and stride >= 1), "stride",
+              type(self).__name__, "None or a positive integer (< the model's window)", stride)
+        self.lm = lm
+        self.stride = stride
+
+    @classmethod
+    def for_testing(cls) -> Evaluator:
+        """An instance wired to the deterministic fake language model."""
+        from assay.testing.fake_lm import FakeLM
+
+        return cls(lm=FakeLM())
+
+    def resolved_lm(self) -> LanguageModel:
+        """The model behind ``self.lm`` (loaded on first use)."""
+        model = self.__dict__.get("_resolved")
+        if model is None:
+            model = self._resolved = get_lm(self.lm)
+        return model
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_resolved", None)
+        return state

@@ -1,0 +1,90 @@
+"""Perplexity and GPTScore evaluators (hand-checked with the fake LM, then a tiny real GPT-2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assay.backends.lm import score_text
+from assay.data.case import TestCase
+from assay.errors import InvalidInputError
+from assay.evaluators.base import Status
+from assay.evaluators.gptscore import (
+    GPTScoreQA,
+    GPTScoreSummary,
+    GPTScoreSummaryRef,
+    GPTScoreTranslation,
+    build_prompt,
+)
+from assay.evaluators.perplexity import LMPerplexity
+from assay.testing.fake_lm import FakeLM
+
+
+def case(**fields: str) -> TestCase:
+    return TestCase(id="c", model="m", **fields)
+
+
+def test_perplexity_is_exp_mean_nll_of_the_answer() -> None:
+    lm = FakeLM()
+    result, empty = LMPerplexity(lm=lm).evaluate([case(actual_answer="fee fee fee"),
+                                                  case(actual_answer="  ")])
+    expected = np.exp(-np.mean([np.log(1 / 1001), np.log(2 / 1002), np.log(3 / 1003)]))
+    assert result.outcomes["lm_perplexity"].value == pytest.approx(expected)
+    assert result.details["n_tokens"] == 3 and result.details["windows"] == 1
+    assert empty.outcomes["lm_perplexity"].status is Status.SKIPPED
+
+
+def test_repetitive_answer_has_lower_perplexity_than_varied_one() -> None:
+    low, high = LMPerplexity(lm=FakeLM()).evaluate(
+        [case(actual_answer="fee fee fee fee"), case(actual_answer="alpha beta gamma delta")])
+    assert low.outcomes["lm_perplexity"].value < high.outcomes["lm_perplexity"].value
+
+
+def test_gptscore_scores_the_target_under_the_template() -> None:
+    lm = FakeLM()
+    doc, summary = "The fee is 12 euros.", "Fee 12 euros."
+    result = GPTScoreSummary(lm=lm, aspect="fluency").evaluate(
+        [case(question=doc, actual_answer=summary)])[0]
+    expected = score_text(lm, " " + summary, prompt=build_prompt("summarization", "fluency", doc))
+    assert result.outcomes["gptscore_summary"].value == pytest.approx(-expected.mean_nll)
+    assert result.details["aspect"] == "fluency"
+
+
+def test_reference_based_gptscore_averages_both_directions() -> None:
+    lm = FakeLM()
+    ref, hyp = "The fee is 12 euros a month.", "It costs 12 euros monthly."
+    for cls, task, aspect, metric in [
+        (GPTScoreSummaryRef, "summarization", "consistency", "gptscore_summary_ref"),
+        (GPTScoreTranslation, "translation", "accuracy", "gptscore_translation"),
+    ]:
+        result = cls(lm=lm).evaluate([case(expected_answer=ref, actual_answer=hyp)])[0]
+        forward = score_text(lm, " " + hyp, prompt=build_prompt(task, aspect, ref))
+        backward = score_text(lm, " " + ref, prompt=build_prompt(task, aspect, hyp))
+        assert result.outcomes[metric].value == pytest.approx(
+            -(forward.mean_nll + backward.mean_nll) / 2)
+        assert len(result.details["directions"]) == 2
+
+
+def test_gptscore_qa_prefers_answers_that_reuse_the_question() -> None:
+    on, off = GPTScoreQA(lm=FakeLM()).evaluate(
+        [case(question="What is the fee?", actual_answer="The fee is 12."),
+         case(question="What is the fee?", actual_answer="Penguins swim quickly.")])
+    assert on.outcomes["gptscore_qa"].value > off.outcomes["gptscore_qa"].value
+
+
+def test_unknown_aspect_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="aspect"):
+        GPTScoreSummary(lm=FakeLM(), aspect="humour")
+
+
+def test_lm_evaluators_run_on_a_tiny_real_gpt2() -> None:
+    pytest.importorskip("transformers")
+    cases = [case(question="what is the fee ?", expected_answer="the fee is 12 euros .",
+                  actual_answer=" ".join(["the fee is 12 euros ."] * 30))]
+    for evaluator in (LMPerplexity("tiny", stride=16), GPTScoreSummaryRef("tiny"),
+                      GPTScoreQA("tiny")):
+        result = evaluator.evaluate(cases)[0]
+        for outcome in result.outcomes.values():
+            assert outcome.status is Status.OK, outcome.reason
+    ppl = LMPerplexity("tiny", stride=16).evaluate(cases)[0]
+    assert ppl.details["windows"] > 1
