@@ -100,3 +100,20 @@ def test_weakest_slices_are_json_safe_without_verdicts() -> None:
     weakest = weakest_slices(marginal(frame, {"acc": True}, n_resamples=50))
     assert weakest[0]["pass_rate"] is None
     json.dumps(weakest, allow_nan=False)
+
+
+def test_ranking_is_scale_free_and_tiny_slices_are_never_significant() -> None:
+    # Metric "pct" lives on a 0-1000 scale, metric "acc" on 0-1: the bigger raw gap must not win.
+    acc = results_frame({("m", "x"): 0.95, ("m", "y"): 0.05}, n=40)
+    pct = results_frame({("m", "x"): 0.6, ("m", "y"): 0.4}, n=40, metric="pct")
+    pct["value"] = pct["value"] * 1000
+    one = results_frame({("m", "z"): 0.0}, n=1)  # a single case in topic z
+    frame = pd.concat([acc, pct, one])
+    out = marginal(frame, {"acc": True, "pct": True}, n_resamples=200)
+    ranked = weakest_slices(out)
+    assert (ranked[0]["metric"], ranked[0]["slice"]) == ("acc", "y")
+    single = out[(out["slice"] == "z")]
+    assert not single["significant"].any()
+    assert [r["metric"] for r in weakest_slices(out, metrics=["pct"])] == ["pct"] * len(
+        weakest_slices(out, metrics=["pct"])
+    )

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 HEATMAP_FIELDS = ("topic", "query_type", "perturbation", "model")
 #: Per-model heatmaps are drawn when a run has at most this many models.
 MAX_HEATMAP_MODELS = 6
+#: How many metrics (those of the weakest slices) get per-model heatmaps.
+MAX_FOCUS_METRICS = 2
 
 
 def directions(leaderboard: list[dict[str, Any]]) -> dict[str, bool]:
@@ -91,13 +93,17 @@ def analyze_run(
         results, direction, confidence=confidence, n_resamples=n_resamples, seed=seed
     )
     ok = measured(results)
+    weakest = weakest_slices(marginal_frame, top=top_weaknesses, metrics=primary)
+    # Per-model heatmaps for the metrics of the top weaknesses (weaknesses are often per model).
+    focus = list(dict.fromkeys(w["metric"] for w in weakest))[:MAX_FOCUS_METRICS]
     heatmaps, boxes = [], []
     axes = _heatmap_axes(ok)
-    for metric in primary:
+    measured_primary = [m for m in primary if (ok["metric"] == m).any()]
+    for metric in measured_primary:
         if axes is not None:
             heatmaps.append(bivariate(results, metric, rows=axes[0], columns=axes[1]))
             models = sorted(ok.loc[ok["metric"] == metric, "model"].unique())
-            if "model" not in axes and 1 < len(models) <= MAX_HEATMAP_MODELS:
+            if metric in focus and "model" not in axes and 1 < len(models) <= MAX_HEATMAP_MODELS:
                 heatmaps += [
                     bivariate(results, metric, rows=axes[0], columns=axes[1], model=model)
                     for model in models
@@ -125,7 +131,7 @@ def analyze_run(
         "best": best_models(board, comparisons),
         "dimensions": dims,
         "marginal": _records(marginal_frame),
-        "weakest": weakest_slices(marginal_frame, top=top_weaknesses),
+        "weakest": weakest,
         "heatmaps": heatmaps,
         "distributions": boxes,
         "none_label": NONE_LABEL,

@@ -21,6 +21,8 @@ from assay.params import check
 SLICE_FIELDS: tuple[str, ...] = ("topic", "query_type", "perturbation", "model")
 #: Label of cases whose slice field is empty (for ``perturbation``: the unperturbed originals).
 NONE_LABEL = "(none)"
+#: Slices with fewer measured cases are never called significant.
+MIN_SIGNIFICANT_N = 5
 #: Scope label of rows computed over all models together.
 ALL_MODELS = "(all models)"
 
@@ -39,6 +41,7 @@ MARGINAL_COLUMNS = [
     "n_fail",
     "overall",
     "gap",
+    "effect",
     "significant",
 ]
 
@@ -130,6 +133,7 @@ def marginal(
             verdicts = _verdicts(per_metric)
             sign = _orient(directions[str(metric)])
             overall = float(values.mean())
+            spread = float(values.std())
             for field in scope_fields:
                 groups = per_metric.groupby(field, sort=True).indices
                 if len(groups) < 2:
@@ -146,7 +150,7 @@ def marginal(
                             values[idx],
                             verdicts[idx],
                             (low, high),
-                            overall,
+                            (overall, spread),
                             sign,
                         )
                     )
@@ -165,14 +169,22 @@ def _slice_row(
     values: np.ndarray,
     verdicts: np.ndarray,
     interval: tuple[float | None, float | None],
-    overall: float,
+    baseline: tuple[float, float],
     sign: float,
 ) -> dict[str, Any]:
     scope, metric, field, value = key
     low, high = interval
+    overall, spread = baseline
     judged = verdicts[~np.isnan(verdicts)]
     mean = float(values.mean())
-    significant = low is not None and high is not None and not (low <= overall <= high)
+    # A bootstrap interval of a handful of cases is too narrow to trust (one case: zero width).
+    significant = (
+        values.size >= MIN_SIGNIFICANT_N
+        and low is not None
+        and high is not None
+        and not (low <= overall <= high)
+    )
+    gap = sign * (mean - overall)
     return {
         "scope": scope,
         "metric": metric,
@@ -185,27 +197,36 @@ def _slice_row(
         "pass_rate": float(judged.mean()) if judged.size else None,
         "n_fail": int((judged == 0).sum()),
         "overall": overall,
-        "gap": sign * (mean - overall),
+        "gap": gap,
+        "effect": gap / spread if spread > 0 else 0.0,
         "significant": bool(significant),
     }
 
 
-def weakest_slices(marginal_frame: pd.DataFrame, *, top: int = 10) -> list[dict[str, Any]]:
-    """The weakest slices, worst first: significant shortfalls before noisy ones, then by gap.
+def weakest_slices(
+    marginal_frame: pd.DataFrame, *, top: int = 10, metrics: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """The weakest slices, worst first: significant shortfalls before noisy ones, then by effect
+    size (the gap in units of the metric's standard deviation in that scope, so metrics on
+    different scales compare fairly).
 
-    Only slices below their scope's overall mean (negative gap) are candidates.
+    Only slices below their scope's overall mean (negative gap) are candidates; ``metrics``
+    restricts the ranking (e.g. to primary metrics).
 
     Example:
         >>> frame = pd.DataFrame([{"scope": "m", "metric": "acc", "field": "topic",
         ...     "slice": "fees", "n": 8, "mean": 0.2, "ci_low": 0.1, "ci_high": 0.3,
-        ...     "pass_rate": None, "n_fail": 0, "overall": 0.6, "gap": -0.4, "significant": True}])
+        ...     "pass_rate": None, "n_fail": 0, "overall": 0.6, "gap": -0.4, "effect": -1.2,
+        ...     "significant": True}])
         >>> weakest_slices(frame)[0]["message"]
         'm: acc is 0.2 [0.1, 0.3] on topic=fees (n=8) vs 0.6 overall (significant).'
     """
     if marginal_frame.empty:
         return []
     below = marginal_frame[marginal_frame["gap"] < 0]
-    ranked = below.sort_values(["significant", "gap", "n"], ascending=[False, True, False])
+    if metrics is not None:
+        below = below[below["metric"].isin(list(metrics))]
+    ranked = below.sort_values(["significant", "effect", "n"], ascending=[False, True, False])
     out = []
     head = ranked.head(top)
     for row in head.astype(object).where(head.notna(), None).to_dict("records"):

@@ -83,6 +83,8 @@ def _plots(analysis: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     forests, maps, boxes = [], [], []
     for metric in analysis["primary_metrics"]:
         rows = [r for r in board if r["metric"] == metric]
+        if all(r["value"] is None for r in rows):
+            continue  # nothing measured: the table says why (skipped / error counts)
         values = [v for r in rows for v in (r["value"], r["ci_low"], r["ci_high"])]
         lo, hi = metric_range(metric, values)
         threshold = rows[0]["threshold"] if rows else None
