@@ -41,6 +41,7 @@ from assay.calibrate import (
     select_thresholds,
     separation_report,
 )
+from assay.calibrate.render import threshold_interval
 from assay.calibrate.report import split_three
 from assay.calibrate.thresholds import METHODS
 from assay.errors import InvalidInputError
@@ -294,7 +295,8 @@ def write_report(
         f"## Conformal sets (α = {ALPHA}) and calibration, mean over {args.splits} splits",
         "",
         "ECE: 10 equal-width bins on the test split. Base rate: the constant predictor P(PASS) = "
-        "PASS rate of the fit split. Review: empty or two-label sets.",
+        "PASS rate of the fit split — perfectly calibrated and useless, which is why ECE must be "
+        "read with the Brier score (and the AUROC above). Review: empty or two-label sets.",
         "",
         "Coverage columns: default isotonic calibrator with deterministic sets; MAPIE's sets "
         "around the same calibrator; randomised (smoothed) sets; centred isotonic (deterministic).",
@@ -341,7 +343,9 @@ def write_report(
         lines.append(f"| {metric} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "Cells: threshold (held-out Type I / Type II).",
+        "Cells: threshold (held-out Type I / Type II); none: no score can be trusted to pass "
+        "(too few FAIL cases to guarantee the rate, or P(PASS) never reaches 0.5); interval "
+        "upper end ∞: nothing passes in more than 2.5 % of the resamples.",
         "",
         "Bootstrap intervals of the thresholds:",
         "",
@@ -352,7 +356,7 @@ def write_report(
         cells = [
             "–"
             if "error" in methods[m]
-            else f"{fmt(methods[m]['ci_low'], 3)}–{fmt(methods[m]['ci_high'], 3)}"
+            else threshold_interval(methods[m]["ci_low"], methods[m]["ci_high"])
             for m in METHODS
         ]
         lines.append(f"| {metric} | " + " | ".join(cells) + " |")

@@ -30,6 +30,18 @@ def _fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def threshold_interval(low: float | None, high: float | None, digits: int = 3) -> str:
+    """A threshold's bootstrap interval; a missing upper end means "nothing passes" (∞).
+
+    Example:
+        >>> threshold_interval(0.5, None), threshold_interval(None, None)
+        ('0.500–∞', '–')
+    """
+    if low is None and high is None:
+        return "–"
+    return f"{_fmt(low, digits)}–{'∞' if high is None else _fmt(high, digits)}"
+
+
 def _separation_table(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
@@ -130,8 +142,8 @@ def thresholds_markdown(report: dict[str, Any]) -> str:
     for r in report["thresholds"]:
         threshold = _fmt(r["threshold"]) if r["threshold"] is not None else "none passes"
         lines.append(
-            f"| {r['metric']} | {r['method']} | {threshold} | {_fmt(r['ci_low'])}–"
-            f"{_fmt(r['ci_high'])} | {_fmt(r['held_out']['type_i'])} | "
+            f"| {r['metric']} | {r['method']} | {threshold} | "
+            f"{threshold_interval(r['ci_low'], r['ci_high'])} | {_fmt(r['held_out']['type_i'])} | "
             f"{_fmt(r['held_out']['type_ii'])} |"
         )
     for f in report.get("failed", []):
