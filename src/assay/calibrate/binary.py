@@ -12,7 +12,6 @@ from assay.calibrate._logistic import fit_logistic
 from assay.calibrate.base import Calibrator
 from assay.params import check
 
-
 #: weight of the raw-score tie-breaker in isotonic probabilities
 _TIE_BREAK = 1e-9
 
