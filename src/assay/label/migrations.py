@@ -1,0 +1,30 @@
+"""Numbered schema migrations of the label store (never edit one that shipped: append).
+
+``{pk}`` stands for the dialect's auto-increment primary key.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[list[str]] = [
+    [  # 1: initial schema
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        "CREATE TABLE annotators (id {pk}, name TEXT NOT NULL UNIQUE, "
+        "token_sha256 TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL)",
+        "CREATE TABLE criteria (name TEXT PRIMARY KEY, kind TEXT NOT NULL, "
+        "min_value INTEGER NOT NULL, max_value INTEGER NOT NULL, position INTEGER NOT NULL)",
+        "CREATE TABLE items (id {pk}, case_id TEXT NOT NULL, model TEXT NOT NULL, "
+        "priority INTEGER NOT NULL, stratum TEXT NOT NULL, uncertain INTEGER NOT NULL, "
+        "UNIQUE (case_id, model))",
+        "CREATE INDEX items_priority ON items (priority)",
+        "CREATE TABLE assignments (item_id BIGINT NOT NULL REFERENCES items (id), "
+        "annotator_id BIGINT NOT NULL REFERENCES annotators (id), "
+        "expires_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (item_id, annotator_id))",
+        "CREATE INDEX assignments_annotator ON assignments (annotator_id)",
+        "CREATE TABLE judgments (id {pk}, item_id BIGINT NOT NULL REFERENCES items (id), "
+        "annotator_id BIGINT NOT NULL REFERENCES annotators (id), skipped INTEGER NOT NULL, "
+        "comment TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (item_id, annotator_id))",
+        "CREATE INDEX judgments_annotator ON judgments (annotator_id)",
+        "CREATE TABLE judgment_values (judgment_id BIGINT NOT NULL REFERENCES judgments (id), "
+        "criterion TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (judgment_id, criterion))",
+    ],
+]

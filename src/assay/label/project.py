@@ -1,0 +1,197 @@
+"""A labeling project: a run directory, its label store, criteria and queue.
+
+The queue is rebuilt when the calibrator file appears or changes (checked at most every few
+seconds), so a calibrator fitted while annotators work re-orders the queue without a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from assay.engine.run import RESULTS_FILE, SUITE_FILE
+from assay.errors import InvalidInputError
+from assay.fileio import sha256_file
+from assay.label.criteria import Criterion
+from assay.label.queue import (
+    build_queue,
+    calibrator_path,
+    choose_metric,
+    item_table,
+    uncertain_cases,
+)
+from assay.label.store import Store
+from assay.report.drilldown import drilldown, read_cases
+
+logger = logging.getLogger(__name__)
+_TEXT_KEYS = ("sentence", "text", "claim", "chunk")
+_SCORE_KEYS = ("score", "value", "probability", "entailment", "support", "similarity", "overlap")
+
+
+class LabelProject:
+    """Everything the web app needs about one run being labelled.
+
+    Args:
+        run_dir: a run directory written by ``assay evaluate`` (needs ``results.parquet``).
+        store: the label store (migrated here).
+        criteria: criteria to judge; None keeps those already recorded (default: grounded).
+        overlap: labels wanted per case (each from a different annotator).
+        metric: metric whose score bins stratify the queue (default: the calibrator's, else the
+            most-measured primary metric).
+        calibrator: calibrator file (default ``RUN_DIR/calibration/calibrator.json``).
+        n_bins: score bins; seed: order inside strata.
+    """
+
+    def __init__(
+        self,
+        run_dir: str | Path,
+        store: Store,
+        criteria: list[Criterion] | None = None,
+        *,
+        overlap: int = 2,
+        metric: str | None = None,
+        calibrator: str | Path | None = None,
+        n_bins: int = 5,
+        seed: int = 0,
+    ) -> None:
+        self.run_dir = Path(run_dir)
+        results_path = self.run_dir / RESULTS_FILE
+        if not results_path.is_file():
+            raise InvalidInputError(f"{self.run_dir}: no {RESULTS_FILE}; is it a run directory?")
+        if not (self.run_dir / SUITE_FILE).is_file():
+            raise InvalidInputError(f"{self.run_dir}: no {SUITE_FILE} (re-run 'assay evaluate')")
+        if overlap < 1:
+            raise InvalidInputError(f"overlap must be at least 1; got {overlap}")
+        self.store = store
+        self.overlap = overlap
+        self.metric_option = metric
+        self.calibrator_option = calibrator
+        self.n_bins = n_bins
+        self.seed = seed
+        self.results = pd.read_parquet(results_path)
+        store.migrate()
+        store.bind_run(sha256_file(self.run_dir / SUITE_FILE))
+        if criteria is not None:
+            store.set_criteria(criteria)
+        elif not store.criteria():
+            from assay.label.criteria import parse_criteria
+
+            store.set_criteria(parse_criteria(None))
+        self.criteria = criteria or store.criteria()
+        entries = drilldown(self.results, read_cases(self.run_dir), max_cases=10**9)["entries"]
+        self.entries = {(e["case_id"], e["model"]): e for e in entries}
+        self.metric: str | None = None
+        self.calibrated = False
+        self._lock = threading.Lock()
+        self._calibrator_stamp: Any = None
+        self._checked = 0.0
+        self.refresh_queue(force=True)
+
+    def _stamp(self) -> tuple[Path | None, float | None]:
+        path = calibrator_path(self.run_dir, self.calibrator_option)
+        parquet = self.run_dir / "calibrated.parquet"
+        target = path if path is not None else (parquet if parquet.is_file() else None)
+        try:
+            return target, (target.stat().st_mtime if target is not None else None)
+        except OSError:
+            return target, None
+
+    def refresh_queue(self, *, force: bool = False) -> bool:
+        """Rebuild the queue if the calibrator changed (or ``force``); True when rebuilt."""
+        with self._lock:
+            if not force and time.monotonic() - self._checked < 2.0:
+                return False
+            self._checked = time.monotonic()
+            stamp = self._stamp()
+            if not force and stamp == self._calibrator_stamp:
+                return False
+            self._calibrator_stamp = stamp
+            path = calibrator_path(self.run_dir, self.calibrator_option)
+            try:
+                flags, cal_metrics = uncertain_cases(self.results, self.run_dir, path)
+            except InvalidInputError as exc:
+                logger.warning("calibrator not used for the queue: %s", exc)
+                flags, cal_metrics = {}, []
+            preferred = [m for m in (self.metric_option, *cal_metrics) if m]
+            self.metric = choose_metric(self.results, preferred)
+            self.calibrated = bool(flags)
+            queue = build_queue(
+                item_table(self.results, self.metric), flags, n_bins=self.n_bins, seed=self.seed
+            )
+            self.store.sync_items([e.row() for e in queue])
+            logger.info(
+                "queue: %d cases, %d uncertain first, binned by %s",
+                len(queue),
+                sum(e.uncertain for e in queue),
+                self.metric,
+            )
+            return True
+
+    def view(self, case_id: str, model: str) -> dict[str, Any]:
+        """What the labeling page shows for one case: texts, the answer split around its least
+        grounded sentence, and per-sentence evidence tables."""
+        entry = self.entries.get((case_id, model))
+        if entry is None:
+            raise InvalidInputError(f"case {case_id!r} / model {model!r} is not in the run")
+        least = None
+        evidence = []
+        for ev in entry["evidence"]:
+            details = ev.get("details") if isinstance(ev.get("details"), dict) else {}
+            candidate = details.get("least_grounded_sentence") or details.get("least_grounded")
+            if isinstance(candidate, dict):
+                candidate = candidate.get("sentence") or candidate.get("text")
+            if least is None and isinstance(candidate, str) and candidate:
+                least = candidate
+            evidence.append({**ev, "sentences": sentence_rows(details)})
+        answer = entry.get("answer") or ""
+        split = _split_answer(answer, least)
+        metrics = [m for m in entry["metrics"] if m.get("primary")]
+        return {**entry, "answer_parts": split, "evidence": evidence, "primary": metrics}
+
+
+def _split_answer(answer: str, sentence: str | None) -> list[tuple[str, bool]]:
+    """The answer as ``(text, highlighted)`` parts, the least grounded sentence highlighted.
+
+    Example:
+        >>> _split_answer("A. B. C.", "B.")
+        [('A. ', False), ('B.', True), (' C.', False)]
+    """
+    if sentence:
+        probe = sentence[:-1] if sentence.endswith("…") else sentence
+        at = answer.find(probe)
+        if at >= 0 and probe:
+            end = at + len(probe)
+            return [(answer[:at], False), (answer[at:end], True), (answer[end:], False)]
+    return [(answer, False)]
+
+
+def sentence_rows(details: Any) -> list[dict[str, Any]]:
+    """``[{"text", "score"}]`` from the first list of sentence-like objects in ``details``.
+
+    Example:
+        >>> sentence_rows({"sentences": [{"sentence": "a", "score": 0.25}]})
+        [{'text': 'a', 'score': 0.25}]
+    """
+    if not isinstance(details, dict):
+        return []
+    for value in details.values():
+        if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+            continue
+        rows = []
+        for item in value[:200]:
+            if not isinstance(item, dict):
+                continue
+            text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str)), None)
+            score = next(
+                (item[k] for k in _SCORE_KEYS if isinstance(item.get(k), int | float)), None
+            )
+            if text is not None:
+                rows.append({"text": text, "score": score})
+        if rows:
+            return rows
+    return []

@@ -1,0 +1,223 @@
+"""The labeling queue: which cases annotators see first.
+
+Cases are stratified by score bin (quantiles of one metric) and slice (model, topic, query type).
+The queue takes one case from each score bin in turn and, inside a bin, one from each slice in
+turn, so any prefix of the queue covers the score range and the slices evenly (rare strata are
+over-sampled, which calibration needs). Once a calibrator exists, cases whose conformal
+prediction set is ambiguous (``{0, 1}``) or empty come first: they are where a label teaches the
+calibrator most.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assay.errors import InvalidInputError
+
+logger = logging.getLogger(__name__)
+
+#: Where ``assay calibrate`` writes its calibrator inside a run directory.
+DEFAULT_CALIBRATOR = Path("calibration") / "calibrator.json"
+SLICE_COLUMNS = ("model", "topic", "query_type")
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """One case × model in queue order (lower ``priority`` first)."""
+
+    case_id: str
+    model: str
+    priority: int
+    stratum: str
+    uncertain: bool
+
+    def row(self) -> tuple[str, str, int, str, bool]:
+        """The tuple :meth:`assay.label.store.Store.sync_items` takes."""
+        return (self.case_id, self.model, self.priority, self.stratum, self.uncertain)
+
+
+def choose_metric(results: pd.DataFrame, preferred: Sequence[str] = ()) -> str | None:
+    """The metric to bin scores by: the first of ``preferred`` the run measured, else the primary
+    metric with the most ``ok`` values (None when nothing was measured).
+
+    Example:
+        >>> frame = pd.DataFrame({"metric": ["a", "b", "b"], "primary": [True, True, True],
+        ...                       "status": ["ok", "ok", "ok"]})
+        >>> choose_metric(frame), choose_metric(frame, ["a"])
+        ('b', 'a')
+    """
+    measured = results[results["status"] == "ok"]
+    for name in preferred:
+        if (measured["metric"] == name).any():
+            return name
+    primary = measured[measured["primary"].astype(bool)]
+    if primary.empty:
+        return None
+    counts = primary["metric"].value_counts(sort=False)
+    return str(counts.idxmax())
+
+
+def item_table(results: pd.DataFrame, metric: str | None) -> pd.DataFrame:
+    """One row per case × model: ``case_id, model, topic, query_type, score`` (NaN unmeasured)."""
+    keys = results[["case_id", "model", "topic", "query_type"]].copy()
+    for column in ("case_id", "model"):
+        keys[column] = keys[column].astype(str)
+    keys = keys.drop_duplicates(["case_id", "model"]).reset_index(drop=True)
+    if metric is None:
+        keys["score"] = np.nan
+        return keys
+    ok = results[(results["metric"] == metric) & (results["status"] == "ok")]
+    scores = (
+        ok.assign(case_id=ok["case_id"].astype(str), model=ok["model"].astype(str))
+        .groupby(["case_id", "model"])["value"]
+        .first()
+        .rename("score")
+        .reset_index()
+    )
+    return keys.merge(scores, on=["case_id", "model"], how="left")
+
+
+def score_bins(scores: pd.Series, n_bins: int) -> list[str]:
+    """Quantile bin label of each score (``"n/a"`` when unmeasured).
+
+    Example:
+        >>> score_bins(pd.Series([0.1, 0.2, 0.8, 0.9, None]), 2)
+        ['b1', 'b1', 'b2', 'b2', 'n/a']
+    """
+    out = ["n/a"] * len(scores)
+    values = scores.to_numpy(dtype=np.float64)
+    measured = np.flatnonzero(~np.isnan(values))
+    if measured.size:
+        ranks = pd.Series(values[measured]).rank(method="average").to_numpy()
+        bins = np.minimum((ranks - 1) * n_bins // len(measured), n_bins - 1).astype(int)
+        for i, b in zip(measured, bins, strict=True):
+            out[i] = f"b{b + 1}"
+    return out
+
+
+def _interleave(groups: Mapping[str, list[int]], rng: random.Random) -> list[int]:
+    """Round-robin over groups (in a seeded order), each already in its own order."""
+    names = sorted(groups)
+    rng.shuffle(names)
+    lists = [list(groups[n]) for n in names]
+    out: list[int] = []
+    while any(lists):
+        for items in lists:
+            if items:
+                out.append(items.pop(0))
+    return out
+
+
+def stratified_order(bins: Sequence[str], slices: Sequence[str], seed: int = 0) -> list[int]:
+    """Indices in stratified order: bins take turns, and inside a bin the slices take turns.
+
+    Example:
+        >>> stratified_order(["lo", "lo", "lo", "hi"], ["a", "a", "b", "a"], seed=1)
+        [0, 3, 2, 1]
+    """
+    rng = random.Random(seed)
+    by_bin: dict[str, dict[str, list[int]]] = {}
+    for i, (b, s) in enumerate(zip(bins, slices, strict=True)):
+        by_bin.setdefault(b, {}).setdefault(s, []).append(i)
+    for slices_of_bin in by_bin.values():
+        for members in slices_of_bin.values():
+            rng.shuffle(members)
+    return _interleave({b: _interleave(s, rng) for b, s in by_bin.items()}, rng)
+
+
+def build_queue(
+    items: pd.DataFrame,
+    uncertain: Mapping[tuple[str, str], bool] | None = None,
+    *,
+    n_bins: int = 5,
+    seed: int = 0,
+) -> list[QueueEntry]:
+    """Queue order of ``items`` (from :func:`item_table`): uncertain cases first, each group in
+    :func:`stratified_order`.
+
+    Example:
+        >>> items = pd.DataFrame({"case_id": list("abcd"), "model": ["m"] * 4,
+        ...     "topic": ["t"] * 4, "query_type": [None] * 4, "score": [0.1, 0.2, 0.8, 0.9]})
+        >>> [e.case_id for e in build_queue(items, {("c", "m"): True}, n_bins=2)][0]
+        'c'
+    """
+    if n_bins < 1:
+        raise InvalidInputError(f"n_bins must be at least 1; got {n_bins}")
+    uncertain = uncertain or {}
+    bins = score_bins(items["score"], n_bins)
+    slices = [
+        "|".join("" if pd.isna(row[c]) else str(row[c]) for c in SLICE_COLUMNS)
+        for _, row in items[list(SLICE_COLUMNS)].iterrows()
+    ]
+    keys = list(zip(items["case_id"].astype(str), items["model"].astype(str), strict=True))
+    flags = [bool(uncertain.get(k, False)) for k in keys]
+    order: list[int] = []
+    for wanted in (True, False):
+        members = [i for i, f in enumerate(flags) if f is wanted]
+        sub = stratified_order([bins[i] for i in members], [slices[i] for i in members], seed)
+        order.extend(members[j] for j in sub)
+    return [
+        QueueEntry(keys[i][0], keys[i][1], rank, f"{bins[i]}|{slices[i]}", flags[i])
+        for rank, i in enumerate(order)
+    ]
+
+
+def calibrator_path(run_dir: str | Path, calibrator: str | Path | None) -> Path | None:
+    """The calibrator file to use: the given one, else ``RUN_DIR/calibration/calibrator.json``
+    when it exists."""
+    if calibrator is not None:
+        return Path(calibrator)
+    default = Path(run_dir) / DEFAULT_CALIBRATOR
+    return default if default.is_file() else None
+
+
+def uncertain_cases(
+    results: pd.DataFrame, run_dir: str | Path, calibrator: Path | None
+) -> tuple[dict[tuple[str, str], bool], list[str]]:
+    """Per case × model, whether its conformal prediction set is ambiguous or empty.
+
+    Reads the calibrator file when there is one (applying it to the run's scores), else the
+    ``calibrated.parquet`` written by ``assay evaluate --calibrator``. Returns the flags and the
+    calibrator's metric names (empty when no calibrator exists).
+    """
+    frame: pd.DataFrame | None = None
+    metrics: list[str] = []
+    if calibrator is not None and calibrator.is_file():
+        from assay.calibrate.apply import calibrated_frame, prepare_calibrators
+
+        known = set(results["metric"].unique())
+        loaded = prepare_calibrators([calibrator], known)[0]
+        frame = calibrated_frame(results, loaded)
+        metrics = loaded.calibrator.metric_names
+    elif (Path(run_dir) / "calibrated.parquet").is_file():
+        frame = pd.read_parquet(Path(run_dir) / "calibrated.parquet")
+        metrics = [m for m in str(frame["metric"].iloc[0]).split("+")] if len(frame) else []
+    if frame is None:
+        return {}, []
+    flags: dict[tuple[str, str], bool] = {}
+    for row in frame[["case_id", "model", "prediction_set"]].itertuples(index=False):
+        members = _set_members(row.prediction_set)
+        if members is not None:
+            key = (str(row.case_id), str(row.model))
+            flags[key] = flags.get(key, False) or len(members) != 1
+    logger.info("calibrator: %d of %d cases uncertain", sum(flags.values()), len(flags))
+    return flags, metrics
+
+
+def _set_members(raw: Any) -> list[Any] | None:
+    if raw is None or (isinstance(raw, float) and np.isnan(raw)):
+        return None
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return None
+    return list(value) if isinstance(value, list) else None
