@@ -159,8 +159,14 @@ def test_rebuild_keeps_manifest_hashes_true(report_run: EvaluationRun, tmp_path:
 
     run_dir = tmp_path / "hashes"
     shutil.copytree(report_run.path, run_dir)
-    result = CliRunner().invoke(cli, ["report", str(run_dir), "--resamples", "20"])
+    result = CliRunner().invoke(
+        cli, ["report", str(run_dir), "--resamples", "20", "--heatmap", "perturbation,topic"]
+    )
     assert result.exit_code == 0, result.output
+    heatmaps = json.loads((run_dir / "analysis.json").read_text())["heatmaps"]
+    assert heatmaps and {(h["rows"], h["columns"]) for h in heatmaps} == {("perturbation", "topic")}
+    bad = CliRunner().invoke(cli, ["report", str(run_dir), "--heatmap", "topic,topic"])
+    assert bad.exit_code == 2 and "two different fields" in bad.output
     manifest = json.loads((run_dir / "manifest.json").read_text())
     for name in ("report.html", "analysis.json", "report.md", "leaderboard.md"):
         assert manifest["files"][name] == sha256_file(run_dir / name)

@@ -57,6 +57,7 @@ def analyze_run(
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     top_weaknesses: int = 15,
+    heatmap_axes: tuple[str, str] | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
     """Analyse a run for the reports (data only).
@@ -68,6 +69,8 @@ def analyze_run(
         confidence: level of every confidence interval.
         n_resamples: bootstrap resamples.
         top_weaknesses: how many weakest slices to list.
+        heatmap_axes: the two fields of the heatmaps (default: the first two of topic,
+            query_type, perturbation, model that vary in the run).
         seed: bootstrap seed (the analysis is deterministic for a given seed).
 
     Returns:
@@ -97,7 +100,7 @@ def analyze_run(
     # Per-model heatmaps for the metrics of the top weaknesses (weaknesses are often per model).
     focus = list(dict.fromkeys(w["metric"] for w in weakest))[:MAX_FOCUS_METRICS]
     heatmaps, boxes = [], []
-    axes = _heatmap_axes(ok)
+    axes = heatmap_axes if heatmap_axes is not None else _heatmap_axes(ok)
     measured_primary = [m for m in primary if (ok["metric"] == m).any()]
     for metric in measured_primary:
         if axes is not None:

@@ -40,7 +40,14 @@ def _record(manifest: dict[str, Any], run_dir: Path, written: list[Path]) -> Non
     help="Bootstrap resamples for confidence intervals.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
-def command(run_dir: Path, dimensions: Path | None, resamples: int, seed: int) -> None:
+@click.option(
+    "--heatmap",
+    metavar="ROWS,COLUMNS",
+    help="Fields of the heatmaps, e.g. topic,perturbation (default: chosen from the data).",
+)
+def command(
+    run_dir: Path, dimensions: Path | None, resamples: int, seed: int, heatmap: str | None
+) -> None:
     """Rebuild the reports of RUN_DIR (report.html, report.md, analysis.json, leaderboard.md)."""
     from assay.analyze.dimensions import load_dimension_config
     from assay.engine.run import load_run
@@ -48,7 +55,19 @@ def command(run_dir: Path, dimensions: Path | None, resamples: int, seed: int) -
 
     run = load_run(run_dir)
     config = load_dimension_config(dimensions) if dimensions else None
-    written = write_reports(run, run_dir, dimensions=config, n_resamples=resamples, seed=seed)
+    axes = None
+    if heatmap:
+        fields = [f.strip() for f in heatmap.split(",")]
+        allowed = {"topic", "query_type", "perturbation", "model", "evaluator"}
+        if len(fields) != 2 or fields[0] == fields[1] or not set(fields) <= allowed:
+            raise click.BadParameter(
+                f"expected two different fields of {sorted(allowed)}; got {heatmap!r}",
+                param_hint="--heatmap",
+            )
+        axes = (fields[0], fields[1])
+    written = write_reports(
+        run, run_dir, dimensions=config, n_resamples=resamples, heatmap_axes=axes, seed=seed
+    )
     _record(run.manifest, run_dir, written)
     console.print(f"Wrote {len(written)} report files into {run_dir}.")
     click.echo(str(run_dir / HTML_FILE))

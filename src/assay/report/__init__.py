@@ -24,6 +24,7 @@ def write_reports(
     *,
     dimensions: Mapping[str, Any] | None = None,
     n_resamples: int | None = None,
+    heatmap_axes: tuple[str, str] | None = None,
     seed: int = 0,
 ) -> list[Path]:
     """Write every report of ``run`` into ``directory`` and return the files written.
@@ -37,6 +38,7 @@ def write_reports(
         dimensions: six-dimension mapping from
             :func:`~assay.analyze.dimensions.load_dimension_config` (default: the defaults).
         n_resamples: bootstrap resamples (default :data:`~assay.analyze.uncertainty.DEFAULT_RESAMPLES`).
+        heatmap_axes: the two result fields of the heatmaps (default: chosen from the data).
         seed: bootstrap seed.
     """
     from assay.analyze.summary import analyze_run
@@ -46,7 +48,11 @@ def write_reports(
 
     directory = Path(directory)
     analysis = analyze_run(
-        run, dimensions=dimensions, n_resamples=n_resamples or DEFAULT_RESAMPLES, seed=seed
+        run,
+        dimensions=dimensions,
+        n_resamples=n_resamples or DEFAULT_RESAMPLES,
+        heatmap_axes=heatmap_axes,
+        seed=seed,
     )
     cases = run_drilldown(run.results, directory)
     page = render_html(
