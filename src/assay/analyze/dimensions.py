@@ -109,7 +109,9 @@ DEFAULT_DIMENSIONS: dict[str, dict[str, Any]] = {
     "risk": {
         "title": "Risk & guardrails",
         "checks": [
-            _check("toxicity", ["toxicity*", "*toxicity*"], rule="zero_tolerance"),
+            _check(
+                "toxicity", ["toxicity_score", "toxicity*", "*toxicity*"], rule="zero_tolerance"
+            ),
             _check(
                 "safety filter",
                 [
@@ -141,9 +143,17 @@ DEFAULT_DIMENSIONS: dict[str, dict[str, Any]] = {
             ),
             _check(
                 "hallucination rate",
-                ["nli_hallucination_rate", "*hallucination_rate*", "hhem*", "*hallucination*"],
+                [
+                    "nli_hallucination_rate",
+                    "*hallucination_rate*",
+                    "nli_hhem_consistency",
+                    "*hhem*",
+                ],
             ),
-            _check("contradictions", ["*contradiction*"]),
+            _check(
+                "contradictions",
+                ["nli_has_contradictions", "nli_contradiction_score", "*contradiction*"],
+            ),
         ],
     },
     "bad_actor": {
