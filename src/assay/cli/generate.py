@@ -1,0 +1,120 @@
+"""``assay generate``: write a test suite that covers every topic of a document corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from assay.cli.options import parse_assignments
+from assay.cli.progress import console, progress_bar
+
+
+def _types(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    names = tuple(t.strip() for v in values for t in v.split(",") if t.strip())
+    return names or None
+
+
+@click.command("generate")
+@click.argument("corpus", nargs=-1, required=True,
+                type=click.Path(exists=True, path_type=Path))
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Suite file to write (.jsonl, .json, .csv, .parquet); sidecars go beside it.")
+@click.option("-n", "--n", "n", type=int, default=50, show_default=True,
+              help="Questions wanted.")
+@click.option("--types", "types", multiple=True, metavar="TYPE[,TYPE...]",
+              help="Query types: factual, multi_hop, inference, yes_no, multiple_choice, "
+                   "unanswerable, trec (the six TREC classes), or names from --taxonomy. "
+                   "Default: all default types.")
+@click.option("--taxonomy", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="JSON file of your own query types (name, instruction, ...).")
+@click.option("--judge", default=None,
+              help="Question writer: 'provider:model', a JSON object, or 'scripted' (offline "
+                   "templates). Default: $ASSAY_JUDGE.")
+@click.option("--embedder", default="minilm", show_default=True, help="Embedding model spec.")
+@click.option("--chunk-size", type=int, default=120, show_default=True,
+              help="Most words per chunk.")
+@click.option("--overlap", type=int, default=1, show_default=True,
+              help="Sentences shared by consecutive chunks.")
+@click.option("--reducer", type=click.Choice(["pca", "umap", "none"]), default="pca",
+              show_default=True)
+@click.option("--cluster", type=click.Choice(["kmeans", "hdbscan", "dbscan"]),
+              default="kmeans", show_default=True)
+@click.option("--k", type=int, default=None, help="Number of k-means topics (default: by "
+              "silhouette).")
+@click.option("--min-cluster-size", type=int, default=5, show_default=True)
+@click.option("--strategy", type=click.Choice(["proportional", "equal", "weighted"]),
+              default="proportional", show_default=True)
+@click.option("--weight", "weights", multiple=True, metavar="TOPIC=W",
+              help="Importance of a topic id (or 'noise') for --strategy weighted.")
+@click.option("--oversample", type=float, default=1.0, show_default=True,
+              help="Write this many times more questions, keep the best n per topic quota.")
+@click.option("--min-source-similarity", type=float, default=None)
+@click.option("--min-grounding", type=float, default=None)
+@click.option("--duplicate-similarity", type=float, default=None)
+@click.option("--unanswerable-max-similarity", type=float, default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+def command(corpus: tuple[Path, ...], out: Path, n: int, types: tuple[str, ...],
+            taxonomy: Path | None, judge: str | None, embedder: str, chunk_size: int,
+            overlap: int, reducer: str, cluster: str, k: int | None, min_cluster_size: int,
+            strategy: str, weights: tuple[str, ...], oversample: float,
+            min_source_similarity: float | None, min_grounding: float | None,
+            duplicate_similarity: float | None, unanswerable_max_similarity: float | None,
+            seed: int) -> None:
+    """Generate questions covering every topic of CORPUS (folders or files: txt, md, html,
+    pdf, docx) and write them as a test suite to --out.
+
+    Beside the suite: <stem>.generation.json (parameters, seeds, coverage, every dropped question
+    with its reason), <stem>.coverage.md, <stem>.topics.svg (topic map), <stem>.chunks.jsonl.
+    """
+    from dataclasses import replace
+
+    from assay.generate import GenerationConfig, SelectionConfig, generate, load_taxonomy
+
+    thresholds = {
+        "min_source_similarity": min_source_similarity, "min_grounding": min_grounding,
+        "duplicate_similarity": duplicate_similarity,
+        "unanswerable_max_similarity": unanswerable_max_similarity,
+    }
+    chosen: dict[str, Any] = {k: v for k, v in thresholds.items() if v is not None}
+    selection = replace(SelectionConfig(), **chosen)
+    parsed_weights = {key: float(value)
+                      for key, value in parse_assignments(weights, "--weight").items()}
+    config = GenerationConfig(
+        n=n, types=_types(types), chunk_size=chunk_size, overlap=overlap, reducer=reducer,
+        cluster=cluster, k=k, min_cluster_size=min_cluster_size, strategy=strategy,
+        weights=parsed_weights, oversample=oversample, seed=seed, selection=selection,
+    )
+    custom = load_taxonomy(taxonomy) if taxonomy is not None else None
+    with progress_bar() as progress:
+        result = generate(list(corpus), judge=judge, embedder=embedder, config=config,
+                          taxonomy=custom, progress=progress)
+    paths = result.write(out)
+    report = result.report
+    for failure in report["corpus"]["failures"]:
+        console.print(f"[yellow]unreadable:[/yellow] {failure['reason']}")
+    _print_coverage(report)
+    summary = report["summary"]
+    console.print(
+        f"{summary['kept']} questions kept of {summary['planned']} written "
+        f"({summary['dropped']} dropped); {summary['topics_covered']}/{summary['topics']} "
+        "topics covered."
+    )
+    for kind, path in paths.items():
+        if kind != "suite":
+            console.print(f"{kind}: {path}")
+    click.echo(str(paths["suite"]))
+
+
+def _print_coverage(report: dict[str, object]) -> None:
+    from rich.table import Table
+
+    table = Table(title="Coverage by topic")
+    for name in ("topic", "label", "chunks", "sampled", "kept", "dropped", "reasons"):
+        table.add_column(name)
+    for row in report["coverage"]:  # type: ignore[attr-defined]
+        reasons = ", ".join(f"{k} {v}" for k, v in row["dropped_by_reason"].items()) or "-"
+        table.add_row(str(row["topic_id"]), row["label"], str(row["chunks"]),
+                      str(row["sampled"]), str(row["kept"]), str(row["dropped"]), reasons)
+    console.print(table)

@@ -1,0 +1,171 @@
+"""Query selection: drop generated questions that would make poor test cases, saying why.
+
+Checks, in order (the first failure is the reason recorded):
+
+* ``answer_in_question`` — a free-form question that states its own answer;
+* ``ungrounded`` — the expected answer's checkable facts (content words, numbers, dates, names,
+  negations) are not supported by the source chunk(s), measured by the unsupported-facts logic of
+  :mod:`assay.evaluators.unsupported_facts` (share of supported facts below ``min_grounding``);
+* ``off_source`` — the question's cosine similarity to its source chunk(s) (the best one) is
+  below ``min_source_similarity``;
+* ``answerable_from_corpus`` — an *unanswerable* question whose similarity to some chunk of the
+  corpus reaches ``unanswerable_max_similarity`` (negatives are exempt from the grounding and
+  source checks, but must not be answerable from the corpus);
+* ``near_duplicate`` — cosine similarity to an earlier kept question of at least
+  ``duplicate_similarity`` (exact duplicates included).
+
+Every measurement is stored on the candidate (``scores``) whether it is kept or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from assay.backends.embed.base import Embedder
+from assay.data.case import TestCase
+from assay.evaluators.base import Status
+from assay.evaluators.unsupported_facts import UnsupportedFacts
+from assay.generate.chunking import Chunk
+from assay.generate.questions import Candidate
+from assay.params import check
+from assay.text import normalize_squad
+
+REASONS = (
+    "judge_error", "parse_failure", "not_generated", "malformed", "answer_in_question",
+    "ungrounded", "off_source", "answerable_from_corpus", "near_duplicate", "over_quota",
+)
+
+
+@dataclass(frozen=True)
+class SelectionConfig:
+    """Thresholds of the selection step (defaults suit all-MiniLM-L6-v2 cosine similarities)."""
+
+    min_source_similarity: float = 0.35
+    min_grounding: float = 0.6
+    duplicate_similarity: float = 0.92
+    unanswerable_max_similarity: float = 0.7
+    answer_in_question: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("min_source_similarity", "min_grounding", "duplicate_similarity",
+                     "unanswerable_max_similarity"):
+            value = getattr(self, name)
+            check(-1.0 <= value <= 1.0, name, "SelectionConfig", "between -1 and 1", value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable record."""
+        return asdict(self)
+
+
+def grounding_text(candidate: Candidate) -> str:
+    """The part of the expected answer that must be grounded: the option for multiple choice,
+    the statement after Yes / No for yes/no questions, else the whole answer.
+
+    Example:
+        >>> from assay.generate.sampling import Slot
+        >>> c = Candidate(Slot(0, 0, "yes_no", (0,)), "Is it free?", "No, it costs 5 euros.",
+        ...               correct="no")
+        >>> grounding_text(c)
+        'it costs 5 euros.'
+    """
+    answer = candidate.answer or ""
+    if candidate.options is not None:
+        return answer
+    if candidate.correct in ("yes", "no"):
+        head, _, rest = answer.partition(",")
+        return rest.strip() if head.strip().lower() in ("yes", "no") else answer
+    return answer
+
+
+def grounding(answers: Sequence[str], sources: Sequence[Sequence[str]]) -> list[float | None]:
+    """Share of each answer's checkable facts the sources support (None: no checkable fact).
+
+    Example:
+        >>> grounding(["The fee is 5 euros.", "The fee is 9 euros."],
+        ...           [["The monthly fee is 5 euros."], ["The monthly fee is 5 euros."]])
+        [1.0, 0.6666666666666666]
+    """
+    evaluator = UnsupportedFacts()
+    cases = [TestCase(id=str(i), actual_answer=a, retrieved_context=list(s))
+             for i, (a, s) in enumerate(zip(answers, sources, strict=True))]
+    out: list[float | None] = []
+    for result in evaluator.score(cases):
+        outcome = result.outcomes["facts_support"]
+        out.append(outcome.value if outcome.status is Status.OK else None)
+    return out
+
+
+def _answer_in_question(question: str, answer: str) -> bool:
+    answer_norm = normalize_squad(answer)
+    return len(answer_norm.split()) >= 2 and answer_norm in normalize_squad(question)
+
+
+def select(
+    candidates: Sequence[Candidate],
+    chunks: Sequence[Chunk],
+    chunk_embeddings: np.ndarray,
+    embedder: Embedder,
+    answerable: dict[str, bool],
+    config: SelectionConfig | None = None,
+) -> None:
+    """Measure every live candidate and drop the poor ones (in place, with reasons).
+
+    Args:
+        candidates: Generated candidates (already-dropped ones are left alone).
+        chunks: All chunks of the corpus.
+        chunk_embeddings: Their L2-normalised embeddings (row per chunk).
+        embedder: Embeds the questions (the same model as the chunks).
+        answerable: Per query type name, whether the corpus answers it.
+        config: Thresholds.
+    """
+    config = config or SelectionConfig()
+    live = [c for c in candidates if c.dropped is None and c.question]
+    if not live:
+        return
+    questions = np.asarray(embedder.encode([c.question or "" for c in live]), dtype=np.float64)
+    corpus = np.asarray(chunk_embeddings, dtype=np.float64)
+    to_ground = [c for c in live if answerable.get(c.slot.query_type, True)]
+    supported = grounding([grounding_text(c) for c in to_ground],
+                          [[chunks[i].text for i in c.slot.chunks] for c in to_ground])
+    ground = {id(c): s for c, s in zip(to_ground, supported, strict=True)}
+    for row, candidate in zip(questions, live, strict=True):
+        similarities = corpus @ row
+        source = max(float(similarities[i]) for i in candidate.slot.chunks)
+        candidate.scores["source_similarity"] = round(source, 6)
+        candidate.scores["max_corpus_similarity"] = round(float(similarities.max()), 6)
+        if not answerable.get(candidate.slot.query_type, True):
+            if similarities.max() >= config.unanswerable_max_similarity:
+                best = int(np.argmax(similarities))
+                candidate.drop("answerable_from_corpus",
+                               f"similarity {similarities.max():.3f} to chunk {chunks[best].id}")
+            continue
+        share = ground[id(candidate)]
+        if share is not None:
+            candidate.scores["grounding"] = round(share, 6)
+        if (config.answer_in_question and candidate.options is None
+                and candidate.correct is None
+                and _answer_in_question(candidate.question or "", candidate.answer or "")):
+            candidate.drop("answer_in_question", "the question contains its expected answer")
+        elif share is not None and share < config.min_grounding:
+            candidate.drop("ungrounded", f"{share:.2f} of the answer's facts are in the source "
+                                         f"(minimum {config.min_grounding})")
+        elif source < config.min_source_similarity:
+            candidate.drop("off_source", f"similarity {source:.3f} to the source chunk "
+                                         f"(minimum {config.min_source_similarity})")
+    kept_rows: list[int] = []
+    for index, candidate in enumerate(live):
+        if candidate.dropped is not None:
+            continue
+        if kept_rows:
+            similarity = questions[kept_rows] @ questions[index]
+            best = int(np.argmax(similarity))
+            if similarity[best] >= config.duplicate_similarity:
+                candidate.scores["duplicate_similarity"] = round(float(similarity[best]), 6)
+                candidate.drop("near_duplicate", f"similarity {similarity[best]:.3f} to "
+                                                 f"{live[kept_rows[best]].question!r}")
+                continue
+        kept_rows.append(index)
