@@ -37,7 +37,7 @@ def _dp_lcs(a: list[str], b: list[str]) -> int:
     st.lists(st.sampled_from("abcde"), max_size=90),
     st.lists(st.sampled_from("abcdef"), max_size=90),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_bit_parallel_lcs_equals_dynamic_programming(a: list[str], b: list[str]) -> None:
     assert lcs_length(a, b) == _dp_lcs(a, b) == lcs_length(b, a)
 
@@ -52,7 +52,7 @@ def test_lcs_beyond_one_machine_word() -> None:
 @pytest.mark.parametrize("use_stemmer", [False, True])
 def test_rouge_identical_to_rouge_score(use_stemmer: bool) -> None:
     scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=use_stemmer)
-    for expected, actual in answer_pairs(1500, seed=use_stemmer):
+    for expected, actual in answer_pairs(600, seed=use_stemmer):
         reference = scorer.score(expected, actual)
         mine = rouge(expected, actual, TYPES, use_stemmer=use_stemmer)
         for kind in TYPES:
@@ -130,7 +130,7 @@ def test_porter_port_equals_nltk_word_for_word(shared_data_words: set[str]) -> N
     words |= {s + x for s in stems for x in suffixes}
     words |= {
         "".join(rng.choice("aeiouybcdlmnrstwxz") for _ in range(rng.randint(1, 10)))
-        for _ in range(20000)
+        for _ in range(8000)
     }
     words |= {"dying", "lying", "tying", "skies", "news", "innings", "proceed", "succeeding"}
     mismatches = [w for w in words if porter_stem(w) != nltk_stem(w)]
@@ -155,7 +155,7 @@ def test_rouge_parity_on_real_summaries(shared_data) -> None:  # type: ignore[no
     scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=True)
     for doc, summary in list(
         zip(frame["doc"].astype(str), frame["summary"].astype(str), strict=True)
-    )[:200]:
+    )[:80]:
         reference = scorer.score(summary, doc[:1500])
         mine = rouge(summary, doc[:1500], TYPES, use_stemmer=True)
         assert all(tuple(mine[k]) == tuple(reference[k]) for k in TYPES)
