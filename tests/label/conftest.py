@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from assay.engine.run import EvaluationRun
-
 from report.conftest import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, _browser_missing
 from report.report_runs import build_run
 
@@ -73,7 +72,9 @@ def postgres_url() -> Iterator[str]:
         _unavailable("psycopg is not installed (pip install -e '.[label]')")
     bindir = _pg_bin()
     if bindir is None:
-        _unavailable("PostgreSQL server binaries (initdb, pg_ctl) not found: apt-get install postgresql")
+        _unavailable(
+            "PostgreSQL server binaries (initdb, pg_ctl) not found: apt-get install postgresql"
+        )
     assert bindir is not None
     root = Path(tempfile.mkdtemp(prefix="assay-pg-"))
     data = root / "data"
@@ -85,22 +86,48 @@ def postgres_url() -> Iterator[str]:
         as_user = ["runuser", "-u", "nobody", "--"]
     env = {**os.environ, "LC_ALL": "C"}
     subprocess.run(
-        [*as_user, str(bindir / "initdb"), "-D", str(data), "-U", "assay", "-A", "trust",
-         "--no-sync", "-E", "UTF8"],
-        check=True, capture_output=True, env=env,
+        [
+            *as_user,
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "assay",
+            "-A",
+            "trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+        ],
+        check=True,
+        capture_output=True,
+        env=env,
     )
     options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=on"
     subprocess.run(
-        [*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l",
-         str(root / "log"), "-w", "start"],
-        check=True, capture_output=True, env=env,
+        [
+            *as_user,
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-o",
+            options,
+            "-l",
+            str(root / "log"),
+            "-w",
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+        env=env,
     )
     try:
         yield f"postgresql://assay@127.0.0.1:{port}/postgres"
     finally:
         subprocess.run(
             [*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-            capture_output=True, env=env,
+            capture_output=True,
+            env=env,
         )
         shutil.rmtree(root, ignore_errors=True)
 
@@ -138,8 +165,16 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        command = [*ASSAY, "label", str(self.run_dir), "--port",
-                   str(self.port), "--db", self.db, *self.args]
+        command = [
+            *ASSAY,
+            "label",
+            str(self.run_dir),
+            "--port",
+            str(self.port),
+            "--db",
+            self.db,
+            *self.args,
+        ]
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60

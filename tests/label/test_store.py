@@ -67,14 +67,20 @@ def test_queue_never_repeats_a_case_and_respects_overlap(db_url: str) -> None:
         assert len(items) == len(set(items))  # no case twice for one annotator
     per_item = Counter(i for items in seen.values() for i in items)
     assert sorted(per_item.values()) == [2, 2, 2, 2]  # exactly `overlap` labels per case
-    assert store.progress(2) == {"items": 4, "uncertain": 0, "labelled": 4, "complete": 4,
-                                 "labels": 8}
+    assert store.progress(2) == {
+        "items": 4,
+        "uncertain": 0,
+        "labelled": 4,
+        "complete": 4,
+        "labels": 8,
+    }
 
 
 def test_queue_follows_priority_and_skips_do_not_count(db_url: str) -> None:
     store = _store(db_url, n_items=3)
-    store.sync_items([("q0", "m", 5, "b1", False), ("q1", "m", 0, "b1", True),
-                      ("q2", "m", 1, "b1", False)])
+    store.sync_items(
+        [("q0", "m", 5, "b1", False), ("q1", "m", 0, "b1", True), ("q2", "m", 1, "b1", False)]
+    )
     a = store.annotator_for_token(store.add_annotator("a"))["id"]  # type: ignore[index]
     b = store.annotator_for_token(store.add_annotator("b"))["id"]  # type: ignore[index]
     first = store.next_item(a, overlap=1)

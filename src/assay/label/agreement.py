@@ -39,7 +39,9 @@ def rating_matrix(judgments: Sequence[dict[str, Any]], criterion: str) -> pd.Dat
 
 def _result(value: float | None, n: int, reason: str | None = None) -> dict[str, Any]:
     if value is not None and not math.isfinite(value):
-        value, reason = None, reason or "undefined (every rating is the same value)"
+        value = None
+    if value is None:
+        reason = reason or "undefined (every rating is the same value)"
     return {"value": value, "n_items": n, "reason": None if value is not None else reason}
 
 
