@@ -10,8 +10,9 @@ the per-case sentence-by-sentence similarity matrices are then plain matrix prod
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -73,41 +74,66 @@ class EmbeddingEvaluator(Evaluator):
         state = self.__dict__.copy()
         state.pop("_resolved", None)  # never pickle a loaded model
         state.pop("_memo", None)
+        state.pop("_memo_identity", None)
         return state
 
     def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         """As :meth:`Evaluator.evaluate`, but each distinct input is evaluated once per instance:
         repeated cases (in this batch or an earlier one) reuse the remembered result. Results
-        holding an ``error`` outcome are not remembered, so a transient failure is retried."""
+        holding an ``error`` outcome are not remembered, so a transient failure is retried.
+
+        Two lookups: by the identity of the input objects (cases copied from one another share
+        them; the memo keeps those objects alive, so an identity match is a content match), then
+        by content (:meth:`case_key`)."""
         memo: OrderedDict[Hashable, CaseResult] = self.__dict__.setdefault("_memo", OrderedDict())
-        keys = [self.case_key(c) for c in cases]
-        found: dict[Hashable, CaseResult] = {}
-        todo: dict[Hashable, TestCase] = {}
-        for key, case in zip(keys, cases, strict=True):
-            if key in found or key in todo:
-                continue
-            hit = memo.get(key)
-            if hit is None:
-                todo[key] = case
+        by_identity: dict[tuple[int, ...], tuple[tuple[Any, ...], CaseResult]]
+        by_identity = self.__dict__.setdefault("_memo_identity", {})
+        fields = self.requires
+        out: list[CaseResult | None] = [None] * len(cases)
+        pending: list[int] = []
+        for index, case in enumerate(cases):
+            values = case.__dict__
+            objects = tuple([values[name] for name in fields])
+            hit = by_identity.get(tuple(map(id, objects)))
+            if hit is not None and all(a is b for a, b in zip(hit[0], objects, strict=True)):
+                out[index] = hit[1]
             else:
-                found[key] = hit
-                memo.move_to_end(key)
-        if todo:
-            for key, result in zip(todo, super().evaluate(list(todo.values())), strict=True):
-                found[key] = result
+                pending.append(index)
+        if pending:
+            keys = {i: self.case_key(cases[i]) for i in pending}
+            todo: dict[Hashable, TestCase] = {}
+            for i in pending:
+                if keys[i] not in memo and keys[i] not in todo:
+                    todo[keys[i]] = cases[i]
+            fresh: dict[Hashable, CaseResult] = {}
+            if todo:
+                with single_threaded_blas():
+                    scored = super().evaluate(list(todo.values()))
+                fresh = dict(zip(todo, scored, strict=True))
+            for i in pending:
+                key = keys[i]
+                result = fresh[key] if key in fresh else memo[key]
+                out[i] = result
                 if all(o.status is not Status.ERROR for o in result.outcomes.values()):
                     memo[key] = result
-                    if len(memo) > MEMO_ITEMS:
-                        memo.popitem(last=False)
-        return [found[key] for key in keys]
+                    memo.move_to_end(key)
+                    objects = tuple([cases[i].__dict__[name] for name in fields])
+                    by_identity[tuple(map(id, objects))] = (objects, result)
+            while len(memo) > MEMO_ITEMS:
+                memo.popitem(last=False)
+            if len(by_identity) > MEMO_ITEMS:
+                by_identity.clear()
+        return [r for r in out if r is not None]
 
     # -- case deduplication ---------------------------------------------------------------
     def case_key(self, case: TestCase) -> Hashable:
         """What the scores of a case depend on; identical keys are scored once per batch."""
-        return tuple(
-            tuple(v) if isinstance(v, list) else v
-            for v in (getattr(case, f) for f in self.requires)
-        )
+        values = case.__dict__  # plain attribute reads: this runs once per case and evaluator
+        key = []
+        for name in self.requires:
+            value = values[name]
+            key.append(tuple(value) if type(value) is list else value)
+        return tuple(key)
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         first: dict[Hashable, int] = {}
@@ -123,6 +149,28 @@ class EmbeddingEvaluator(Evaluator):
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         """Score cases with pairwise different inputs."""
         raise NotImplementedError
+
+
+@contextlib.contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Run numpy's BLAS on one thread: per-case similarity matrices are small, and threaded BLAS
+    on small products is slower, catastrophically so on a busy machine (measured 45x on 2
+    shared cores). torch's own thread pool (OpenMP) is not affected."""
+    global _CONTROLLER
+    try:
+        if _CONTROLLER is None:
+            from threadpoolctl import ThreadpoolController
+
+            _CONTROLLER = ThreadpoolController()
+        limiter = _CONTROLLER.limit(limits=1, user_api="blas")
+    except Exception:  # threadpoolctl missing or unable to inspect: run unlimited
+        yield
+        return
+    with limiter:
+        yield
+
+
+_CONTROLLER: Any = None
 
 
 # -- sentences and matrices --------------------------------------------------------------
@@ -158,13 +206,15 @@ def stack(vectors: dict[str, np.ndarray], texts: Sequence[str]) -> np.ndarray:
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarities of unit rows, clipped to [-1, 1] (float64).
+    """Cosine similarities of unit rows, clipped to [-1, 1]: a float32 product (the precision of
+    the embeddings), returned as float64.
 
     Example:
         >>> cosine_matrix(np.eye(2), np.eye(2)).tolist()
         [[1.0, 0.0], [0.0, 1.0]]
     """
-    return np.clip(np.asarray(a, np.float64) @ np.asarray(b, np.float64).T, -1.0, 1.0)
+    product = np.asarray(a, np.float32) @ np.asarray(b, np.float32).T
+    return np.clip(product, -1.0, 1.0).astype(np.float64)
 
 
 def sentence_weights(
