@@ -272,3 +272,11 @@ def test_dry_run_estimate_counts_calls_cost_and_cache(tmp_path: Any) -> None:
     assert after.cached_calls == after.calls == len(cases) and after.cost_usd == 0.0
     unpriced = estimate_judge_cost([evaluator], cases, judge="ollama:llama3.1")
     assert unpriced.cost_usd is None and unpriced.prompt_tokens > 0
+
+
+def test_copied_format_example_is_a_parse_failure() -> None:
+    evaluator = JudgeFaithfulness(judge({"extract_statements":
+                                         '{"statements": ["<statement 1>", "<statement 2>"]}'}))
+    outcome, result = value(evaluator)
+    assert outcome.status is Status.ERROR and "copies the format example" in (outcome.reason or "")
+    assert result.details["parse_failure"] is True

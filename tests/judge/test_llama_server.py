@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from assay.backends.judge import Judge, OpenAICompatBackend
+from assay.data.case import TestCase
 from assay.evaluators.base import Evaluator, Status
 from assay.evaluators.registry import evaluator_class, evaluator_names
 from assay.judge.base import EmbeddingJudgeEvaluator, JudgeEvaluator
-from assay.testing import sample_cases
 from assay.testing.fake_embedder import FakeEmbedder
 
 from ._servers import FaultProxy
@@ -35,6 +35,19 @@ BUILTIN = (
 )
 
 
+#: Two short cases, so that a 135M model on a shared CPU gets through them in minutes.
+CASES = [
+    TestCase(id="fee", model="bot", question="What is the monthly fee?",
+             expected_answer="The fee is 12 euros a month.",
+             retrieved_context=["The account costs 12 euros a month.", "Cards are free."],
+             actual_answer="The monthly fee is 12 euros."),
+    TestCase(id="close", model="bot", question="Can I close the account online?",
+             expected_answer="Yes, online and free of charge.",
+             retrieved_context=["You can close the account online at no cost."],
+             actual_answer="Yes, you can close it online for free."),
+]
+
+
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp", reason="needs the local-llm extra (llama-cpp-python)")
@@ -42,7 +55,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     smollm2_gguf(verify=True)  # sha256-checked before use
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    with llama_server(n_ctx=2048, log_path=log) as url:
+    with llama_server(n_ctx=2048, n_threads=2, log_path=log) as url:
         yield url
 
 
@@ -61,9 +74,9 @@ def make_evaluators(judge: Judge) -> list[JudgeEvaluator]:
 
 def make_judge(url: str, cache: Path) -> Judge:
     backend = OpenAICompatBackend("smollm2-135m-instruct", url, temperature=0.0, seed=0,
-                                  max_tokens=128, structured="json_object")
+                                  max_tokens=48, structured="json_object")
     return Judge(backend, concurrency=2, cache=cache, backoff_base=0.05, backoff_max=0.2,
-                 timeout=120, prices={"smollm2": (0.0, 0.0)})
+                 timeout=600, prices={"smollm2": (0.0, 0.0)})
 
 
 def run_all(evaluators: list[JudgeEvaluator], cases: list[Any]) -> dict[str, list[Any]]:
@@ -72,8 +85,7 @@ def run_all(evaluators: list[JudgeEvaluator], cases: list[Any]) -> dict[str, lis
 
 def test_every_judge_evaluator_over_real_http(server_url: str, tmp_path: Path) -> None:
     assert set(BUILTIN) <= set(evaluator_names())
-    cases = [c for c in sample_cases() if c.id in ("s1", "s4") and c.model == "good"]
-    assert len(cases) == 2
+    cases = CASES
     upstream = server_url.removesuffix("/v1")
     with FaultProxy(upstream, faults={1: 429, 3: 500, 6: 503}) as proxy:
         judge = make_judge(f"{proxy.url}/v1", tmp_path / "judge.sqlite")
@@ -124,11 +136,12 @@ def test_every_judge_evaluator_over_real_http(server_url: str, tmp_path: Path) -
 
 def test_spec_of_a_local_judge_records_its_settings(server_url: str) -> None:
     evaluator: Evaluator = evaluator_class("judge_sexism")(
-        {"base_url": server_url, "model": "smollm2-135m-instruct", "seed": 11}
+        {"base_url": server_url, "model": "smollm2-135m-instruct", "seed": 11, "max_tokens": 32,
+         "timeout": 600}
     )
     spec = evaluator.spec()
     assert spec["judge"]["base_url"] == server_url and spec["judge"]["seed"] == 11
-    [result] = evaluator.evaluate([sample_cases()[1]])
+    [result] = evaluator.evaluate(CASES[:1])
     outcome = result.outcomes["judge_sexism"]
     assert outcome.status in (Status.OK, Status.ERROR)
     assert result.details["judge"]["calls"] >= 1

@@ -8,6 +8,7 @@ parse failure.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,8 +95,21 @@ def as_number(value: Any, low: float, high: float, where: str = "score") -> floa
 
 
 # -- interpreters ---------------------------------------------------------------------------
+_PLACEHOLDER = re.compile(r"^<[^<>]{1,40}>$")
+
+
+def _no_placeholders(items: list[str], what: str) -> list[str]:
+    """Reject a reply that copies the prompt's format example (``"<statement 1>"``)."""
+    copied = [item for item in items if _PLACEHOLDER.match(item)]
+    if copied:
+        raise JudgeParseError(f"the reply copies the format example ({copied[0]!r}) instead of "
+                              f"giving {what}")
+    return items
+
+
 def _statements(value: Any) -> list[str]:
-    return [s.strip() for s in value["statements"] if isinstance(s, str) and s.strip()]
+    items = [s.strip() for s in value["statements"] if isinstance(s, str) and s.strip()]
+    return _no_placeholders(items, "statements")
 
 
 def verdicts_for(n: int) -> Any:
@@ -123,7 +137,9 @@ def verdicts_for(n: int) -> Any:
 
 
 def _questions(value: Any) -> tuple[list[str], bool]:
-    questions = [q.strip() for q in value["questions"] if isinstance(q, str) and q.strip()]
+    questions = _no_placeholders(
+        [q.strip() for q in value["questions"] if isinstance(q, str) and q.strip()], "questions"
+    )
     noncommittal = as_flag(value.get("noncommittal", False), "noncommittal")
     if not questions and not noncommittal:
         raise JudgeParseError("no questions generated")
