@@ -32,7 +32,7 @@ _BLOCK_TAGS = (
     "section", "article", "header", "footer", "pre", "blockquote", "dd", "dt", "dl", "td", "th",
     "title", "main", "aside", "figcaption", "hr",
 )
-_DROP_TAGS = ("script", "style", "noscript", "template", "svg", "head")
+_DROP_TAGS = ("script", "style", "noscript", "template", "svg", "head", "nav")
 
 
 @dataclass(frozen=True)
@@ -81,21 +81,39 @@ def normalise_text(text: str) -> str:
 
 
 def reflow(text: str) -> str:
-    """Join lines broken inside paragraphs (PDF extraction), keeping blank-line paragraph breaks;
-    ``exam-`` + newline + ``ple`` becomes ``example``.
+    """Join lines broken inside paragraphs (PDF extraction), keeping paragraph breaks.
+
+    A blank line ends a paragraph, and so does a line clearly shorter than the longest line
+    of its block (under 70%) followed by one starting with a capital (a heading or the last
+    line of a paragraph); ``exam-`` + newline + ``ple`` becomes ``example``.
 
     Example:
-        >>> reflow("The fee is waived\\nwhen you pay in. Ex-\\nample.\\n\\nNew paragraph.")
-        'The fee is waived when you pay in. Example.\\n\\nNew paragraph.'
+        >>> print(reflow("Fees\\nThe fee is waived when the account is\\nfunded. Ex-\\nample "
+        ...              "line that is long enough.\\n\\nNew paragraph."))
+        Fees
+        <BLANKLINE>
+        The fee is waived when the account is funded. Example line that is long enough.
+        <BLANKLINE>
+        New paragraph.
     """
-    paragraphs = re.split(r"\n\s*\n", text)
-    out = []
-    for paragraph in paragraphs:
-        joined = re.sub(r"(\w)-\n(\w)", r"\1\2", paragraph.strip())
-        joined = re.sub(r"\s*\n\s*", " ", joined)
-        joined = re.sub(r"[ \t]{2,}", " ", joined)
-        if joined:
-            out.append(joined)
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line.strip() for line in block.split("\n") if line.strip()]
+        if not lines:
+            continue
+        longest = max(len(line) for line in lines)
+        current = ""
+        for index, line in enumerate(lines):
+            if current.endswith("-") and line[:1].islower():
+                current = current[:-1] + line
+            else:
+                current = f"{current} {line}" if current else line
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            if following and len(line) < 0.7 * longest and following[:1].isupper():
+                out.append(re.sub(r"[ \t]{2,}", " ", current))
+                current = ""
+        if current:
+            out.append(re.sub(r"[ \t]{2,}", " ", current))
     return "\n\n".join(out)
 
 

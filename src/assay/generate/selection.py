@@ -49,6 +49,7 @@ class SelectionConfig:
     duplicate_similarity: float = 0.92
     unanswerable_max_similarity: float = 0.7
     answer_in_question: bool = True
+    strict_key_facts: bool = True
 
     def __post_init__(self) -> None:
         for name in ("min_source_similarity", "min_grounding", "duplicate_similarity",
@@ -81,21 +82,27 @@ def grounding_text(candidate: Candidate) -> str:
     return answer
 
 
-def grounding(answers: Sequence[str], sources: Sequence[Sequence[str]]) -> list[float | None]:
-    """Share of each answer's checkable facts the sources support (None: no checkable fact).
+def grounding(answers: Sequence[str], sources: Sequence[Sequence[str]]
+              ) -> list[tuple[float, int] | None]:
+    """Per answer: the share of its checkable facts the sources support, and how many of its
+    numbers, dates, names and negations they do not (None: no checkable fact).
 
     Example:
         >>> grounding(["The fee is 5 euros.", "The fee is 9 euros."],
         ...           [["The monthly fee is 5 euros."], ["The monthly fee is 5 euros."]])
-        [1.0, 0.6666666666666666]
+        [(1.0, 0), (0.6666666666666666, 1)]
     """
     evaluator = UnsupportedFacts()
     cases = [TestCase(id=str(i), actual_answer=a, retrieved_context=list(s))
              for i, (a, s) in enumerate(zip(answers, sources, strict=True))]
-    out: list[float | None] = []
+    out: list[tuple[float, int] | None] = []
     for result in evaluator.score(cases):
-        outcome = result.outcomes["facts_support"]
-        out.append(outcome.value if outcome.status is Status.OK else None)
+        share = result.outcomes["facts_support"]
+        key = result.outcomes["facts_key_unsupported_count"]
+        if share.status is Status.OK and share.value is not None:
+            out.append((share.value, int(key.value or 0)))
+        else:
+            out.append(None)
     return out
 
 
@@ -143,9 +150,11 @@ def select(
                 candidate.drop("answerable_from_corpus",
                                f"similarity {similarities.max():.3f} to chunk {chunks[best].id}")
             continue
-        share = ground[id(candidate)]
+        measured = ground[id(candidate)]
+        share, key_missing = measured if measured is not None else (None, 0)
         if share is not None:
             candidate.scores["grounding"] = round(share, 6)
+            candidate.scores["unsupported_key_facts"] = key_missing
         if (config.answer_in_question and candidate.options is None
                 and candidate.correct is None
                 and _answer_in_question(candidate.question or "", candidate.answer or "")):
@@ -153,6 +162,9 @@ def select(
         elif share is not None and share < config.min_grounding:
             candidate.drop("ungrounded", f"{share:.2f} of the answer's facts are in the source "
                                          f"(minimum {config.min_grounding})")
+        elif config.strict_key_facts and key_missing:
+            candidate.drop("ungrounded", f"{key_missing} number(s), date(s), name(s) or "
+                                         "negation(s) of the answer are not in the source")
         elif source < config.min_source_similarity:
             candidate.drop("off_source", f"similarity {source:.3f} to the source chunk "
                                          f"(minimum {config.min_source_similarity})")

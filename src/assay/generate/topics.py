@@ -95,7 +95,7 @@ def reduce(embeddings: np.ndarray, *, method: str = "pca", n_components: int = 1
         umap = require("umap", extra="embed", package="umap-learn")
         reducer = umap.UMAP(  # type: ignore[attr-defined]
             n_components=n_components, n_neighbors=min(15, n - 1), metric="cosine",
-            random_state=seed, min_dist=0.0,
+            random_state=seed, min_dist=0.0, n_jobs=1,
         )
         return np.asarray(reducer.fit_transform(x), dtype=np.float64)
     if method == "umap":
@@ -135,7 +135,7 @@ def kmeans_by_silhouette(
     if k is not None:
         check(isinstance(k, int) and k >= 1, "k", "kmeans_by_silhouette", "a positive integer", k)
         k = min(k, n)
-        labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(x)
+        labels = KMeans(n_clusters=k, n_init=4, random_state=seed).fit_predict(x)
         score = _silhouette(x, labels)
         return labels, ({k: score} if score is not None else {})
     low, high = k_range
@@ -145,7 +145,7 @@ def kmeans_by_silhouette(
     best: tuple[float, np.ndarray] | None = None
     if len(np.unique(x.round(9), axis=0)) > 2:
         for candidate in range(low, min(high, n - 1) + 1):
-            labels = KMeans(n_clusters=candidate, n_init=10, random_state=seed).fit_predict(x)
+            labels = KMeans(n_clusters=candidate, n_init=4, random_state=seed).fit_predict(x)
             score = _silhouette(x, labels)
             if score is None:
                 continue
