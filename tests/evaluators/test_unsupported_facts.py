@@ -79,3 +79,13 @@ def test_negation_is_checked_against_the_matching_context_sentence() -> None:
     faithful = score("Cards are not accepted abroad.", context)
     assert [u["kind"] for u in negated_claim.details["unsupported"]] == ["negation"]  # type: ignore[attr-defined]
     assert faithful.outcomes["facts_support"].value == 1.0  # type: ignore[attr-defined]
+
+
+def test_numbers_anywhere_in_a_sentence_are_kept() -> None:
+    facts = extract_facts("2021 was good. Not in 2022 though, nor 15 times.")
+    assert [(f.text, f.kind) for f in facts if f.kind in ("number", "negation")] == [
+        ("2021", "number"),
+        ("Not", "negation"),
+        ("2022", "number"),
+        ("15", "number"),
+    ]

@@ -126,7 +126,7 @@ def extract_facts(text: str | None) -> list[Fact]:
                         kind = "name"
                         key = f"name:{lower}"
                 fact = Fact(token, kind, key, index)
-            dedup = {"word": f"w:{fact.key}", "negation": f"neg@{index}"}.get(kind, fact.key)
+            dedup = {"word": f"w:{fact.key}", "negation": f"neg@{index}"}.get(fact.kind, fact.key)
             facts.setdefault(dedup, fact)
     return list(facts.values())
 
