@@ -34,7 +34,7 @@ def write_pdf(path: Path, paragraphs: list[str], width: int = 70) -> Path:
     sentences, as in real PDFs) and a blank line between paragraphs."""
     lines: list[str] = []
     for paragraph in paragraphs:
-        lines += textwrap.wrap(paragraph, width) + [""]
+        lines += [*textwrap.wrap(paragraph, width), ""]
     ops = ["BT", "/F1 11 Tf", "14 TL", "50 780 Td"]
     for line in lines:
         ops.append(f"({_escape(line)}) Tj T*" if line else "T*")

@@ -79,7 +79,7 @@ def test_explicit_unsupported_file_is_a_failure(tmp_path: Path) -> None:
     file.write_text("hello", encoding="utf-8")
     corpus = ingest([file])
     assert corpus.documents == [] and "unsupported file type" in corpus.failures[0][1]
-    with pytest.raises(InvalidInputError, match="notes.xyz"):
+    with pytest.raises(InvalidInputError, match=r"notes\.xyz"):
         read_document(file)
 
 

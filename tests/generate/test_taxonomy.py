@@ -88,7 +88,7 @@ def test_load_taxonomy(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="answer_format"):
         load_taxonomy(file)
     file.write_text("{not json", encoding="utf-8")
-    with pytest.raises(InvalidInputError, match="t.json"):
+    with pytest.raises(InvalidInputError, match=r"t\.json"):
         load_taxonomy(file)
     with pytest.raises(InvalidInputError, match="snake_case"):
         QueryType("Bad Name", "x")

@@ -97,14 +97,17 @@ def _request(task: str, user: str, schema: Mapping[str, Any], variables: dict[st
 
 # -- key facts --------------------------------------------------------------------------------
 def fallback_facts(text: str, max_facts: int) -> list[str]:
-    """The chunk's sentences (without Markdown heading lines): the facts used when the judge
-    gives none.
+    """The chunk's sentences, without headings (Markdown ``#`` lines, and short lines that do
+    not end like a sentence): the facts used when the judge gives none.
 
     Example:
-        >>> fallback_facts("# Fees\\nThe fee is 5 euros. Cards are free.", 5)
+        >>> fallback_facts("# Fees\\nSavings accounts\\nThe fee is 5 euros. Cards are free.", 5)
         ['The fee is 5 euros.', 'Cards are free.']
     """
-    sentences = [s for s in split_sentences(text) if not s.lstrip().startswith("#")]
+    sentences = [
+        s for s in split_sentences(text)
+        if not s.lstrip().startswith("#") and (s.rstrip()[-1:] in ".!?" or len(s.split()) > 6)
+    ]
     return sentences[:max_facts]
 
 

@@ -18,6 +18,7 @@ from assay.generate.questions import fallback_facts
 from assay.testing.scripted_judge import Reply, ScriptedJudge
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_DAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
 
 
 def _phrase(fact: str, n_words: int = 6) -> str:
@@ -58,8 +59,13 @@ def _item(kind: str, fmt: str, facts: Sequence[list[str]], i: int, polarity: str
                 "answer": f"{(polarity or 'yes').capitalize()}, {first}"}
     if fmt == "multiple_choice":
         others = [f for f in facts[0] if f != first][:3]
+        step = 1
         while len(others) < 3:
-            others.append(_altered(first, len(others) + 1))
+            candidate = _altered(first, step)
+            if candidate == first or candidate in others:
+                candidate = f"{first.rstrip('.')}, except on {_DAYS[step % len(_DAYS)]}."
+            others.append(candidate)
+            step += 1
         return {"question": f"Which statement about {_phrase(first, 3)} is correct?",
                 "options": [first, *others], "answer": first}
     if kind == "inference":
