@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 
+import assay
 from assay.engine.run import EvaluationRun
 from report.conftest import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, _browser_missing
-from report.report_runs import build_run
+from report.report_runs import WordOverlapGrounding, build_run, report_cases
 
 ASSAY = [sys.executable, "-c", "from assay.cli.main import main; main()"]
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -42,9 +43,14 @@ def label_run(tmp_path_factory: pytest.TempPathFactory) -> EvaluationRun:
     return build_run(tmp_path_factory.mktemp("label") / "run")
 
 
-def fresh_run(tmp_path: Path) -> Path:
-    """A private copy of a run directory (labels are written into it)."""
-    return build_run(tmp_path / "run").path  # type: ignore[return-value]
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> EvaluationRun:
+    """The same kind of run with 12 cases x 2 models (+ 12 perturbed copies): 36 to label."""
+    return assay.evaluate(
+        report_cases(n=12),
+        [WordOverlapGrounding(), "token_f1"],
+        out=tmp_path_factory.mktemp("label-small") / "run",
+    )
 
 
 def free_port() -> int:

@@ -82,7 +82,7 @@ def test_labels_entered_by_three_annotators_export_to_a_file_that_calibrates(
         for item_id, case_id, model in tx.fetchall("SELECT id, case_id, model FROM items"):
             items[(case_id, model)] = item_id
     for k, row in enumerate(truth.itertuples()):
-        for j, (name, who) in enumerate(people.items()):
+        for j, who in enumerate(people.values()):
             wrong = k % 3 == j and k % 5 == 0  # each case: at most one annotator errs
             grounded = 1 - row.grounded if wrong else row.grounded
             store.submit(

@@ -70,7 +70,7 @@ class _SecurityHeaders(BaseHTTPMiddleware):
         response.headers["Content-Security-Policy"] = _CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Referrer-Policy"] = "same-origin"  # Origin stays on our POSTs
         response.headers["Cache-Control"] = "no-store"
         return response
 

@@ -49,6 +49,7 @@
     else { handled = false; }
     if (handled) { event.preventDefault(); }
   });
+  form.setAttribute("data-ready", "1");  // shortcuts active (tests wait for this)
   // One submission per page: a double press must not send the form twice.
   form.addEventListener("submit", function () {
     setTimeout(function () {
