@@ -58,7 +58,7 @@ def test_hdbscan_and_dbscan_leave_outliers_as_noise() -> None:
 
 
 def test_noise_forms_its_own_labelled_stratum() -> None:
-    texts = TEXTS[:12] + ["tortoise shell garden lettuce", "volcano eruption lava ash"]
+    texts = [*TEXTS[:12], "tortoise shell garden lettuce", "volcano eruption lava ash"]
     emb = FakeEmbedder().encode(texts)
     model = build_topics(emb, texts, method="hdbscan", reducer="none", min_cluster_size=4)
     noise = [t for t in model.topics if t.is_noise]

@@ -78,6 +78,7 @@ class GenerationConfig:
     max_per_chunk: int = 3
     oversample: float = 1.0
     max_facts: int = 8
+    max_tokens: int | None = 600
     batch_size: int = 16
     seed: int = 0
     selection: SelectionConfig = field(default_factory=SelectionConfig)
@@ -170,7 +171,8 @@ def _weights(config: GenerationConfig, model: TopicModel) -> dict[int, float]:
 def _key_facts(judge: Judge, chunks: Sequence[Chunk], needed: Sequence[int],
                config: GenerationConfig, progress: Progress | None
                ) -> tuple[dict[int, list[str]], dict[int, str]]:
-    tasks = [key_facts_task(chunks[i], max_facts=config.max_facts) for i in needed]
+    tasks = [key_facts_task(chunks[i], max_facts=config.max_facts, max_tokens=config.max_tokens)
+             for i in needed]
     outcomes = run_in_batches(
         judge, tasks, batch_size=config.batch_size,
         progress=None if progress is None else lambda d, t: progress("extracting key facts", d, t),
@@ -192,7 +194,7 @@ def _write_questions(judge: Judge, chunks: Sequence[Chunk], slots: Sequence[Any]
                      config: GenerationConfig, progress: Progress | None) -> list[Candidate]:
     groups = list(group_slots(slots).items())
     tasks = [questions_task(types[qtype], [chunks[i] for i in key], [facts[i] for i in key],
-                            len(members), polarity=polarity)
+                            len(members), polarity=polarity, max_tokens=config.max_tokens)
              for (key, qtype, polarity), members in groups]
     outcomes = run_in_batches(
         judge, tasks, batch_size=config.batch_size,
