@@ -133,7 +133,7 @@ class SelfConsistency(Evaluator):
                     _METRICS, "no other answer by the same model to the same question"
                 )
             ] * len(cases)
-        tokens = [rouge_tokens(c.actual_answer or "", self.use_stemmer) for c in cases]
+        tokens = [rouge_tokens(c.actual_answer or "", self.use_stemmer, cache=False) for c in cases]
         lengths = [len(c.actual_answer or "") for c in cases]
         sample = stratified_sample(lengths, self.max_group, self.seed, "\x1f".join(key))
         pair_cache: dict[tuple[int, int], tuple[float, float]] = {}

@@ -49,16 +49,17 @@ _PUNCT_BEFORE_NON_DIGIT = re.compile(r"([\.,])([^0-9])")
 _DASH_AFTER_DIGIT = re.compile(r"([0-9])(-)")
 
 
-def tokenize_13a(line: str) -> tuple[str, ...]:
+def tokenize_13a(line: str, cache: bool = True) -> tuple[str, ...]:
     """Tokens of ``line`` under sacrebleu's ``13a`` tokeniser (mteval-v13a, as used by WMT).
 
-    Texts of up to 4,096 characters are cached (the same expected answer recurs across models).
+    With ``cache``, texts of up to 4,096 characters are kept in a small LRU cache (for texts that
+    recur, such as an expected answer shared by several models).
 
     Example:
         >>> tokenize_13a("The fee is 1,500.50 euros (monthly).")
         ('The', 'fee', 'is', '1,500.50', 'euros', '(', 'monthly', ')', '.')
     """
-    return _cached_13a(line) if len(line) <= 4096 else _tokenize_13a(line)
+    return _cached_13a(line) if cache and len(line) <= 4096 else _tokenize_13a(line)
 
 
 def _tokenize_13a(line: str) -> tuple[str, ...]:
@@ -76,7 +77,7 @@ def _tokenize_13a(line: str) -> tuple[str, ...]:
     return tuple(line.split())
 
 
-_cached_13a = lru_cache(maxsize=16384)(_tokenize_13a)
+_cached_13a = lru_cache(maxsize=4096)(_tokenize_13a)
 
 
 def _ngram_counts(tokens: Sequence[str]) -> list[Counter[Any]]:
@@ -99,7 +100,7 @@ def bleu_statistics(hypothesis: str, reference: str, lowercase: bool = False) ->
     """
     if lowercase:
         hypothesis, reference = hypothesis.lower(), reference.lower()
-    hyp, ref = tokenize_13a(hypothesis), tokenize_13a(reference)
+    hyp, ref = tokenize_13a(hypothesis, cache=False), tokenize_13a(reference)
     correct = [0] * MAX_ORDER
     total = [max(len(hyp) - n, 0) for n in range(MAX_ORDER)]
     for n, (hyp_grams, ref_grams) in enumerate(

@@ -7,9 +7,9 @@ alone costs seconds). Here
 
 * ROUGE-L's longest common subsequence uses the bit-parallel algorithm of Hyyrö (2004): one
   Python big-integer update per token of the shorter text, O(n·⌈m/64⌉) word operations in C;
-* tokenisations of whole texts are cached (the same expected answer recurs for every model) and
-  stems are cached per word; the Porter stemmer is a verified port of nltk's
-  (:mod:`assay.text.porter`);
+* tokenisations of expected answers are cached (the same expected answer recurs for every
+  model; small LRU cache) and stems are cached per word; the Porter stemmer is a verified port
+  of nltk's (:mod:`assay.text.porter`);
 * n-grams are counted with :class:`collections.Counter` over ``zip`` instead of tuple slices.
 
 The tokeniser, the n-gram counts and every division are those of ``rouge-score`` 0.1.2, so the
@@ -61,18 +61,21 @@ def _tokenize(text: str, use_stemmer: bool) -> tuple[str, ...]:
     return tuple(s for s in stems if s is not None)
 
 
-_tokens = lru_cache(maxsize=16384)(_tokenize)
+_tokens = lru_cache(maxsize=4096)(_tokenize)
 
 
-def rouge_tokens(text: str, use_stemmer: bool = False) -> tuple[str, ...]:
+def rouge_tokens(text: str, use_stemmer: bool = False, cache: bool = True) -> tuple[str, ...]:
     """Tokenise as ``rouge_score.tokenize``: lower-case, non-alphanumerics become spaces, and
     (optionally) words longer than three characters are Porter-stemmed.
+
+    With ``cache`` (for texts that recur, such as expected answers shared by several models) the
+    result is kept in a small LRU cache; answers that occur once should pass ``cache=False``.
 
     Example:
         >>> rouge_tokens("The fees were waived, Ünal!", use_stemmer=True)
         ('the', 'fee', 'were', 'waiv', 'nal')
     """
-    if len(text) > CACHED_TEXT_CHARS:
+    if not cache or len(text) > CACHED_TEXT_CHARS:
         return _tokenize(text, bool(use_stemmer))
     return _tokens(text, bool(use_stemmer))
 
@@ -174,7 +177,9 @@ def rouge(
         0.5714
     """
     return rouge_from_tokens(
-        rouge_tokens(target, use_stemmer), rouge_tokens(prediction, use_stemmer), types
+        rouge_tokens(target, use_stemmer),
+        rouge_tokens(prediction, use_stemmer, cache=False),
+        types,
     )
 
 
@@ -227,7 +232,7 @@ class Rouge(Evaluator):
         out = []
         for case in cases:
             target = rouge_tokens(case.expected_answer or "", self.use_stemmer)
-            prediction = rouge_tokens(case.actual_answer or "", self.use_stemmer)
+            prediction = rouge_tokens(case.actual_answer or "", self.use_stemmer, cache=False)
             scores = rouge_from_tokens(target, prediction)
             values: dict[str, float] = {}
             for kind, s in scores.items():
