@@ -89,11 +89,14 @@ def main() -> int:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 24
     n_local = int(sys.argv[2]) if len(sys.argv) > 2 else n
     rows: list[tuple[str, dict[str, dict[str, Any]]]] = []
+    skipped: str | None = None
     with FakeOpenAI(lambda payload: '{"score": 1.0, "reason": "same"}',
                     delay=LATENCY_S) as fake:
         rows.append((f"simulated remote API ({LATENCY_S * 1000:.0f} ms latency)",
                      bench_endpoint(f"{fake.url}/v1", n)))
     try:
+        if n_local <= 0:
+            raise ImportError("N_LOCAL is 0")
         from assay.backends.judge.local_server import llama_server, smollm2_gguf
 
         smollm2_gguf(verify=True)
@@ -102,6 +105,7 @@ def main() -> int:
             rows.append(("llama-cpp-python server, SmolLM2-135M (1 slot)",
                          bench_endpoint(url, n_local)))
     except ImportError as exc:
+        skipped = str(exc)
         print(f"skipping the local server: {exc}", file=sys.stderr)
 
     lines = [
@@ -126,6 +130,8 @@ def main() -> int:
             f"{r['cached']['seconds']:.3f} | "
             f"{r['fill']['seconds'] / r['cached']['seconds']:.0f}x | {r['cached']['calls']} |"
         )
+    if skipped:
+        lines += ["", f"Local llama-cpp-python server not measured in this run: {skipped}."]
     lines += [
         "",
         "llama-cpp-python's server decodes one request at a time per model (no parallel slots), "
