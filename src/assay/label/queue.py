@@ -122,7 +122,7 @@ def stratified_order(bins: Sequence[str], slices: Sequence[str], seed: int = 0) 
 
     Example:
         >>> stratified_order(["lo", "lo", "lo", "hi"], ["a", "a", "b", "a"], seed=1)
-        [0, 3, 2, 1]
+        [3, 2, 1, 0]
     """
     rng = random.Random(seed)
     by_bin: dict[str, dict[str, list[int]]] = {}
