@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from assay._version import __version__
 from assay.backends.embed import get_embedder
 from assay.backends.embed.base import Embedder
 from assay.backends.judge.client import Judge
@@ -30,7 +29,7 @@ from assay.data.suite import TestSuite, write_suite
 from assay.errors import InvalidInputError
 from assay.fileio import write_json, write_text
 from assay.generate.chunking import Chunk, chunk_documents
-from assay.generate.coverage import coverage_markdown, coverage_rows, trec_rows, type_rows
+from assay.generate.coverage import coverage_markdown
 from assay.generate.ingest import Corpus, ingest
 from assay.generate.questions import (
     Candidate,
@@ -42,6 +41,7 @@ from assay.generate.questions import (
     questions_task,
     run_in_batches,
 )
+from assay.generate.report import build_report
 from assay.generate.sampling import allocate, plan_slots
 from assay.generate.selection import SelectionConfig, select
 from assay.generate.taxonomy import QueryType, resolve_types, trec_class
@@ -353,58 +353,11 @@ def generate(
            config.selection)
     _trim(candidates, quotas)
     cases = _cases(candidates, chunks, model, types, judge_client, config.seed)
-    report = _report(config, types_list, corpus, chunks, model, candidates, quotas,
+    report = build_report(config, types_list, corpus, chunks, model, candidates, quotas,
                      judge_client, embed, fallbacks, chunks_needed=len(needed),
                      seconds=time.perf_counter() - started)
     suite = TestSuite(cases, source="generated")
     return GenerationResult(suite, report, corpus, chunks, model, candidates)
-
-
-def _report(config: GenerationConfig, types: Sequence[QueryType], corpus: Corpus,
-            chunks: Sequence[Chunk], model: TopicModel, candidates: Sequence[Candidate],
-            quotas: Mapping[int, int], judge: Judge, embedder: Embedder,
-            fallbacks: Mapping[int, str], *, chunks_needed: int, seconds: float
-            ) -> dict[str, Any]:
-    coverage = coverage_rows(model, candidates)
-    for row in coverage:
-        row["quota"] = quotas.get(row["topic_id"], 0)
-    kept = sum(1 for c in candidates if c.dropped is None)
-    drops = [{"slot": c.slot.index, "topic_id": c.slot.topic_id, "query_type": c.slot.query_type,
-              "chunks": [chunks[i].id for i in c.slot.chunks], "question": c.question,
-              "answer": c.answer, "reason": c.dropped, "detail": c.detail, "scores": c.scores}
-             for c in candidates if c.dropped is not None]
-    stats = judge.stats.to_dict()
-    return {
-        "assay_version": __version__,
-        "config": config.to_dict(),
-        "seed": config.seed,
-        "query_types": [t.to_dict() for t in types],
-        "generator": {"model": judge.model, "settings": judge.describe(), "stats": stats},
-        "embedder": embedder.model_id,
-        "corpus": {
-            "documents": [{"id": d.id, "path": d.path, "format": d.format, "chars": len(d.text)}
-                          for d in corpus.documents],
-            "failures": [{"path": p, "reason": r} for p, r in corpus.failures],
-            "skipped": list(corpus.skipped),
-            "chunks": len(chunks),
-        },
-        "topics": model.to_dict(),
-        "key_facts": {"chunks": chunks_needed, "fallbacks": len(fallbacks),
-                      "fallback_reasons": {chunks[i].id: r for i, r in fallbacks.items()}},
-        "summary": {
-            "requested": config.n,
-            "planned": len(candidates),
-            "kept": kept,
-            "dropped": len(candidates) - kept,
-            "topics": len(model.topics),
-            "topics_covered": sum(1 for r in coverage if r["covered"]),
-            "seconds": round(seconds, 3),
-        },
-        "coverage": coverage,
-        "by_type": type_rows(candidates, [t.name for t in types]),
-        "by_trec_class": trec_rows(candidates),
-        "dropped": drops,
-    }
 
 
 __all__ = ["GenerationConfig", "GenerationResult", "generate", "resolve_judge"]
