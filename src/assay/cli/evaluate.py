@@ -51,6 +51,30 @@ from assay.cli.progress import console, progress_bar
     help="Calibrator file from 'assay calibrate': adds calibrated probabilities and prediction "
     "sets (calibrated.parquet/.csv); repeatable.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where batches run: in this process, or on a Ray cluster (pip install 'assay[ray]').",
+)
+@click.option(
+    "--address",
+    default=None,
+    help="Ray cluster address (e.g. 'auto' or 'ray://head:10001'); default: RAY_ADDRESS, "
+    "else a local Ray instance.",
+)
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="Ray workers per evaluator."
+)
+@click.option(
+    "--worker-cpus", type=click.FloatRange(min=0), default=1.0, show_default=True,
+    help="CPUs per Ray worker.",
+)  # fmt: skip
+@click.option(
+    "--worker-gpus", type=click.FloatRange(min=0), default=0.0, show_default=True,
+    help="GPUs per Ray actor of a model-based evaluator (fractions allowed).",
+)  # fmt: skip
 def command(
     suite: Path,
     names: tuple[str, ...],
@@ -61,6 +85,11 @@ def command(
     seed: int,
     batch_size: int,
     calibrators: tuple[Path, ...],
+    executor: str,
+    address: str | None,
+    workers: int | None,
+    worker_cpus: float,
+    worker_gpus: float,
 ) -> None:
     """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
     from assay.engine import evaluate
@@ -78,7 +107,14 @@ def command(
             batch_size=batch_size,
             progress=progress,
             calibrators=list(calibrators),
-        )
+            executor=executor,
+            executor_options=(
+                {"address": address, "num_workers": workers, "num_cpus": worker_cpus,
+                 "num_gpus": worker_gpus}
+                if executor == "ray"
+                else None
+            ),
+        )  # fmt: skip
     failing = [r for r in run.leaderboard if r["primary"] and r["passed"] is False]
     console.print(f"{len(run.problems)} problems, {len(failing)} primary metrics below threshold.")
     click.echo(str(Path(out) / "report.md"))

@@ -18,6 +18,7 @@ from assay.analyze.leaderboard import LeaderboardBuilder
 from assay.data.case import TestCase
 from assay.data.suite import TestSuite, read_suite, write_suite
 from assay.engine.batching import batches
+from assay.engine.executors import Executor, LocalExecutor, open_executor
 from assay.engine.manifest import build_manifest
 from assay.engine.rows import ResultWriter, result_rows
 from assay.engine.run import (
@@ -130,6 +131,8 @@ def evaluate(
     batch_size: int = 512,
     progress: ProgressCallback | None = None,
     calibrators: Sequence[str | Path | Any] | None = None,
+    executor: str | Executor = "local",
+    executor_options: dict[str, Any] | None = None,
 ) -> EvaluationRun:
     """Evaluate a suite with the given evaluators.
 
@@ -146,6 +149,10 @@ def evaluate(
         calibrators: calibrator files (or fitted :class:`assay.calibrate.Calibrator` objects);
             each adds the calibrated probability and prediction set of every case to
             ``calibrated.parquet`` / ``.csv``, and its file hash to the manifest.
+        executor: where batches are evaluated: ``"local"`` (in-process, the default), ``"ray"``
+            or an :class:`~assay.engine.executors.Executor`; the run directory is the same.
+        executor_options: options of a named executor (e.g. ``{"address": "auto"}`` for Ray,
+            see :class:`~assay.engine.executors.ray_executor.RayExecutor`).
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -177,9 +184,11 @@ def evaluate(
     started = datetime.now(UTC)
     run_dir = _RunDirectory(Path(out) if out is not None else None, overwrite)
     try:
-        run = _evaluate_into(
-            suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started, loaded
-        )
+        with open_executor(executor, **(executor_options or {})) as ex:
+            run = _evaluate_into(
+                suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started,
+                loaded, ex,
+            )  # fmt: skip
         final = run_dir.commit()
     except BaseException:
         run_dir.discard()
@@ -201,8 +210,10 @@ def _evaluate_into(
     work: Path,
     started: datetime,
     calibrators: Sequence[Any] = (),
+    executor: Executor | None = None,
 ) -> EvaluationRun:
     cases = suite.cases
+    executor = executor or LocalExecutor()
     writer = ResultWriter(work / RESULTS_FILE, work / RESULTS_CSV)
     board = LeaderboardBuilder(evaluators, thresholds)
     primary_parts: list[pd.DataFrame] = []
@@ -212,8 +223,9 @@ def _evaluate_into(
             t0 = time.perf_counter()
             accumulators: dict[str, CorpusAccumulator] = {}
             done = 0
-            for batch in batches(cases, evaluator, batch_size):
-                results = evaluator.evaluate(batch)
+            for _, batch, results in executor.map_batches(
+                evaluator, batches(cases, evaluator, batch_size)
+            ):
                 rows = result_rows(evaluator, batch, results, thresholds)
                 writer.write(rows)
                 board.add(rows)
@@ -287,7 +299,10 @@ def _evaluate_into(
         + report_files
         + calibrated_files,
         started=started,
-        extra={"calibrators": [c.info() for c in calibrators]} if calibrators else None,
+        extra={
+            "executor": executor.describe(),
+            **({"calibrators": [c.info() for c in calibrators]} if calibrators else {}),
+        },
     )
     write_json(work / MANIFEST_FILE, run.manifest)  # written last: marks the run complete
     return run
