@@ -17,7 +17,8 @@ class TransformersLM:
     """A causal LM by Hugging Face name or local folder, loaded lazily, float32 on CPU.
 
     Args:
-        model: model name or folder path.
+        model: model name, folder path, or the path of a ``.gguf`` file (de-quantized to
+            float32 by transformers; needs the ``gguf`` and ``accelerate`` packages).
         max_length: window length (default: the model's context, at most 1024).
         bos: whether to prepend the tokenizer's BOS token (default: when it has one).
     """
@@ -52,11 +53,15 @@ class TransformersLM:
                     from assay.backends.embed.sentence_transformers import _quiet_transformers
 
                     _quiet_transformers()
-                    local = Path(self.model).expanduser().is_dir()
+                    path = Path(self.model).expanduser()
+                    source = str(path.parent) if path.suffix == ".gguf" else self.model
+                    kwargs: dict[str, Any] = {
+                        "local_files_only": path.exists() or offline_mode()}
+                    if path.suffix == ".gguf":
+                        kwargs["gguf_file"] = path.name
                     try:
-                        kwargs = {"local_files_only": local or offline_mode()}
-                        tok = transformers.AutoTokenizer.from_pretrained(self.model, **kwargs)
-                        lm = transformers.AutoModelForCausalLM.from_pretrained(self.model, **kwargs)
+                        tok = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
+                        lm = transformers.AutoModelForCausalLM.from_pretrained(source, **kwargs)
                     except Exception as exc:
                         raise BackendError(
                             f"could not load the causal language model {self.model!r} "
