@@ -164,9 +164,10 @@ def test_evaluator_over_cases(agent_run: Path, tmp_path: Path) -> None:
     evaluator = AgentSanity(artifact_spec="spec.json", base_dir=str(tmp_path))
     results = {c.id: r for c, r in zip(cases, evaluator.evaluate(cases), strict=True)}
     full = results["full"]
+    failing = full.outcomes["agent_failing_artifacts"].value or 0.0
     assert full.outcomes["agent_sanity"].value == pytest.approx(
-        1 - full.outcomes["agent_failing_artifacts"].value / len(full.details["artifacts"]))
-    assert full.outcomes["agent_failing_artifacts"].value >= 5
+        1 - failing / len(full.details["artifacts"]))
+    assert failing >= 5
     assert results["own-spec"].outcomes["agent_sanity"].value == 1.0
     assert results["chat-only"].outcomes["agent_sanity"].value == 0.0
     assert "not 'assistant'" in (results["chat-only"].explanation or "")

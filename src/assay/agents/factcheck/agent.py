@@ -163,12 +163,6 @@ class FactCheckAgent:
             if outcome.ok:
                 job.report.claims = [ClaimCheck(c) for c in outcome.value]
         while True:
-            pending = [(j, c) for j in jobs for c in j.report.claims if c.status == "pending"]
-            if not pending:
-                break
-            outcomes = self._send([(j, self._step(j, c)) for j, c in pending])
-            for (job, claim), outcome in zip(pending, outcomes, strict=True):
-                self._advance(job, claim, outcome)
             for job in jobs:
                 self._enforce_cost(job)
                 if job.report.error is not None:
@@ -176,6 +170,12 @@ class FactCheckAgent:
                         if claim.status == "pending":
                             claim.status = "stopped"
                             claim.note = "not checked: another judge step of this answer failed"
+            pending = [(j, c) for j in jobs for c in j.report.claims if c.status == "pending"]
+            if not pending:
+                break
+            outcomes = self._send([(j, self._step(j, c)) for j, c in pending])
+            for (job, claim), outcome in zip(pending, outcomes, strict=True):
+                self._advance(job, claim, outcome)
         return [j.report for j in jobs]
 
     def _send(self, work: Sequence[tuple[_Job, JsonTask]]) -> list[JsonOutcome]:

@@ -2,8 +2,9 @@
 
 Deterministic and model-free: the claims are the answer's sentences; a claim is first searched
 with its own words on the first tool, then judged *supported* when a passage holds at least 60 %
-of its content words, *refuted* when a passage shares at least half of them but states other
-numbers, else *not enough evidence*. Used by ``for_testing()``, the tests and the docs.
+of its content words (and its numbers), *refuted* when a passage shares at least 60 % (and two)
+of its other words but none of its numbers, else *not enough evidence*. Used by
+``for_testing()``, the tests and the docs.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ def decide(claim: str, evidence: list[Mapping[str, Any]]) -> dict[str, Any]:
             return {"action": "verdict", "verdict": "supported", "evidence": [item["id"]],
                     "reason": "the passage holds the claim's words"}
     for item in evidence:
-        shared = content_words(claim) - numbers
-        if shared and len(shared & content_words(item["text"])) >= 0.5 * len(shared) \
+        words = content_words(claim) - numbers
+        shared = len(words & content_words(item["text"]))
+        if shared >= 2 and shared >= 0.6 * len(words) \
                 and numbers and not numbers & set(_NUMBER.findall(item["text"])):
             return {"action": "verdict", "verdict": "refuted", "evidence": [item["id"]],
                     "reason": "numbers differ"}

@@ -8,6 +8,7 @@ raises for a failing tool.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
 import os
@@ -246,10 +247,7 @@ class WebSearch:
 
     def search(self, query: str, k: int = 3) -> list[Evidence]:
         """Call the user's function and normalise its results."""
-        try:
-            raw = self.fn(query, k)
-        except TypeError:
-            raw = self.fn(query)
+        raw = self.fn(query, k) if _takes_two(self.fn) else self.fn(query)
         out: list[Evidence] = []
         for n, item in enumerate(list(raw or [])[:k], start=1):
             if isinstance(item, str):
@@ -264,6 +262,18 @@ class WebSearch:
             body = f"{title}: {text}" if title and text else str(text or title)
             out.append(Evidence(f"{self.name}:{url or n}", body, url))
         return out
+
+
+def _takes_two(fn: Callable[..., Any]) -> bool:
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    try:
+        signature.bind("query", 3)
+    except TypeError:
+        return False
+    return True
 
 
 def call_tool(tool: SearchTool, query: str, k: int) -> ToolCall:
