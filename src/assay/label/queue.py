@@ -1,11 +1,11 @@
 """The labeling queue: which cases annotators see first.
 
 Cases are stratified by score bin (quantiles of one metric) and slice (model, topic, query type).
-The queue takes one case from each score bin in turn and, inside a bin, one from each slice in
-turn, so any prefix of the queue covers the score range and the slices evenly (rare strata are
-over-sampled, which calibration needs). Once a calibrator exists, cases whose conformal
-prediction set is ambiguous (``{0, 1}``) or empty come first: they are where a label teaches the
-calibrator most.
+The queue takes one case from each score bin in turn; inside a bin the models take turns, inside
+a model the topics, inside a topic the query types. Any prefix of the queue thus covers the score
+range and the slices evenly (rare strata are over-sampled, which calibration needs). Once a
+calibrator exists, cases whose conformal prediction set is ambiguous (``{0, 1}``) or empty come
+first: they are where a label teaches the calibrator most.
 """
 
 from __future__ import annotations
@@ -117,21 +117,34 @@ def _interleave(groups: Mapping[str, list[int]], rng: random.Random) -> list[int
     return out
 
 
-def stratified_order(bins: Sequence[str], slices: Sequence[str], seed: int = 0) -> list[int]:
-    """Indices in stratified order: bins take turns, and inside a bin the slices take turns.
+def stratified_order(
+    bins: Sequence[str], slices: Sequence[str] | Sequence[Sequence[str]], seed: int = 0
+) -> list[int]:
+    """Indices in stratified order: the score bins take turns; inside a bin the values of the
+    first slice column (model) take turns, inside those the next column's (topic), and so on.
+
+    ``slices`` holds one key per item, either a string or a tuple of slice values.
 
     Example:
         >>> stratified_order(["lo", "lo", "lo", "hi"], ["a", "a", "b", "a"], seed=1)
         [3, 2, 1, 0]
     """
     rng = random.Random(seed)
-    by_bin: dict[str, dict[str, list[int]]] = {}
-    for i, (b, s) in enumerate(zip(bins, slices, strict=True)):
-        by_bin.setdefault(b, {}).setdefault(s, []).append(i)
-    for slices_of_bin in by_bin.values():
-        for members in slices_of_bin.values():
-            rng.shuffle(members)
-    return _interleave({b: _interleave(s, rng) for b, s in by_bin.items()}, rng)
+    keys = [
+        (b, *((s,) if isinstance(s, str) else tuple(s))) for b, s in zip(bins, slices, strict=True)
+    ]
+
+    def order(members: list[int], level: int) -> list[int]:
+        if level >= len(keys[members[0]]):
+            shuffled = list(members)
+            rng.shuffle(shuffled)
+            return shuffled
+        groups: dict[str, list[int]] = {}
+        for i in members:
+            groups.setdefault(str(keys[i][level]), []).append(i)
+        return _interleave({k: order(g, level + 1) for k, g in groups.items()}, rng)
+
+    return order(list(range(len(keys))), 0) if keys else []
 
 
 def build_queue(
@@ -155,8 +168,8 @@ def build_queue(
     uncertain = uncertain or {}
     bins = score_bins(items["score"], n_bins)
     slices = [
-        "|".join("" if pd.isna(row[c]) else str(row[c]) for c in SLICE_COLUMNS)
-        for _, row in items[list(SLICE_COLUMNS)].iterrows()
+        tuple("" if pd.isna(v) else str(v) for v in row)
+        for row in items[list(SLICE_COLUMNS)].itertuples(index=False)
     ]
     keys = list(zip(items["case_id"].astype(str), items["model"].astype(str), strict=True))
     flags = [bool(uncertain.get(k, False)) for k in keys]
@@ -166,7 +179,7 @@ def build_queue(
         sub = stratified_order([bins[i] for i in members], [slices[i] for i in members], seed)
         order.extend(members[j] for j in sub)
     return [
-        QueueEntry(keys[i][0], keys[i][1], rank, f"{bins[i]}|{slices[i]}", flags[i])
+        QueueEntry(keys[i][0], keys[i][1], rank, "|".join((bins[i], *slices[i])), flags[i])
         for rank, i in enumerate(order)
     ]
 
