@@ -74,7 +74,10 @@ def test_uncertain_cases_come_first_once_a_calibrator_exists(
     }
     assert 0 < len(expected) < len(wide), "the example needs some ambiguous sets, not all"
 
-    after = LabelProject(run_dir, Store(store.url), overlap=1)
+    before.check_interval_s = 0.0
+    assert before.refresh_queue()  # the running app notices the new calibrator
+    assert not before.refresh_queue()  # and rebuilds only when it changes
+    after = before
     assert after.calibrated and after.metric == "test_groundedness"
     queue = build_queue(item_table(after.results, after.metric), {k: True for k in expected})
     head = {(e.case_id, e.model) for e in queue[: len(expected)]}

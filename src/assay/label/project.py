@@ -89,6 +89,8 @@ class LabelProject:
         self.calibrated = False
         self._lock = threading.Lock()
         self._calibrator_stamp: Any = None
+        #: seconds between checks of the calibrator file
+        self.check_interval_s = 2.0
         self._checked = 0.0
         self.refresh_queue(force=True)
 
@@ -104,7 +106,7 @@ class LabelProject:
     def refresh_queue(self, *, force: bool = False) -> bool:
         """Rebuild the queue if the calibrator changed (or ``force``); True when rebuilt."""
         with self._lock:
-            if not force and time.monotonic() - self._checked < 2.0:
+            if not force and time.monotonic() - self._checked < self.check_interval_s:
                 return False
             self._checked = time.monotonic()
             stamp = self._stamp()
