@@ -193,3 +193,24 @@ def test_through_the_engine(agent_run: Path, tmp_path: Path) -> None:
                    params={"agent_sanity": {"base_dir": str(tmp_path)}})
     row = next(r for r in run.leaderboard if r["metric"] == "agent_sanity")
     assert 0 < row["value"] < 1
+
+
+def test_cli_evaluate_with_a_spec_file(agent_run: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from assay.cli.main import cli
+    from assay.data.suite import write_suite
+
+    (tmp_path / "spec.yaml").write_text("artifacts:\n  - path: report.json\n"
+                                        "    fields: [{path: status, equals: done}]\n"
+                                        "parse_all: false\n")
+    suite = write_suite([TestCase(id="1", model="agent", metadata={"artifacts": "run1"})],
+                        tmp_path / "suite.jsonl")
+    result = CliRunner().invoke(cli, [
+        "evaluate", str(suite), "-e", "agent_sanity", "--out", str(tmp_path / "run"),
+        "--param", "agent_sanity.artifact_spec=spec.yaml",
+        "--param", f"agent_sanity.base_dir={tmp_path}"])
+    assert result.exit_code == 0, result.output
+    board = json.loads((tmp_path / "run" / "leaderboard.json").read_text())
+    row = next(r for r in board if r["metric"] == "agent_sanity")
+    assert row["value"] == 1.0

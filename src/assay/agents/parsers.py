@@ -74,7 +74,11 @@ def _jsonl(text: str, parsed: Parsed) -> None:
 
 
 def _yaml(text: str, parsed: Parsed) -> None:
-    yaml: Any = require("yaml", extra="agents", package="pyyaml")
+    try:
+        yaml: Any = require("yaml", extra="agents", package="pyyaml")
+    except MissingDependencyError:
+        parsed.notes.append("pyyaml is not installed: the YAML file was not parsed")
+        return
     try:
         parsed.value = yaml.safe_load(text)
         parsed.structured = True
