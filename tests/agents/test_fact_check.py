@@ -238,6 +238,8 @@ def test_conformance_and_pickling() -> None:
     assert clone.evaluate([CASE])[0].outcomes["factcheck_score"].value == pytest.approx(1 / 3)
     spec = json.loads(json.dumps(evaluator.spec()))
     assert spec["params"]["max_rows"] == 200 and spec["judge"]["model"] == "scripted"
+    assert spec["params"]["corpus"]["passages"] == 3  # summarised, not copied
+    assert len(spec["params"]["corpus"]["sha256"]) == 64
 
 
 def test_dry_run_estimate_plans_every_step(tmp_path: Path) -> None:

@@ -109,6 +109,21 @@ class FactCheck(JudgeEvaluator):
 
         return cls(judge=scripted_factcheck_judge())
 
+    def spec(self) -> dict[str, Any]:
+        """The judge evaluator's spec; an in-memory corpus is summarised (count and sha256)
+        rather than copied into run manifests."""
+        data = super().spec()
+        if self.corpus is not None and not isinstance(self.corpus, str | os.PathLike):
+            import hashlib
+            import json
+
+            text = json.dumps(self.corpus, sort_keys=True, default=str)
+            data["params"]["corpus"] = {
+                "passages": len(self.corpus),
+                "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            }
+        return data
+
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_tools", None)
