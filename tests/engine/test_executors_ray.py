@@ -34,6 +34,7 @@ from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.registry import evaluator_class
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow  # Ray start-up takes seconds (tens on a loaded machine)
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # test classes reach workers
 
 
