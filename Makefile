@@ -19,7 +19,8 @@ install: $(BIN)/activate
 	$(BIN)/python -m pip install -q -e ".[$(TEST_EXTRAS)]"
 
 demo: $(BIN)/activate
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q torch==2.13.0  # CPU build first, so extras do not pull CUDA
+	$(BIN)/python -m pip install -q -e ".[embed,toxicity]"
 	$(BIN)/assay demo --out demo-run
 
 test: install lint typecheck

@@ -22,7 +22,9 @@ def command(out: Path) -> None:
     from assay.demo import demo_evaluators, demo_suite_path
     from assay.engine import evaluate
 
-    evaluators = demo_evaluators()
+    evaluators, missing = demo_evaluators()
+    if missing:
+        console.print(f"Skipping {', '.join(missing)}: install 'assay[embed,toxicity]' for them.")
     console.print(f"Evaluating the banking demo with {len(evaluators)} evaluators ...")
     with progress_bar() as progress:
         run = evaluate(demo_suite_path(), evaluators, out=out, overwrite=True, progress=progress)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from importlib.resources import files
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,45 @@ def demo_labels_path() -> Path:
     return demo_dir() / "labels.csv"
 
 
-def demo_evaluators() -> list[str]:
-    """Every registered evaluator that is reproducible and needs no optional extra."""
-    return [row["name"] for row in catalogue() if row["reproducible"] and not row["extra"]]
+#: Reproducible evaluators that apply to the demo's free-text banking answers (classification,
+#: JSON schema, agent and attack evaluators do not: the demo has no labels-as-answers, JSON,
+#: artifacts or attacks).
+DEMO_EVALUATORS = (
+    "token_f1",
+    "exact_match",
+    "rouge",
+    "bleu",
+    "text_statistics",
+    "looping",
+    "retrieval",
+    "text_matching",
+    "unsupported_facts",
+    "pii_leakage",
+    "secrets_leakage",
+    "encoding_guardrail",
+    "perturbation_robustness",
+    "emb_groundedness",
+    "emb_context_relevancy",
+    "emb_answer_relevancy",
+    "emb_completeness",
+    "emb_answer_accuracy",
+    "toxicity",
+)
+#: The module each optional extra must provide for its evaluators to run.
+_EXTRA_MODULES = {"embed": "sentence_transformers", "toxicity": "profanity_check"}
+
+
+def demo_evaluators() -> tuple[list[str], list[str]]:
+    """The demo's evaluators whose extras are installed, and those left out for a missing extra.
+
+    Example:
+        >>> chosen, missing = demo_evaluators()
+        >>> "token_f1" in chosen and "token_f1" not in missing
+        True
+    """
+    extras = {row["name"]: row["extra"] for row in catalogue()}
+    chosen, missing = [], []
+    for name in DEMO_EVALUATORS:
+        module = _EXTRA_MODULES.get(extras[name] or "")
+        (missing if module and find_spec(module) is None else chosen).append(name)
+    return chosen, missing
