@@ -2,7 +2,8 @@
 
 Blocks look like ``<!-- BEGIN generated:NAME -->`` ... ``<!-- END generated:NAME -->``. NAME is
 ``catalogue`` (the evaluator registry) or a file under ``benchmarks/results/`` (e.g.
-``pii.md``) written by a benchmark script. Run with ``--check`` to fail when README is stale.
+``pii.md``) written by a benchmark script; ``calibration.md#Targets`` takes only the section under
+the heading ``## Targets``. Run with ``--check`` to fail when README is stale.
 """
 
 from __future__ import annotations
@@ -22,10 +23,18 @@ def render(name: str) -> str:
         from assay.report.catalogue import catalogue_markdown
 
         return catalogue_markdown(catalogue()) + "\n"
-    path = ROOT / "benchmarks" / "results" / name
+    file, _, section = name.partition("#")
+    path = ROOT / "benchmarks" / "results" / file
     if not path.is_file():
-        return f"_Not measured yet: run the benchmark that writes `benchmarks/results/{name}`._\n"
-    return path.read_text(encoding="utf-8").rstrip() + "\n"
+        return f"_Not measured yet: run the benchmark that writes `benchmarks/results/{file}`._\n"
+    text = path.read_text(encoding="utf-8")
+    if section:
+        match = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+        if match is None:
+            raise SystemExit(f"benchmarks/results/{file} has no section '## {section}'")
+        text = match.group(1)
+    text = re.sub(r"^(#+) ", lambda m: "#" * min(len(m.group(1)) + 3, 6) + " ", text, flags=re.M)
+    return text.strip() + f"\n\n_(from `benchmarks/results/{file}`)_\n"
 
 
 def updated(text: str) -> str:
