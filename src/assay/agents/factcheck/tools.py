@@ -114,8 +114,16 @@ class BM25:
         self.k1, self.b, self.epsilon = k1, b, epsilon
         self.doc_len = np.array([len(d) for d in corpus], dtype=float)
         self.avgdl = float(self.doc_len.mean()) if len(corpus) else 0.0
-        self.freqs = [Counter(d) for d in corpus]
-        df: Counter[str] = Counter(t for d in corpus for t in set(d))
+        postings: dict[str, tuple[list[int], list[int]]] = {}
+        for index, doc in enumerate(corpus):
+            for term, count in Counter(doc).items():
+                docs, tfs = postings.setdefault(term, ([], []))
+                docs.append(index)
+                tfs.append(count)
+        #: term -> (document indices, term frequencies): an inverted index.
+        self.postings = {t: (np.array(d), np.array(f, dtype=float))
+                         for t, (d, f) in postings.items()}
+        df = {t: len(d) for t, (d, _) in postings.items()}
         n = len(corpus)
         if idf == "lucene":
             self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
@@ -126,16 +134,15 @@ class BM25:
 
     def scores(self, query: Sequence[str]) -> list[float]:
         """The BM25 score of every document for ``query``."""
-        out = np.zeros(len(self.freqs))
-        if not len(self.freqs):
+        out = np.zeros(len(self.doc_len))
+        if not len(self.doc_len):
             return []
         norm = self.k1 * (1 - self.b + self.b * self.doc_len / (self.avgdl or 1.0))
         for term in query:
-            idf = self.idf.get(term)
-            if idf is None:
+            if term not in self.postings:
                 continue
-            tf = np.array([f.get(term, 0) for f in self.freqs], dtype=float)
-            out += idf * tf * (self.k1 + 1) / (tf + norm)
+            docs, tf = self.postings[term]
+            out[docs] += self.idf[term] * tf * (self.k1 + 1) / (tf + norm[docs])
         return [float(s) for s in out]
 
 
