@@ -85,7 +85,7 @@ def analyze_run(
         >>> analyze_run(run, n_resamples=50)["verdict"]["status"]
         'pass'
     """
-    results = measured(run.results)  # once; every function below accepts the measured table
+    results = measured(run.lean_results())  # once; every function below accepts it
     board = leaderboard_with_ci(
         run.leaderboard, results, confidence=confidence, n_resamples=n_resamples, seed=seed
     )

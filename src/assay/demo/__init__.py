@@ -93,7 +93,8 @@ def demo_evaluators() -> tuple[list[str], list[str]]:
         True
     """
     extras = {row["name"]: row["extra"] for row in catalogue()}
-    chosen, missing = [], []
+    chosen: list[str] = []
+    missing: list[str] = []
     for name in DEMO_EVALUATORS:
         module = _EXTRA_MODULES.get(extras[name] or "")
         (missing if module and find_spec(module) is None else chosen).append(name)

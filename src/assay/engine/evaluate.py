@@ -229,9 +229,9 @@ def _evaluate_into(
                 rows = result_rows(evaluator, batch, results, thresholds)
                 writer.write(rows)
                 board.add(rows)
-                primary_parts.append(
-                    pd.DataFrame([r for r in rows if r["primary"]], columns=_PRIMARY_COLUMNS)
-                )
+                # findings only use judged primary rows: keep just those, in compact columns
+                judged = [r for r in rows if r["primary"] and r["passed"] is not None]
+                primary_parts.append(pd.DataFrame(judged, columns=_PRIMARY_COLUMNS))
                 _accumulate(evaluator, batch, results, accumulators)
                 done += len(batch)
                 if progress is not None:

@@ -17,6 +17,8 @@ MANIFEST_FILE = "manifest.json"
 LEADERBOARD_FILE = "leaderboard.json"
 PROBLEMS_FILE = "problems.json"
 INSIGHTS_FILE = "insights.json"
+#: Long text columns of the results table, left out of :meth:`EvaluationRun.lean_results`.
+TEXT_COLUMNS = ("reason", "explanation", "details")
 SUITE_FILE = "suite.jsonl"  # copy of the evaluated cases (texts for the reports)
 
 
@@ -39,6 +41,34 @@ class EvaluationRun:
                 raise InvalidInputError("this run kept no results in memory and has no directory")
             self._results = pd.read_parquet(self.path / RESULTS_FILE)
         return self._results
+
+    def lean_results(self) -> pd.DataFrame:
+        """The results without the long text columns (reason, explanation, details).
+
+        Analysis needs only values and slice fields; reading the texts of every case would make
+        report memory grow with the suite (see ``benchmarks/bench_memory.py``).
+        """
+        if self._results is not None or self.path is None:
+            return self.results.drop(columns=list(TEXT_COLUMNS), errors="ignore")
+        import pyarrow.parquet as pq
+
+        path = self.path / RESULTS_FILE
+        names = [n for n in pq.read_schema(path).names if n not in TEXT_COLUMNS]
+        return pd.read_parquet(path, columns=names)
+
+    def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
+        """Every column of the result rows of the given ``(case_id, model)`` keys only."""
+        if self._results is not None or self.path is None:
+            frame = self.results
+        else:
+            import pyarrow.compute as pc
+            import pyarrow.parquet as pq
+
+            ids = sorted({case_id for case_id, _ in keys})
+            table = pq.read_table(self.path / RESULTS_FILE, filters=pc.field("case_id").isin(ids))
+            frame = table.to_pandas()
+        pairs = pd.MultiIndex.from_frame(frame[["case_id", "model"]].astype(str))
+        return frame[pairs.isin(list(keys))]
 
     def leaderboard_frame(self) -> pd.DataFrame:
         """The leaderboard as a DataFrame."""

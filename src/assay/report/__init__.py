@@ -54,7 +54,7 @@ def write_reports(
         heatmap_axes=heatmap_axes,
         seed=seed,
     )
-    cases = run_drilldown(run.results, directory)
+    cases = run_drilldown(run.lean_results(), directory, full_rows=run.results_for)
     page = render_html(
         analysis,
         cases=cases,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -190,9 +191,16 @@ def drilldown(
 
 
 def run_drilldown(
-    results: pd.DataFrame, directory: Path, *, max_cases: int = MAX_CASES
+    results: pd.DataFrame,
+    directory: Path,
+    *,
+    max_cases: int = MAX_CASES,
+    full_rows: Callable[[set[tuple[str, str]]], pd.DataFrame] | None = None,
 ) -> dict[str, Any]:
     """:func:`drilldown` of a run directory, reading only the cases it will show.
+
+    With ``full_rows``, ``results`` may lack the text columns: the chosen cases' complete rows are
+    then read through ``full_rows(keys)``.
 
     Example:
         >>> import tempfile
@@ -202,6 +210,8 @@ def run_drilldown(
     """
     total, rows = _select(results, max_cases)
     keys = set(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
+    if full_rows is not None:  # ``results`` is lean: fetch the texts of the chosen cases only
+        rows = full_rows(keys)
     out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases)
     out["total"] = total
     return out
