@@ -171,6 +171,7 @@ def test_parse_failures_are_explicit_and_keep_the_trail() -> None:
     assert result.details["judge"]["parse_failures"] >= 1
     assert len(result.details["tool_calls"]) == 3  # the searches made before failing
     assert 'corpus("fee")' in (result.explanation or "")
+    assert (result.explanation or "").startswith("judge step failed (judge output could not")
     assert any(r.task == "factcheck_step:retry" for r in backend.requests)
     assert evaluator.stats_.parse_failures >= 1
 

@@ -26,11 +26,10 @@ CORPUS = {
     "cards": "A replacement debit card costs 5 euros.",
     "history": "The bank was founded in 1998 in Lyon.",
 }
+#: One short case and one claim, so that a 135M model on a shared CPU gets through in minutes.
 CASES = [
     TestCase(id="fee", model="bot", question="What is the monthly fee?",
-             actual_answer="The monthly fee is 12 euros. A replacement card costs 8 euros."),
-    TestCase(id="history", model="bot", question="When was the bank founded?",
-             actual_answer="The bank was founded in 1998."),
+             actual_answer="The monthly account fee is 12 euros."),
 ]
 
 
@@ -47,14 +46,14 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def make_judge(url: str, cache: Path) -> Judge:
     backend = OpenAICompatBackend("smollm2-135m-instruct", url, temperature=0.0, seed=0,
-                                  max_tokens=96, structured="json_object")
+                                  max_tokens=80, structured="json_object")
     return Judge(backend, concurrency=1, cache=cache, timeout=600,
                  prices={"smollm2": (0.0, 0.0)})
 
 
 def test_fact_check_with_a_real_local_model(server_url: str, tmp_path: Path) -> None:
     judge = make_judge(server_url, tmp_path / "judge.sqlite")
-    evaluator = FactCheck(judge=judge, corpus=CORPUS, max_claims=2, max_steps=2, k=2)
+    evaluator = FactCheck(judge=judge, corpus=CORPUS, max_claims=1, max_steps=2, k=2)
     results = evaluator.evaluate(CASES)
     assert judge.stats.calls >= len(CASES)
     for result in results:
@@ -77,7 +76,7 @@ def test_fact_check_with_a_real_local_model(server_url: str, tmp_path: Path) -> 
 
     # a rerun with a fresh client on the same cache sends nothing and gives the same results
     again_judge = make_judge(server_url, tmp_path / "judge.sqlite")
-    again = FactCheck(judge=again_judge, corpus=CORPUS, max_claims=2, max_steps=2,
+    again = FactCheck(judge=again_judge, corpus=CORPUS, max_claims=1, max_steps=2,
                       k=2).evaluate(CASES)
     assert again_judge.stats.calls == 0 and again_judge.stats.cache_hits > 0
     assert [r.outcomes for r in again] == [r.outcomes for r in results]

@@ -214,7 +214,8 @@ class FactCheck(JudgeEvaluator):
                 "factcheck_refuted": report.count("refuted") / checked,
                 "factcheck_coverage": checked / len(report.claims),
             })
-        result.explanation = report.summary()
+        result.explanation = report.summary() if report.error is None \
+            else f"judge step failed ({report.error}); {report.summary()}"
         result.details = details
         return result
 
