@@ -16,14 +16,63 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3g}"
 
 
-def find_problems(leaderboard: list[dict[str, Any]], primary: pd.DataFrame) -> list[dict[str, Any]]:
-    """Problems from the leaderboard and the per-case primary-metric rows.
+class PrimaryOutcomes:
+    """Streams the judged primary-metric rows of a run, keeping only what the findings need.
+
+    Memory stays small on large suites: a failure tally per failing case, and full rows only
+    for cases linked by perturbation (``linked_ids``: perturbed cases and their parents).
+
+    Example:
+        >>> outcomes = PrimaryOutcomes(linked_ids=set())
+        >>> outcomes.add([{"case_id": "q1", "model": "m", "metric": "f1", "primary": True,
+        ...                "passed": False}])
+        >>> outcomes.fails
+        {'q1': (1, {'m'})}
+    """
+
+    _COLUMNS = (
+        "case_id",
+        "model",
+        "evaluator",
+        "metric",
+        "value",
+        "passed",
+        "parent_id",
+        "perturbation",
+    )
+
+    def __init__(self, linked_ids: set[str]) -> None:
+        self.linked_ids = linked_ids
+        self.models: set[str] = set()
+        self.fails: dict[str, tuple[int, set[str]]] = {}
+        self._linked_rows: list[tuple[Any, ...]] = []
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        """Take a batch of result rows (non-primary and unjudged rows are ignored)."""
+        for row in rows:
+            if not row["primary"] or row["passed"] is None:
+                continue
+            self.models.add(row["model"])
+            if row["passed"] is False:
+                count, models = self.fails.get(row["case_id"], (0, set()))
+                models.add(row["model"])
+                self.fails[row["case_id"]] = (count + 1, models)
+            if row["case_id"] in self.linked_ids:
+                self._linked_rows.append(tuple(row.get(c) for c in self._COLUMNS))
+
+    def linked_frame(self) -> pd.DataFrame:
+        """The kept rows of perturbed cases and their parents."""
+        return pd.DataFrame(self._linked_rows, columns=list(self._COLUMNS))
+
+
+def find_problems(
+    leaderboard: list[dict[str, Any]], outcomes: PrimaryOutcomes
+) -> list[dict[str, Any]]:
+    """Problems from the leaderboard and the streamed primary-metric outcomes.
 
     Args:
         leaderboard: rows from :class:`~assay.analyze.leaderboard.LeaderboardBuilder`.
-        primary: one row per case × model × primary metric with columns ``case_id``, ``model``,
-            ``evaluator``, ``metric``, ``status``, ``value``, ``passed``, ``parent_id``,
-            ``perturbation``.
+        outcomes: the run's judged primary-metric rows, collected by :class:`PrimaryOutcomes`.
     """
     problems: list[dict[str, Any]] = []
     for row in leaderboard:
@@ -45,37 +94,28 @@ def find_problems(leaderboard: list[dict[str, Any]], primary: pd.DataFrame) -> l
                     "evidence": {k: row[k] for k in ("value", "threshold", "n_ok", "pass_rate")},
                 }
             )
-    problems.extend(_most_difficult_case(primary))
-    problems.extend(_flips(primary))
+    problems.extend(_most_difficult_case(outcomes))
+    problems.extend(_flips(outcomes.linked_frame()))
     return problems
 
 
-def _most_difficult_case(primary: pd.DataFrame) -> list[dict[str, Any]]:
-    judged = primary[primary["passed"].notna()]
-    if judged.empty or judged["model"].nunique() < 1:
+def _most_difficult_case(outcomes: PrimaryOutcomes) -> list[dict[str, Any]]:
+    if not outcomes.fails:
         return []
-    failed = judged[judged["passed"] == False]  # noqa: E712 - pandas element-wise comparison
-    if failed.empty:
-        return []
-    per_case = (
-        failed.groupby("case_id")
-        .agg(models=("model", "nunique"), metrics=("metric", "nunique"), fails=("metric", "size"))
-        .sort_values(["models", "fails"], ascending=False)
+    case_id, (n_fails, models) = max(
+        outcomes.fails.items(), key=lambda item: (len(item[1][1]), item[1][0])
     )
-    case_id = str(per_case.index[0])
-    top = per_case.iloc[0]
-    n_models = judged["model"].nunique()
-    failing = sorted(failed.loc[failed["case_id"] == case_id, "model"].unique().tolist())
+    n_models = len(outcomes.models)
     return [
         {
             "kind": "most_difficult_case",
             "severity": "medium",
             "case_id": case_id,
             "message": (
-                f"Case {case_id} is the most difficult: {int(top['models'])} of {n_models} models "
-                f"fail it on {int(top['fails'])} primary metric checks."
+                f"Case {case_id} is the most difficult: {len(models)} of {n_models} models "
+                f"fail it on {n_fails} primary metric checks."
             ),
-            "evidence": {"failing_models": failing, "failed_checks": int(top["fails"])},
+            "evidence": {"failing_models": sorted(models), "failed_checks": n_fails},
         }
     ]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from assay.analyze.findings import find_insights, find_problems
+from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
 from assay.analyze.leaderboard import LeaderboardBuilder
 from assay.data.case import TestCase
 from assay.data.suite import TestSuite, read_suite, write_suite
@@ -41,17 +41,6 @@ logger = logging.getLogger(__name__)
 
 #: progress(evaluator_name, cases_done, cases_total)
 ProgressCallback = Callable[[str, int, int], None]
-_PRIMARY_COLUMNS = [
-    "case_id",
-    "model",
-    "evaluator",
-    "metric",
-    "status",
-    "value",
-    "passed",
-    "parent_id",
-    "perturbation",
-]
 
 
 def resolve_evaluators(
@@ -216,7 +205,10 @@ def _evaluate_into(
     executor = executor or LocalExecutor()
     writer = ResultWriter(work / RESULTS_FILE, work / RESULTS_CSV)
     board = LeaderboardBuilder(evaluators, thresholds)
-    primary_parts: list[pd.DataFrame] = []
+    perturbed = [c for c in cases if c.parent_id]
+    outcomes = PrimaryOutcomes(
+        linked_ids={c.id for c in perturbed} | {c.parent_id or "" for c in perturbed}
+    )
     timings: dict[str, float] = {}
     try:
         for evaluator in evaluators:
@@ -229,9 +221,7 @@ def _evaluate_into(
                 rows = result_rows(evaluator, batch, results, thresholds)
                 writer.write(rows)
                 board.add(rows)
-                # findings only use judged primary rows: keep just those, in compact columns
-                judged = [r for r in rows if r["primary"] and r["passed"] is not None]
-                primary_parts.append(pd.DataFrame(judged, columns=_PRIMARY_COLUMNS))
+                outcomes.add(rows)
                 _accumulate(evaluator, batch, results, accumulators)
                 done += len(batch)
                 if progress is not None:
@@ -244,11 +234,6 @@ def _evaluate_into(
         writer.close()
 
     leaderboard = board.rows()
-    primary = (
-        pd.concat(primary_parts, ignore_index=True)
-        if primary_parts
-        else pd.DataFrame(columns=_PRIMARY_COLUMNS)
-    )
     usage = pd.DataFrame(
         {
             "model": [c.model or "" for c in cases],
@@ -256,7 +241,7 @@ def _evaluate_into(
             "cost_usd": [c.cost_usd for c in cases],
         }
     )
-    problems = find_problems(leaderboard, primary)
+    problems = find_problems(leaderboard, outcomes)
     insights = find_insights(leaderboard, usage)
     write_json(work / LEADERBOARD_FILE, leaderboard)
     write_json(work / PROBLEMS_FILE, problems)
