@@ -61,10 +61,11 @@ class EvaluationRun:
         if self._results is not None or self.path is None:
             frame = self.results
         else:
+            import pyarrow as pa
             import pyarrow.compute as pc
             import pyarrow.parquet as pq
 
-            ids = sorted({case_id for case_id, _ in keys})
+            ids = pa.array(sorted({case_id for case_id, _ in keys}), type=pa.string())
             table = pq.read_table(self.path / RESULTS_FILE, filters=pc.field("case_id").isin(ids))
             frame = table.to_pandas()
         pairs = pd.MultiIndex.from_frame(frame[["case_id", "model"]].astype(str))
