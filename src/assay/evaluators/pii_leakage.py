@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.leak_scoring import score_leaks
 from assay.evaluators.registry import register
 from assay.params import check
 from assay.safety import Finding, find_pii
-from assay.safety.leakage import scan_case
 from assay.safety.pii import ALL_PII_TYPES
 
 
@@ -75,19 +75,4 @@ class PiiLeakage(Evaluator):
         return find_pii(text, self.entities)
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        out = []
-        for case in cases:
-            scan = scan_case(
-                case.actual_answer or "", case.retrieved_context, self._find, self.allow
-            )
-            outcomes = {
-                "pii_generation_leak": Outcome(Status.OK, float(bool(scan.answer))),
-                "pii_answer_count": Outcome(Status.OK, float(len(scan.answer))),
-                "pii_retrieval_leak": (
-                    Outcome(Status.OK, float(bool(scan.context_findings)))
-                    if scan.context is not None
-                    else Outcome(Status.SKIPPED, None, "no retrieved context")
-                ),
-            }
-            out.append(CaseResult(outcomes, scan.explanation("PII"), scan.details()))
-        return out
+        return score_leaks(cases, self._find, self.allow, "pii", "PII")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.leak_scoring import score_leaks
 from assay.evaluators.registry import register
 from assay.safety import Finding, find_secrets
-from assay.safety.leakage import scan_case
 
 
 @register
@@ -67,19 +67,4 @@ class SecretsLeakage(Evaluator):
         return find_secrets(text, generic=self.generic)
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        out = []
-        for case in cases:
-            scan = scan_case(
-                case.actual_answer or "", case.retrieved_context, self._find, self.allow
-            )
-            outcomes = {
-                "secret_generation_leak": Outcome(Status.OK, float(bool(scan.answer))),
-                "secret_answer_count": Outcome(Status.OK, float(len(scan.answer))),
-                "secret_retrieval_leak": (
-                    Outcome(Status.OK, float(bool(scan.context_findings)))
-                    if scan.context is not None
-                    else Outcome(Status.SKIPPED, None, "no retrieved context")
-                ),
-            }
-            out.append(CaseResult(outcomes, scan.explanation("secret"), scan.details()))
-        return out
+        return score_leaks(cases, self._find, self.allow, "secret", "secret")
