@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.embedding_summary import (
+    HULL_ABOVE,
     EmbSummaryCompleteness,
     pca_2d,
     three_segment_distance,
@@ -33,6 +36,27 @@ def test_three_segment_distance_is_monotone_under_subsets() -> None:
     collinear = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
     assert three_segment_distance(collinear) == pytest.approx(2 * np.hypot(3, 3))
     assert three_segment_distance(np.zeros((3, 2))) == 0.0
+
+
+def _largest_triangle_by_enumeration(points: np.ndarray) -> float:
+    """Reference: every triple of distinct points, one at a time (twice the diameter for two)."""
+    unique = np.unique(points, axis=0)
+    if len(unique) == 2:
+        return float(2 * np.linalg.norm(unique[0] - unique[1]))
+    best = 0.0
+    for a, b, c in itertools.combinations(unique, 3):
+        best = max(best, np.linalg.norm(a - b) + np.linalg.norm(b - c) + np.linalg.norm(a - c))
+    return float(best)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, HULL_ABOVE, HULL_ABOVE + 25])
+def test_three_segment_distance_equals_enumeration_of_all_triangles(n: int) -> None:
+    rng = np.random.default_rng(n)
+    for _ in range(5):
+        points = rng.normal(size=(n, 2))
+        points = np.vstack([points, points[: n // 3]])  # repeated points change nothing
+        expected = _largest_triangle_by_enumeration(points)
+        assert three_segment_distance(points) == pytest.approx(expected, rel=1e-12)
 
 
 def test_pca_is_deterministic_and_two_dimensional() -> None:

@@ -9,6 +9,7 @@ between the centroids of the two parts. Per case the evaluator reports nothing.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,18 +23,35 @@ from assay.evaluators.registry import register
 from assay.params import check
 
 
-def centroid_drift(earlier: np.ndarray, later: np.ndarray) -> float:
-    """Cosine distance (``1 - cos``, in [0, 2]) between the centroids of two sets of rows.
+def centroid_drift(
+    earlier: np.ndarray,
+    later: np.ndarray,
+    earlier_weights: np.ndarray | None = None,
+    later_weights: np.ndarray | None = None,
+) -> float:
+    """Cosine distance (``1 - cos``, in [0, 2]) between the (weighted) centroids of two sets of
+    rows; a row with weight k counts as k identical rows.
 
     Example:
         >>> round(centroid_drift(np.array([[1.0, 0.0]]), np.array([[0.0, 1.0], [0.0, 1.0]])), 3)
         1.0
+        >>> round(centroid_drift(np.eye(2), np.eye(2), np.array([3, 1]), np.array([1, 3])), 3)
+        0.4
     """
-    a, b = earlier.mean(axis=0), later.mean(axis=0)
+    a = np.average(earlier, axis=0, weights=earlier_weights)
+    b = np.average(later, axis=0, weights=later_weights)
     norm = float(np.linalg.norm(a) * np.linalg.norm(b))
     if norm == 0.0:
         return 1.0
     return float(np.clip(1.0 - float(a @ b) / norm, 0.0, 2.0))
+
+
+def _weighted(
+    vectors: dict[str, np.ndarray], questions: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct questions' rows and how often each occurs (repeats cost no extra rows)."""
+    counts = Counter(questions)
+    return np.stack([vectors[q] for q in counts]), np.array(list(counts.values()), dtype=float)
 
 
 class _DriftAccumulator:
@@ -43,10 +61,11 @@ class _DriftAccumulator:
 
     def add(self, cases: Sequence[TestCase], results: Sequence[CaseResult]) -> None:
         field = self.evaluator.time_field
-        for case in cases:
-            if field_present(case, "question"):
-                when = case.metadata.get(field) if field else None
-                self.items.append((when, len(self.items), (case.question or "").strip()))
+        start = len(self.items)
+        self.items.extend(
+            (case.metadata.get(field) if field else None, start + k, case.question.strip())
+            for k, case in enumerate(c for c in cases if field_present(c, "question"))
+        )
 
     def finish(self) -> dict[str, float | None]:
         ev = self.evaluator
@@ -61,11 +80,12 @@ class _DriftAccumulator:
         if len(early) < ev.min_size or len(late) < ev.min_size:
             return {"emb_questions_drift": None}
         vectors = ev.encode(early + late)
-        return {
-            "emb_questions_drift": centroid_drift(
-                np.stack([vectors[q] for q in early]), np.stack([vectors[q] for q in late])
-            )
-        }
+        (early_rows, early_counts), (late_rows, late_counts) = (
+            _weighted(vectors, early),
+            _weighted(vectors, late),
+        )
+        drift = centroid_drift(early_rows, late_rows, early_counts, late_counts)
+        return {"emb_questions_drift": drift}
 
 
 @register

@@ -15,7 +15,6 @@ points, so the ratio lies in [0, 1].
 
 from __future__ import annotations
 
-import itertools
 import logging
 import warnings
 from collections.abc import Sequence
@@ -36,6 +35,9 @@ from assay.evaluators.registry import register
 from assay.params import check
 
 logger = logging.getLogger(__name__)
+
+#: Point sets larger than this are first reduced to their convex hull's vertices.
+HULL_ABOVE = 40
 
 
 def pca_2d(points: np.ndarray) -> np.ndarray:
@@ -75,37 +77,35 @@ def umap_2d(points: np.ndarray, seed: int) -> np.ndarray:
 def three_segment_distance(points: np.ndarray) -> float:
     """Perimeter of the largest triangle on the points (its vertices lie on the convex hull).
 
+    Degenerate triangles (two vertices equal) are included, so two points, or collinear points,
+    give twice their diameter; they never exceed a proper triangle's perimeter (triangle
+    inequality), and repeated points change nothing. Beyond ``HULL_ABOVE`` points only the convex
+    hull's vertices are searched.
+
     Example:
         >>> three_segment_distance(np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0], [1.0, 1.0]]))
         12.0
         >>> three_segment_distance(np.array([[0.0, 0.0], [2.0, 0.0]]))
         4.0
     """
-    unique = np.unique(np.round(points, 12), axis=0)
-    if len(unique) < 2:
-        return 0.0
-    candidates = unique
-    if len(unique) > 3:
+    candidates = np.asarray(points, dtype=np.float64)
+    if len(candidates) < 2 or not np.ptp(candidates, axis=0).any():
+        return 0.0  # a single point, or all points equal
+    if len(candidates) > HULL_ABOVE:
         try:
             from scipy.spatial import ConvexHull
 
-            candidates = unique[ConvexHull(unique).vertices]
+            candidates = candidates[ConvexHull(candidates).vertices]
         except Exception:  # collinear points: the extremes along each axis suffice
             extremes = {
                 int(i)
-                for axis in range(unique.shape[1])
-                for i in (unique[:, axis].argmin(), unique[:, axis].argmax())
+                for axis in range(candidates.shape[1])
+                for i in (candidates[:, axis].argmin(), candidates[:, axis].argmax())
             }
-            candidates = unique[sorted(extremes)]
-    if len(candidates) == 2:
-        return float(2 * np.linalg.norm(candidates[0] - candidates[1]))
+            candidates = candidates[sorted(extremes)]
     dist = np.linalg.norm(candidates[:, None, :] - candidates[None, :, :], axis=-1)
-    return float(
-        max(
-            dist[a, b] + dist[b, c] + dist[a, c]
-            for a, b, c in itertools.combinations(range(len(candidates)), 3)
-        )
-    )
+    # perimeter[a, b, c] = |ab| + |bc| + |ac|, all triples at once (at most HULL_ABOVE**3 sums)
+    return float((dist[:, :, None] + dist[None, :, :] + dist[:, None, :]).max())
 
 
 @register
