@@ -232,3 +232,31 @@ def test_cli_errors_are_clear(tmp_path: Path) -> None:
     assert "not in the run" in str(result.exception)
     result = CliRunner().invoke(cli, ["calibrate", str(run), "--metric", "token_f1"])
     assert "give --labels FILE" in str(result.exception)
+
+
+def test_n_boot_is_checked_up_front(tmp_path: Path) -> None:
+    """calibrate needs a bootstrap (the separation verdict reads its interval); thresholds
+    takes 0 to mean "no threshold intervals"."""
+    suite, labels = _suite(tmp_path, n=80)
+    run = tmp_path / "run"
+    _invoke("evaluate", str(suite), "-e", "token_f1", "--out", str(run))
+    args = [str(run), "--labels", str(labels), "--metric", "token_f1", "--n-boot", "0"]
+    result = CliRunner().invoke(cli, ["calibrate", *args])
+    assert result.exit_code == 2 and result.exception is not None
+    assert "--n-boot" in result.output and "0 is not in the range x>=1" in result.output
+    assert not (run / "calibration").exists()
+    _invoke("thresholds", *args, "--method", "normal,kde")
+    report = json.loads((run / "calibration" / "thresholds.json").read_text())
+    assert [(r["ci_low"], r["ci_high"]) for r in report["thresholds"]] == [(None, None)] * 2
+    assert report["separation"][0]["n_boot"] == 200
+    assert "0: no intervals" in _invoke("thresholds", "--help")
+
+    from assay.calibrate.report import calibration_report, thresholds_report
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 40)
+    s = rng.normal(size=80) + y
+    with pytest.raises(InvalidInputError, match="'n_boot' parameter of calibration_report"):
+        calibration_report(s, y, ["m"], n_boot=0)
+    with pytest.raises(InvalidInputError, match="'n_boot' parameter of thresholds_report"):
+        thresholds_report(s, y, ["m"], n_boot=-1)

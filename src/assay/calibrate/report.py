@@ -95,6 +95,7 @@ def calibration_report(
     labels = list(labels)
     check_same_length(x, labels, where)
     check(len(metrics) == x.shape[1], "metrics", where, f"{x.shape[1]} names", list(metrics))
+    check(n_boot >= 1, "n_boot", where, "a positive integer", n_boot)
     hib = list(higher_is_better) if higher_is_better is not None else [True] * x.shape[1]
     calibrator = make_calibrator(
         method, metrics=list(metrics), higher_is_better=hib, pass_at=pass_at, **(params or {})
@@ -225,7 +226,8 @@ def thresholds_report(
     """Every threshold method on every metric, with the separation check; returns
     ``(report, plot_data)`` where the plot data holds PASS / FAIL score histograms.
 
-    ``options`` go to :func:`~assay.calibrate.thresholds.select_thresholds` (``risk``,
+    ``n_boot`` resamples give each threshold its interval (0: none); the separation check uses
+    at least 200. ``options`` go to :func:`~assay.calibrate.thresholds.select_thresholds` (``risk``,
     ``false_pass_rate``, ``held_out``, ``ci``, ``params``).
     """
     from assay.calibrate.thresholds import METHODS, select_thresholds
@@ -234,6 +236,7 @@ def thresholds_report(
     x = as_scores(scores, where)
     y = as_binary(labels, where, pass_at=pass_at)
     check_same_length(x, y, where)
+    check(n_boot >= 0, "n_boot", where, "a non-negative integer (0: no intervals)", n_boot)
     hib = list(higher_is_better) if higher_is_better is not None else [True] * x.shape[1]
     separation = separation_report(
         x, y, metrics, higher_is_better=hib, n_boot=max(n_boot, 200), seed=seed

@@ -41,12 +41,6 @@ def labels_options(func):  # type: ignore[no-untyped-def]
         ),
         click.option("--seed", type=int, default=0, show_default=True),
         click.option(
-            "--n-boot",
-            type=click.IntRange(min=0),
-            default=None,
-            help="Bootstrap resamples for confidence intervals.",
-        ),
-        click.option(
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
@@ -72,6 +66,14 @@ def split_names(values: tuple[str, ...]) -> list[str]:
     help="Calibrator (default: isotonic for one metric, monotone for several).",
 )
 @click.option(
+    "--n-boot",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples of the AUROC separation intervals (at least 1: the separation "
+    "verdict is read from the interval).",
+)
+@click.option(
     "--alpha",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
     default=0.1,
@@ -94,9 +96,9 @@ def command(
     label: str | None,
     pass_at: float | None,
     seed: int,
-    n_boot: int | None,
     out: Path | None,
     method: str | None,
+    n_boot: int,
     alpha: float,
     splits: str,
     randomized: bool,
@@ -128,7 +130,7 @@ def command(
         pass_at=pass_at,
         alpha=alpha,
         splits=fractions,
-        n_boot=1000 if n_boot is None else n_boot,
+        n_boot=n_boot,
         seed=seed,
         randomized=randomized,
     )

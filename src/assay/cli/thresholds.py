@@ -64,6 +64,14 @@ def _risk(value: str) -> str | float:
     show_default=True,
     help="Fraction kept to measure Type I/II errors.",
 )
+@click.option(
+    "--n-boot",
+    type=click.IntRange(min=0),
+    default=200,
+    show_default=True,
+    help="Bootstrap resamples of each threshold's interval (0: no intervals). The AUROC "
+    "separation check always uses at least 200.",
+)
 def command(
     run_dir: Path,
     metrics: tuple[str, ...],
@@ -71,7 +79,6 @@ def command(
     label: str | None,
     pass_at: float | None,
     seed: int,
-    n_boot: int | None,
     out: Path | None,
     methods: tuple[str, ...],
     risk: str,
@@ -79,6 +86,7 @@ def command(
     folds: int,
     aggregate: str,
     held_out: float,
+    n_boot: int,
 ) -> None:
     """Select thresholds for RUN_DIR's METRIC scores with every method; write thresholds.json,
     thresholds.md and thresholds_plot.json."""
@@ -102,7 +110,7 @@ def command(
         methods=chosen,
         higher_is_better=data.higher_is_better,
         pass_at=pass_at,
-        n_boot=200 if n_boot is None else n_boot,
+        n_boot=n_boot,
         seed=seed,
         risk=_risk(risk),
         false_pass_rate=false_pass_rate,
