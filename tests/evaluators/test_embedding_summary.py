@@ -59,6 +59,18 @@ def test_three_segment_distance_equals_enumeration_of_all_triangles(n: int) -> N
         assert three_segment_distance(points) == pytest.approx(expected, rel=1e-12)
 
 
+def test_pca_equals_the_svd_projection() -> None:
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 9, 30):
+        points = rng.normal(size=(n, 24))
+        centred = points - points.mean(axis=0)
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        components = vt[:2]
+        signs = np.sign(components[np.arange(2), np.abs(components).argmax(axis=1)])
+        expected = centred @ (components * signs[:, None]).T
+        assert np.allclose(pca_2d(points), expected, atol=1e-9)
+
+
 def test_pca_is_deterministic_and_two_dimensional() -> None:
     points = np.random.default_rng(0).normal(size=(5, 16))
     assert np.array_equal(pca_2d(points), pca_2d(points.copy()))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -63,13 +63,12 @@ class EmbeddingEvaluator(Evaluator):
             self._resolved = resolved
         return resolved
 
-    def encode(self, texts: Iterable[str]) -> dict[str, np.ndarray]:
+    def encode(self, texts: Iterable[str]) -> SentenceVectors:
         """Unit vectors of the distinct ``texts``, encoded in one call."""
         unique = list(dict.fromkeys(t for t in texts if t))
         if not unique:
-            return {}
-        rows = self.resolved_embedder().encode(unique)
-        return dict(zip(unique, rows, strict=True))
+            return SentenceVectors([], np.zeros((0, 0), dtype=np.float32))
+        return SentenceVectors(unique, self.resolved_embedder().encode(unique))
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -212,8 +211,42 @@ def chunk_sentences(chunks: Sequence[str] | None) -> tuple[list[str], list[int]]
     return sentences, owners
 
 
-def stack(vectors: dict[str, np.ndarray], texts: Sequence[str]) -> np.ndarray:
+class SentenceVectors(Mapping[str, np.ndarray]):
+    """The unit rows of distinct texts, kept as one matrix: :func:`stack` gathers a case's rows
+    with one indexing operation instead of stacking row objects (the per-case cost that
+    dominates scoring once the embeddings are cached).
+
+    Example:
+        >>> vectors = SentenceVectors(["a", "b"], np.eye(2, dtype=np.float32))
+        >>> stack(vectors, ["b", "a", "b"]).tolist()
+        [[0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+        >>> vectors["a"].tolist(), len(vectors), "c" in vectors
+        ([1.0, 0.0], 2, False)
+    """
+
+    def __init__(self, texts: Sequence[str], matrix: np.ndarray) -> None:
+        self.index = {text: row for row, text in enumerate(texts)}
+        self.matrix = matrix
+
+    def __getitem__(self, text: str) -> np.ndarray:
+        return self.matrix[self.index[text]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def rows(self, texts: Sequence[str]) -> np.ndarray:
+        """The rows of ``texts``, in order, as a new matrix."""
+        index = self.index
+        return self.matrix[[index[t] for t in texts]]
+
+
+def stack(vectors: Mapping[str, np.ndarray], texts: Sequence[str]) -> np.ndarray:
     """Rows of ``texts`` looked up in ``vectors``, as a matrix."""
+    if isinstance(vectors, SentenceVectors):
+        return vectors.rows(texts)
     return np.stack([vectors[t] for t in texts])
 
 
@@ -226,7 +259,8 @@ def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         [[1.0, 0.0], [0.0, 1.0]]
     """
     product = np.asarray(a, np.float32) @ np.asarray(b, np.float32).T
-    return np.clip(product, -1.0, 1.0).astype(np.float64)
+    np.minimum(np.maximum(product, -1.0, out=product), 1.0, out=product)  # ufuncs: no wrapper cost
+    return product.astype(np.float64)
 
 
 def sentence_weights(

@@ -10,7 +10,7 @@ between the centroids of the two parts. Per case the evaluator reports nothing.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,7 @@ import numpy as np
 from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec, field_present
-from assay.evaluators.embedding_base import EmbeddingEvaluator
+from assay.evaluators.embedding_base import EmbeddingEvaluator, stack
 from assay.evaluators.registry import register
 from assay.params import check
 
@@ -47,11 +47,11 @@ def centroid_drift(
 
 
 def _weighted(
-    vectors: dict[str, np.ndarray], questions: list[str]
+    vectors: Mapping[str, np.ndarray], questions: list[str]
 ) -> tuple[np.ndarray, np.ndarray]:
     """The distinct questions' rows and how often each occurs (repeats cost no extra rows)."""
     counts = Counter(questions)
-    return np.stack([vectors[q] for q in counts]), np.array(list(counts.values()), dtype=float)
+    return stack(vectors, list(counts)), np.array(list(counts.values()), dtype=float)
 
 
 class _DriftAccumulator:
@@ -63,7 +63,7 @@ class _DriftAccumulator:
         field = self.evaluator.time_field
         start = len(self.items)
         self.items.extend(
-            (case.metadata.get(field) if field else None, start + k, case.question.strip())
+            (case.metadata.get(field) if field else None, start + k, (case.question or "").strip())
             for k, case in enumerate(c for c in cases if field_present(c, "question"))
         )
 
