@@ -17,7 +17,7 @@ import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, MetricSpec, field_present
+from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import EmbeddingEvaluator, stack
 from assay.evaluators.registry import register
 from assay.params import check
@@ -60,11 +60,13 @@ class _DriftAccumulator:
         self.items: list[tuple[Any, int, str]] = []
 
     def add(self, cases: Sequence[TestCase], results: Sequence[CaseResult]) -> None:
+        # runs for every case of the suite (repeats included): plain attribute reads, no calls
         field = self.evaluator.time_field
+        kept = [(c, c.question.strip()) for c in cases if c.question and not c.question.isspace()]
         start = len(self.items)
         self.items.extend(
-            (case.metadata.get(field) if field else None, start + k, (case.question or "").strip())
-            for k, case in enumerate(c for c in cases if field_present(c, "question"))
+            (case.metadata.get(field) if field else None, start + k, question)
+            for k, (case, question) in enumerate(kept)
         )
 
     def finish(self) -> dict[str, float | None]:
