@@ -248,10 +248,48 @@ def test_dry_run_estimate_plans_every_step(tmp_path: Path) -> None:
     estimate = estimate_judge_cost([evaluator], [CASE], judge="openai:gpt-4o-mini")
     assert estimate.calls == 1 + 2 * 2  # extraction + (search, verdict) per claim
     assert estimate.cost_usd is not None and estimate.cost_usd > 0
-    suite = write_suite([CASE, CASE.model_copy(update={"id": "q2"})], tmp_path / "s.jsonl")
+    with_context = CASE.model_copy(update={"retrieved_context": list(CORPUS.values())})
+    suite = write_suite([with_context, with_context.model_copy(update={"id": "q2"})],
+                        tmp_path / "s.jsonl")  # no corpus on the CLI: the cases' context is searched
     result = CliRunner().invoke(cli, ["judge-estimate", str(suite), "-e", "fact_check",
                                       "--param", "fact_check.max_steps=1",
                                       "--judge", "openai:gpt-4o-mini", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["per_evaluator"]["fact_check"]["calls"] == 2 * (1 + 3)
+
+
+def test_estimate_counts_only_rows_the_evaluator_would_check(tmp_path: Path) -> None:
+    """The max_rows guard and pre-call skips (empty answer, no evidence) bound the estimate,
+    and the CLI says how many rows the guard leaves out."""
+    context = list(CORPUS.values())
+    cases = [CASE.model_copy(update={"id": f"q{i}", "retrieved_context": context})
+             for i in range(5)]
+    cases.insert(1, CASE.model_copy(update={"id": "blank", "actual_answer": " ",
+                                            "retrieved_context": context}))
+    cases.append(CASE.model_copy(update={"id": "no-evidence"}))
+    evaluator = FactCheck(max_claims=2, max_rows=3)
+    estimate = estimate_judge_cost([evaluator], cases, judge="openai:gpt-4o-mini")
+    part = estimate.per_evaluator["fact_check"]
+    assert (estimate.rows, estimate.rows_over_limit) == (3, 2)
+    assert (part["rows"], part["rows_over_limit"], part["row_limit"]) == (3, 2, 3)
+    assert estimate.calls == 3 * (1 + 2 * 2)
+
+    # the rows counted are the rows a real run sends to the judge
+    ran = FactCheck(judge=scripted_factcheck_judge(), max_claims=2, max_rows=3)
+    results = ran.evaluate(cases[:3]) + ran.evaluate(cases[3:])  # the guard spans batches
+    reasons = [r.outcomes["factcheck_score"].reason or "" for r in results]
+    assert sum("max_rows=3 reached" in r for r in reasons) == estimate.rows_over_limit
+    assert reasons[1] == "the answer is empty" and reasons[-1].startswith("no evidence source")
+    assert ran.rows_left() == 0
+    assert estimate_judge_cost([ran], cases, judge="openai:gpt-4o-mini").rows == 0
+
+    suite = write_suite(cases, tmp_path / "s.jsonl")
+    args = ["judge-estimate", str(suite), "-e", "fact_check", "--param", "fact_check.max_rows=3",
+            "--param", "fact_check.max_claims=2", "--judge", "openai:gpt-4o-mini"]
+    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
+    assert data["calls"] == estimate.calls and data["rows_over_limit"] == 2
+    text = CliRunner().invoke(cli, args)
+    assert text.exit_code == 0, text.output
+    assert "fact_check: 3 rows, 15 calls" in text.output
+    assert "row limit 3: 2 more rows would be skipped and are not counted" in text.output

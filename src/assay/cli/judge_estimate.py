@@ -21,7 +21,11 @@ from assay.cli.options import parse_params
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge: str | None,
             as_json: bool) -> None:
-    """Estimate the judge calls, tokens and cost of evaluating SUITE (nothing is sent)."""
+    """Estimate the judge calls, tokens and cost of evaluating SUITE (nothing is sent).
+
+    Only rows an evaluator would judge are counted: rows beyond a row limit (fact_check's
+    max_rows) are reported, not priced.
+    """
     from assay.data.suite import read_suite
     from assay.engine.evaluate import resolve_evaluators
     from assay.judge.estimate import estimate_judge_cost
@@ -36,8 +40,13 @@ def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge:
         return
     cost = "unknown (no price for the model)" if estimate.cost_usd is None \
         else f"${estimate.cost_usd:.4f}"
-    click.echo(f"{estimate.calls} judge calls ({estimate.cached_calls} already cached), "
-               f"~{estimate.prompt_tokens:,} prompt + ~{estimate.completion_tokens:,} completion "
-               f"tokens, cost {cost} on {', '.join(estimate.models) or 'no judge'}")
+    click.echo(f"{estimate.calls} judge calls ({estimate.cached_calls} already cached) for "
+               f"{estimate.rows} judged rows, ~{estimate.prompt_tokens:,} prompt + "
+               f"~{estimate.completion_tokens:,} completion tokens, cost {cost} on "
+               f"{', '.join(estimate.models) or 'no judge'}")
     for name, part in estimate.per_evaluator.items():
-        click.echo(f"  {name}: {part['calls']} calls, ~{part['prompt_tokens']:,} prompt tokens")
+        click.echo(f"  {name}: {part['rows']} rows, {part['calls']} calls, "
+                   f"~{part['prompt_tokens']:,} prompt tokens")
+        if part["rows_over_limit"]:
+            click.echo(f"    row limit {part['row_limit']}: {part['rows_over_limit']} more rows "
+                       "would be skipped and are not counted")

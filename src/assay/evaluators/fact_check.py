@@ -66,28 +66,63 @@ class FactCheck(JudgeEvaluator):
     counterpart = "emb_groundedness_mean, nli_faithfulness"
     requires = ("actual_answer",)
     metrics = (
-        MetricSpec("factcheck_score", "claims supported by evidence / claims checked",
-                   threshold=0.8, primary=True),
-        MetricSpec("factcheck_refuted", "claims contradicted by evidence / claims checked",
-                   higher_is_better=False, threshold=0.0),
-        MetricSpec("factcheck_coverage", "claims checked / claims extracted (limits can stop "
-                   "the rest)", threshold=1.0),
+        MetricSpec(
+            "factcheck_score",
+            "claims supported by evidence / claims checked",
+            threshold=0.8,
+            primary=True,
+        ),
+        MetricSpec(
+            "factcheck_refuted",
+            "claims contradicted by evidence / claims checked",
+            higher_is_better=False,
+            threshold=0.0,
+        ),
+        MetricSpec(
+            "factcheck_coverage",
+            "claims checked / claims extracted (limits can stop the rest)",
+            threshold=1.0,
+        ),
     )
 
-    def __init__(self, judge: JudgeSpec = None, corpus: Any = None, search: str = "bm25",
-                 embedder: Any = "minilm", web_search: Callable[..., Any] | str | None = None,
-                 max_claims: int = 8, max_steps: int = 3, max_tool_calls: int = 16,
-                 max_cost_usd: float | None = None, k: int = 3,
-                 max_rows: int | None = 200) -> None:
+    def __init__(
+        self,
+        judge: JudgeSpec = None,
+        corpus: Any = None,
+        search: str = "bm25",
+        embedder: Any = "minilm",
+        web_search: Callable[..., Any] | str | None = None,
+        max_claims: int = 8,
+        max_steps: int = 3,
+        max_tool_calls: int = 16,
+        max_cost_usd: float | None = None,
+        k: int = 3,
+        max_rows: int | None = 200,
+    ) -> None:
         super().__init__(judge)
         where = type(self).__name__
         check(search in ("bm25", "embedding"), "search", where, "'bm25' or 'embedding'", search)
-        check(corpus is None or isinstance(corpus, str | os.PathLike | Sequence | Mapping),
-              "corpus", where, "None, a folder or file, a list of texts or a mapping", corpus)
-        check(web_search is None or callable(web_search) or isinstance(web_search, str),
-              "web_search", where, "None, a callable or a 'module:function' string", web_search)
-        check(max_rows is None or (isinstance(max_rows, int) and max_rows >= 1), "max_rows",
-              where, "None or a positive integer", max_rows)
+        check(
+            corpus is None or isinstance(corpus, str | os.PathLike | Sequence | Mapping),
+            "corpus",
+            where,
+            "None, a folder or file, a list of texts or a mapping",
+            corpus,
+        )
+        check(
+            web_search is None or callable(web_search) or isinstance(web_search, str),
+            "web_search",
+            where,
+            "None, a callable or a 'module:function' string",
+            web_search,
+        )
+        check(
+            max_rows is None or (isinstance(max_rows, int) and max_rows >= 1),
+            "max_rows",
+            where,
+            "None or a positive integer",
+            max_rows,
+        )
         from assay.agents.factcheck.agent import AgentLimits
 
         AgentLimits(max_claims, max_steps, max_tool_calls, max_cost_usd, k)  # validates
@@ -154,10 +189,16 @@ class FactCheck(JudgeEvaluator):
 
         tools = self._shared_tools()
         if self.corpus is None and case.retrieved_context:
-            ids = case.context_ids if case.context_ids and \
-                len(case.context_ids) == len(case.retrieved_context) else None
-            passages = dict(zip(ids, case.retrieved_context, strict=True)) if ids \
+            ids = (
+                case.context_ids
+                if case.context_ids and len(case.context_ids) == len(case.retrieved_context)
+                else None
+            )
+            passages = (
+                dict(zip(ids, case.retrieved_context, strict=True))
+                if ids
                 else list(case.retrieved_context)
+            )
             tools.insert(0, CorpusSearch(passages, self.search, self.embedder, name="context"))
         return tools
 
@@ -170,37 +211,49 @@ class FactCheck(JudgeEvaluator):
         items: list[tuple[str, str, list[Any]]] = []
         index: list[int] = []
         for i, case in enumerate(cases):
-            answer = (case.actual_answer or "").strip()
-            if not answer:
-                results[i] = self.skip("the answer is empty")
-                continue
-            if self.max_rows is not None and seen >= self.max_rows:
-                results[i] = self.skip(
+            reason = self._unchecked(case)
+            if reason is None and self.max_rows is not None and seen >= self.max_rows:
+                reason = (
                     f"max_rows={self.max_rows} reached: fact-checking is slow and costly; raise "
-                    "max_rows (or set it to None) to check more cases")
-                continue
-            tools = self.tools_for(case)
-            if not tools:
-                results[i] = self.skip("no evidence source: give a corpus or web_search, or "
-                                       "cases with retrieved_context")
+                    "max_rows (or set it to None) to check more cases"
+                )
+            if reason is not None:
+                results[i] = self.skip(reason)
                 continue
             seen += 1
-            items.append((case.question or "", answer, tools))
+            answer = (case.actual_answer or "").strip()
+            items.append((case.question or "", answer, self.tools_for(case)))
             index.append(i)
         self.__dict__["_rows_seen"] = seen
         if items:
-            limits = AgentLimits(self.max_claims, self.max_steps, self.max_tool_calls,
-                                 self.max_cost_usd, self.k)
+            limits = AgentLimits(
+                self.max_claims, self.max_steps, self.max_tool_calls, self.max_cost_usd, self.k
+            )
             agent = FactCheckAgent(self.run, self.judge_client().cost, limits)
             for i, report in zip(index, agent.check(items), strict=True):
                 results[i] = self._result(report)
         return [r for r in results if r is not None]
 
+    def _unchecked(self, case: TestCase) -> str | None:
+        """Why ``case`` is skipped before any judge call (None: it is fact-checked)."""
+        if not (case.actual_answer or "").strip():
+            return "the answer is empty"
+        if self.corpus is None and self.web_search is None and not case.retrieved_context:
+            return (
+                "no evidence source: give a corpus or web_search, or cases with retrieved_context"
+            )
+        return None
+
+    def rows_left(self) -> int | None:
+        """``max_rows`` less the cases this instance has already fact-checked."""
+        if self.max_rows is None:
+            return None
+        return max(0, self.max_rows - int(self.__dict__.get("_rows_seen", 0)))
+
     def _result(self, report: Any) -> CaseResult:
         from assay.judge.base import usage_details
 
-        details = {**report.to_dict(),
-                   "judge": usage_details(self.judge_client(), report.outcomes)}
+        details = {**report.to_dict(), "judge": usage_details(self.judge_client(), report.outcomes)}
         if report.error is not None:
             result = CaseResult.error(self.metric_names(), report.error)
         elif not report.claims:
@@ -209,35 +262,52 @@ class FactCheck(JudgeEvaluator):
             result = self.skip(f"no claim could be checked: {report.limit or 'limits reached'}")
         else:
             checked = report.checked
-            result = CaseResult.ok({
-                "factcheck_score": report.count("supported") / checked,
-                "factcheck_refuted": report.count("refuted") / checked,
-                "factcheck_coverage": checked / len(report.claims),
-            })
-        result.explanation = report.summary() if report.error is None \
+            result = CaseResult.ok(
+                {
+                    "factcheck_score": report.count("supported") / checked,
+                    "factcheck_refuted": report.count("refuted") / checked,
+                    "factcheck_coverage": checked / len(report.claims),
+                }
+            )
+        result.explanation = (
+            report.summary()
+            if report.error is None
             else f"judge step failed ({report.error}); {report.summary()}"
+        )
         result.details = details
         return result
 
     # -- dry runs -----------------------------------------------------------------------------
     def plan(self, case: TestCase) -> list[PlannedCall]:
         """The claim extraction exactly; per claim (one per sentence, up to ``max_claims``) a
-        search step and a verdict step over ``k`` passages of typical length (approximate)."""
+        search step and a verdict step over ``k`` passages of typical length (approximate).
+        No calls for a case that is skipped before any (empty answer, no evidence source)."""
         from assay.agents.factcheck.claims import extract_claims, step_task
         from assay.agents.factcheck.tools import Evidence, ToolCall
 
+        if self._unchecked(case) is not None:
+            return []
         question, answer = case.question or "", case.actual_answer or ""
         calls: list[PlannedCall] = [
-            (extract_claims(question, answer, self.max_claims).request, len(answer) // 4 + 20)]
+            (extract_claims(question, answer, self.max_claims).request, len(answer) // 4 + 20)
+        ]
         tools = [("corpus", "searches the reference documents")]
         sentences = (split_sentences(answer) or [answer])[: self.max_claims]
         passage = "x" * 400
         for claim in sentences:
-            calls.append((step_task(question, claim, tools, [], self.max_steps, False).request,
-                          30))
+            calls.append((step_task(question, claim, tools, [], self.max_steps, False).request, 30))
             if self.max_steps > 1:
-                found = [ToolCall("corpus", claim,
-                                  [Evidence(f"corpus:{n}", passage) for n in range(self.k)])]
-                calls.append((step_task(question, claim, tools, found, self.max_steps - 1,
-                                        self.max_steps == 2).request, 50))
+                found = [
+                    ToolCall(
+                        "corpus", claim, [Evidence(f"corpus:{n}", passage) for n in range(self.k)]
+                    )
+                ]
+                calls.append(
+                    (
+                        step_task(
+                            question, claim, tools, found, self.max_steps - 1, self.max_steps == 2
+                        ).request,
+                        50,
+                    )
+                )
         return calls

@@ -137,8 +137,14 @@ class JudgeEvaluator(Evaluator):
 
     # -- dry runs -------------------------------------------------------------------------------
     def plan(self, case: TestCase) -> list[PlannedCall]:
-        """The calls scoring ``case`` would make (later stages approximated)."""
+        """The calls scoring ``case`` would make (later stages approximated); none for a case
+        that would be skipped before any call."""
         raise NotImplementedError
+
+    def rows_left(self) -> int | None:
+        """How many more cases this instance will send to the judge (None: no limit); later
+        cases are skipped. Dry-run estimates count only these."""
+        return None
 
     def skip(self, reason: str) -> CaseResult:
         """A skipped result for a case the judge cannot measure (e.g. no statements)."""

@@ -4,7 +4,10 @@ Every judge evaluator plans the calls it would make for each case: first-stage r
 as they would be sent (so those already in the cache are counted as free), later stages (which
 depend on the judge's first replies) approximated from the sentence split of the text. Tokens are
 estimated at about four characters per token; parse retries are not included, so treat the
-figures as a lower bound on calls and a rough guide to cost.
+figures as a lower bound on calls and a rough guide to cost. Only the cases an evaluator would
+send to the judge are counted: cases it skips before any call, and those beyond its row limit
+(e.g. ``fact_check``'s ``max_rows``), are left out and the latter reported as
+``rows_over_limit``.
 """
 
 from __future__ import annotations
@@ -23,8 +26,14 @@ from assay.judge.base import JudgeEvaluator
 
 @dataclass
 class JudgeEstimate:
-    """Planned judge calls, tokens and cost (``cost_usd`` None when a model has no price)."""
+    """Planned judge calls, tokens and cost (``cost_usd`` None when a model has no price).
 
+    ``rows`` counts the cases that would be judged; ``rows_over_limit`` those an evaluator's row
+    limit would skip (not counted in calls, tokens or cost).
+    """
+
+    rows: int = 0
+    rows_over_limit: int = 0
     calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
@@ -46,7 +55,8 @@ def estimate_judge_cost(
     """Estimate what running the judge ``evaluators`` over ``cases`` would cost.
 
     ``judge`` overrides the evaluators' own judges (useful to price a run on another model).
-    Non-judge evaluators and cases lacking a required field are ignored.
+    Non-judge evaluators, cases lacking a required field and cases beyond an evaluator's row
+    limit (:meth:`~assay.judge.base.JudgeEvaluator.rows_left`) are not counted.
 
     Example:
         >>> from assay.evaluators.judge_answer import JudgeQAAccuracy
@@ -63,10 +73,18 @@ def estimate_judge_cost(
             continue
         client: Judge = override or evaluator.judge_client()
         part = JudgeEstimate()
+        limit = evaluator.rows_left()
         for case in cases:
             if evaluator.missing_fields(case):
                 continue
-            for request, completion in evaluator.plan(case):
+            planned = evaluator.plan(case)
+            if not planned:
+                continue
+            if limit is not None and part.rows >= limit:
+                part.rows_over_limit += 1
+                continue
+            part.rows += 1
+            for request, completion in planned:
                 part.calls += 1
                 if client.is_cached(request):
                     part.cached_calls += 1
@@ -79,10 +97,13 @@ def estimate_judge_cost(
                     else part.cost_usd + cost
         total.per_evaluator[evaluator.name] = {
             "model": client.model,
+            "row_limit": limit,
             **{k: v for k, v in part.to_dict().items() if k not in ("per_evaluator", "models")},
         }
         if client.model not in total.models:
             total.models.append(client.model)
+        total.rows += part.rows
+        total.rows_over_limit += part.rows_over_limit
         total.calls += part.calls
         total.cached_calls += part.cached_calls
         total.prompt_tokens += part.prompt_tokens
