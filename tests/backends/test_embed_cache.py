@@ -41,6 +41,23 @@ def test_disk_cache_serves_a_fresh_process_without_the_model(tmp_path: Path) -> 
         assert np.array_equal(cold, warm)  # tokens rounded through float16 both times
 
 
+def test_token_matrices_reach_the_disk_only_once_asked_for(tmp_path: Path) -> None:
+    fake = FakeEmbedder()
+    cached = CachedEmbedder(fake, EmbeddingCache(tmp_path))
+    cached.encode(TEXTS)  # sentence vectors only: the tokens of the same pass stay in memory
+    disk = EmbeddingCache(tmp_path)
+    assert len(disk.get(fake.model_id, TEXTS)) == 2
+    assert disk.get(fake.model_id, TEXTS, tokens=True) == {}
+    _, tokens = cached.encode_with_tokens(TEXTS[:1])  # served from memory, now persisted
+    assert fake.texts_encoded == 2
+    stored = disk.get(fake.model_id, TEXTS, tokens=True)
+    assert list(stored) == [TEXTS[0]]
+    assert np.array_equal(stored[TEXTS[0]][1], tokens[0])
+    fresh = FakeEmbedder()  # a new process finds the tokens of the first text on disk
+    _, again = CachedEmbedder(fresh, EmbeddingCache(tmp_path)).encode_with_tokens(TEXTS[:1])
+    assert fresh.texts_encoded == 0 and np.array_equal(again[0], tokens[0])
+
+
 def test_cache_is_keyed_by_model_identity(tmp_path: Path) -> None:
     cache = EmbeddingCache(tmp_path)
     CachedEmbedder(FakeEmbedder(dim=64), cache).encode(["same text"])
