@@ -144,3 +144,40 @@ def test_interrupted_run_leaves_no_complete_looking_output(tmp_path: Path) -> No
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(InvalidInputError, match="not a complete run directory"):
         assay.load_run(out)
+
+
+def _meta(html: str) -> str:
+    """The run details in the HTML header, without the report's own generation time."""
+    import re
+
+    match = re.search(r'<div class="meta">(.*?)report generated', html, re.S)
+    assert match is not None
+    return " ".join(match.group(1).split())
+
+
+def test_reports_written_by_evaluate_show_the_run_details(tmp_path: Path) -> None:
+    """The manifest's run details reach the reports evaluate writes (they are built before the
+    reports), the same as ``assay report`` shows; manifest.json still comes last with hashes."""
+    from click.testing import CliRunner
+
+    from assay.cli.main import cli
+    from assay.fileio import sha256_file
+
+    suite = assay.write_suite(_cases(), tmp_path / "suite.jsonl")
+    out = tmp_path / "run"
+    assay.evaluate(suite, ["exact_match"], out=out, seed=7)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["finished_at"] >= manifest["started_at"]
+    for name in ("report.html", "report.md", "leaderboard.md", "analysis.json"):
+        assert manifest["files"][name] == sha256_file(out / name)
+    details = [str(suite), manifest["input"]["sha256"][:12], "seed 7", f"assay {assay.__version__}"]
+    written_html = (out / "report.html").read_text()
+    written_md = (out / "report.md").read_text()
+    for detail in details:
+        assert detail in _meta(written_html) and detail in written_md
+    assert manifest["started_at"] in _meta(written_html)  # report.md stays free of times
+
+    result = CliRunner().invoke(cli, ["report", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert _meta((out / "report.html").read_text()) == _meta(written_html)
+    assert (out / "report.md").read_text() == written_md

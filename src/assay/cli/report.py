@@ -14,12 +14,11 @@ def _record(manifest: dict[str, Any], run_dir: Path, written: list[Path]) -> Non
     """Keep the manifest's file hashes true for the rebuilt reports."""
     from datetime import UTC, datetime
 
+    from assay.engine.manifest import record_files
     from assay.engine.run import MANIFEST_FILE
-    from assay.fileio import sha256_file, write_json
+    from assay.fileio import write_json
 
-    files = manifest.setdefault("files", {})
-    for path in written:
-        files[path.name] = sha256_file(path)
+    record_files(manifest, written)
     manifest["reports_rebuilt_at"] = datetime.now(UTC).isoformat()
     write_json(run_dir / MANIFEST_FILE, manifest)
 

@@ -19,7 +19,7 @@ from assay.data.case import TestCase
 from assay.data.suite import TestSuite, read_suite, write_suite
 from assay.engine.batching import batches
 from assay.engine.executors import Executor, LocalExecutor, open_executor
-from assay.engine.manifest import build_manifest
+from assay.engine.manifest import build_manifest, finish_manifest
 from assay.engine.rows import ResultWriter, result_rows
 from assay.engine.run import (
     INSIGHTS_FILE,
@@ -252,8 +252,24 @@ def _evaluate_into(
         "n_cases": len(cases),
         "models": suite.models,
     }
+    manifest = build_manifest(  # before the reports, which show its run details
+        suite_info=suite_info,
+        evaluators=[e.spec() for e in evaluators],
+        thresholds=thresholds,
+        seed=seed,
+        timings=timings,
+        started=started,
+        extra={
+            "executor": executor.describe(),
+            **({"calibrators": [c.info() for c in calibrators]} if calibrators else {}),
+        },
+    )
     run = EvaluationRun(
-        manifest={}, leaderboard=leaderboard, problems=problems, insights=insights, path=work
+        manifest=manifest,
+        leaderboard=leaderboard,
+        problems=problems,
+        insights=insights,
+        path=work,
     )
     write_suite(suite, work / SUITE_FILE)  # the case texts, so reports need no original file
     from assay.report import write_reports
@@ -264,31 +280,15 @@ def _evaluate_into(
         from assay.calibrate.apply import write_calibrated
 
         calibrated_files = write_calibrated(work, pd.read_parquet(work / RESULTS_FILE), calibrators)
-    run.manifest = build_manifest(
-        suite_info=suite_info,
-        evaluators=[e.spec() for e in evaluators],
-        thresholds=thresholds,
-        seed=seed,
-        timings=timings,
-        files=[
-            work / n
-            for n in (
-                RESULTS_FILE,
-                RESULTS_CSV,
-                LEADERBOARD_FILE,
-                PROBLEMS_FILE,
-                INSIGHTS_FILE,
-                SUITE_FILE,
-            )
-        ]
-        + report_files
-        + calibrated_files,
-        started=started,
-        extra={
-            "executor": executor.describe(),
-            **({"calibrators": [c.info() for c in calibrators]} if calibrators else {}),
-        },
+    data_files = (
+        RESULTS_FILE,
+        RESULTS_CSV,
+        LEADERBOARD_FILE,
+        PROBLEMS_FILE,
+        INSIGHTS_FILE,
+        SUITE_FILE,
     )
+    finish_manifest(manifest, [work / n for n in data_files] + report_files + calibrated_files)
     write_json(work / MANIFEST_FILE, run.manifest)  # written last: marks the run complete
     return run
 

@@ -34,17 +34,26 @@ def build_manifest(
     thresholds: dict[str, float],
     seed: int,
     timings: dict[str, float],
-    files: list[Path],
     started: datetime,
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Assemble the manifest dict; ``files`` are hashed so later tampering is detectable."""
+    """Assemble the manifest of a run still being written (``status`` ``"partial"``).
+
+    Reports written into the run read their run details from it; :func:`finish_manifest` then
+    records the files and marks it complete, just before it is written (last) to the run.
+
+    Example:
+        >>> m = build_manifest(suite_info={"path": "s.jsonl"}, evaluators=[], thresholds={},
+        ...                    seed=3, timings={}, started=datetime.now(UTC))
+        >>> m["status"], m["seed"], m["files"], m["assay_version"] == __version__
+        ('partial', 3, {}, True)
+    """
     return {
         "schema_version": SCHEMA_VERSION,
         "assay_version": __version__,
-        "status": "complete",
+        "status": "partial",
         "started_at": started.isoformat(),
-        "finished_at": datetime.now(UTC).isoformat(),
+        "finished_at": None,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "packages": package_versions(),
@@ -53,6 +62,21 @@ def build_manifest(
         "evaluators": evaluators,
         "thresholds": thresholds,
         "timings_s": timings,
-        "files": {p.name: sha256_file(p) for p in files},
+        "files": {},
         **(extra or {}),
     }
+
+
+def record_files(manifest: dict[str, Any], files: list[Path]) -> dict[str, Any]:
+    """Add (or refresh) the sha256 of ``files`` in ``manifest["files"]``, so later tampering is
+    detectable; returns the manifest."""
+    manifest.setdefault("files", {}).update({p.name: sha256_file(p) for p in files})
+    return manifest
+
+
+def finish_manifest(manifest: dict[str, Any], files: list[Path]) -> dict[str, Any]:
+    """Record ``files`` and the finish time and mark the manifest complete; returns it."""
+    record_files(manifest, files)
+    manifest["finished_at"] = datetime.now(UTC).isoformat()
+    manifest["status"] = "complete"
+    return manifest

@@ -20,6 +20,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from assay.report.markdown import run_details
 from assay.report.svg import boxplot, forest, heatmap, reliability
 
 
@@ -194,18 +195,13 @@ def render_html(
         >>> page.startswith("<!DOCTYPE html>") and "<script>x" not in page
         True
     """
-    manifest = manifest or {}
     js = _asset("report.js")
     board = analysis["leaderboard"]
     primary = [r for r in board if r["primary"]]
     context: dict[str, Any] = {
         "title": title,
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "run_info": {
-            "suite": (manifest.get("input") or {}).get("path"),
-            "started_at": manifest.get("started_at"),
-            "assay_version": manifest.get("assay_version"),
-        },
+        "run_info": run_details(manifest),
         "analysis": analysis,
         "dimension_rows": {
             d["name"]: dimension_rows(d, sorted({r["model"] for r in board}))

@@ -36,6 +36,27 @@ def table(headers: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
+def run_details(manifest: dict[str, Any] | None) -> dict[str, Any]:
+    """The run details a report's header shows, from the run manifest (None where unknown).
+
+    Example:
+        >>> run_details({"input": {"path": "s.jsonl", "sha256": "ab" * 32}, "seed": 7,
+        ...              "assay_version": "1.0", "started_at": "2025-01-01T00:00:00+00:00"})
+        ... # doctest: +NORMALIZE_WHITESPACE
+        {'suite': 's.jsonl', 'suite_sha256': 'abababababab', 'started_at':
+         '2025-01-01T00:00:00+00:00', 'seed': 7, 'assay_version': '1.0'}
+    """
+    manifest = manifest or {}
+    suite = manifest.get("input") or {}
+    return {
+        "suite": suite.get("path"),
+        "suite_sha256": (suite.get("sha256") or "")[:12] or None,
+        "started_at": manifest.get("started_at"),
+        "seed": manifest.get("seed"),
+        "assay_version": manifest.get("assay_version"),
+    }
+
+
 def leaderboard_markdown(leaderboard: list[dict[str, Any]]) -> str:
     """The leaderboard as a Markdown table (models × metrics with outcome counts)."""
     headers = [
@@ -115,11 +136,16 @@ def report_markdown(run: EvaluationRun, analysis: dict[str, Any] | None = None) 
     With ``analysis`` (from :func:`assay.analyze.summary.analyze_run`) it adds the verdict, the
     six-dimension summary, confidence intervals and the weakest slices.
     """
-    manifest = run.manifest or {}
-    source = (manifest.get("input") or {}).get("path")
+    info = run_details(run.manifest)  # no times: the same inputs give the same report.md
     lines = ["# assay evaluation report", ""]
-    if source:
-        lines += [f"Suite: `{md_escape(source)}`", ""]
+    parts = [
+        f"Suite: `{md_escape(info['suite'])}`" if info["suite"] else None,
+        f"suite sha256 `{info['suite_sha256']}…`" if info["suite_sha256"] else None,
+        f"seed {info['seed']}" if info["seed"] is not None else None,
+        f"assay {md_escape(info['assay_version'])}" if info["assay_version"] else None,
+    ]
+    if any(parts):
+        lines += [" · ".join(p for p in parts if p), ""]
     primary = [r for r in run.leaderboard if r["primary"]]
     failing = [r for r in primary if r["passed"] is False]
     lines += [
