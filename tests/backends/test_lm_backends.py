@@ -138,3 +138,16 @@ def test_smollm2_perplexity_is_verified_sensible_and_windowed() -> None:
     # the first window sees the same context as the full pass: same log-probabilities
     np.testing.assert_allclose(long.logprobs[:47], full.logprobs[:47], atol=2e-3)
     assert not np.allclose(long.logprobs, full.logprobs, atol=2e-3)
+
+
+def test_transformers_missing_model_says_what_to_use_offline(tmp_path) -> None:
+    pytest.importorskip("transformers")
+    from assay.backends.lm.transformers_lm import TransformersLM
+
+    lm = TransformersLM(str(tmp_path / "no-such-model"))
+    with pytest.raises(BackendError) as info:
+        lm.tokenize("the fee")
+    message = str(info.value)
+    assert message.startswith(f"could not load the causal language model {lm.model!r} (")
+    assert "Offline, use the bundled 'smollm2'" in message and "save_pretrained" in message
+    assert lm._loaded is None and repr(lm) == f"TransformersLM({lm.model!r})"

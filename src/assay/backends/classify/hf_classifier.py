@@ -8,7 +8,6 @@ others a softmax.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,11 +15,11 @@ import numpy as np
 
 from assay.backends.classify.base import ClassScores
 from assay.backends.nli.base import softmax
-from assay.backends.nli.hf import load_classifier, max_length_of, weights_identity
+from assay.backends.nli.hf import LazyHFModel, load_classifier, max_length_of
 from assay.params import check
 
 
-class HFTextClassifier:
+class HFTextClassifier(LazyHFModel):
     """A sequence classifier; categories are the config's label names.
 
     Args:
@@ -30,6 +29,8 @@ class HFTextClassifier:
         batch_size: texts per forward pass.
         max_length: token limit (default: the model's, at most 512).
     """
+
+    _state = ("model", "what", "examples", "batch_size", "max_length")
 
     def __init__(
         self,
@@ -50,18 +51,9 @@ class HFTextClassifier:
         self._reset()
 
     def _reset(self) -> None:
-        self._loaded: tuple[Any, Any] | None = None
+        super()._reset()
         self._categories: tuple[str, ...] = ()
         self._limit = 0
-        self._lock = threading.Lock()
-        self._model_id: str | None = None
-
-    @property
-    def model_id(self) -> str:
-        """``name@sha256:<16 hex>`` of the local weights, else ``name@unverified``."""
-        if self._model_id is None:
-            self._model_id = weights_identity(self.model)
-        return self._model_id
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -75,21 +67,15 @@ class HFTextClassifier:
         self.load()
         return self._limit
 
-    def load(self) -> tuple[Any, Any]:
-        """Load (once) and return ``(tokenizer, model)``."""
-        if self._loaded is None:
-            with self._lock:
-                if self._loaded is None:
-                    tokenizer, model = load_classifier(
-                        self.model, what=self.what, examples=self.examples, extra="nli"
-                    )
-                    n = int(model.config.num_labels)
-                    id2label = model.config.id2label or {}
-                    self._categories = tuple(str(id2label.get(i, f"LABEL_{i}")) for i in range(n))
-                    self._limit = self.max_length or max_length_of(tokenizer, model)
-                    self._loaded = (tokenizer, model)
-        assert self._loaded is not None
-        return self._loaded
+    def _load(self) -> tuple[Any, Any]:
+        tokenizer, model = load_classifier(
+            self.model, what=self.what, examples=self.examples, extra="nli"
+        )
+        n = int(model.config.num_labels)
+        id2label = model.config.id2label or {}
+        self._categories = tuple(str(id2label.get(i, f"LABEL_{i}")) for i in range(n))
+        self._limit = self.max_length or max_length_of(tokenizer, model)
+        return tokenizer, model
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
         """Scores per label; token counts recorded before truncation."""
@@ -110,14 +96,3 @@ class HFTextClassifier:
             rows.append(1 / (1 + np.exp(-logits)) if multi else softmax(logits))
         scores = np.concatenate(rows) if rows else np.zeros((0, len(self._categories)))
         return ClassScores(self._categories, scores, n_tokens, self._limit)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("model", "what", "examples", "batch_size",
-                                              "max_length")}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._reset()
-
-    def __repr__(self) -> str:
-        return f"HFTextClassifier({self.model!r})"

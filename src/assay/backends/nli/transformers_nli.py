@@ -8,21 +8,20 @@ pairs already seen are answered from memory. Long pairs are cut from the premise
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from assay.backends.nli.base import ENTAILMENT, NLIScores, canonical_label, softmax
-from assay.backends.nli.hf import head_layer, load_classifier, max_length_of, weights_identity
+from assay.backends.nli.hf import LazyHFModel, head_layer, load_classifier, max_length_of
 from assay.params import check
 
 logger = logging.getLogger(__name__)
 _EXAMPLES = "'cross-encoder/nli-deberta-v3-base' or 'vectara/hallucination_evaluation_model'"
 
 
-class TransformersNLI:
+class TransformersNLI(LazyHFModel):
     """NLI / factual-consistency cross-encoder by Hugging Face name or local folder.
 
     Args:
@@ -39,6 +38,8 @@ class TransformersNLI:
         >>> nli.predict(["The fee is 12 euros."], ["The fee is 12 euros."]).labels  # doctest: +SKIP
         ('contradiction', 'entailment', 'neutral')
     """
+
+    _state = ("model", "labels_override", "batch_size", "max_length", "trust_remote_code")
 
     def __init__(
         self,
@@ -60,23 +61,14 @@ class TransformersNLI:
         self._reset()
 
     def _reset(self) -> None:
-        self._loaded: tuple[Any, Any] | None = None
+        super()._reset()
         self._labels: tuple[str, ...] = ()
         self._head_norm: float | None = None
         self._head_path: str | None = None
         self._limit = 0
         self._memo: dict[tuple[str, str], tuple[np.ndarray, bool]] = {}
-        self._lock = threading.Lock()
-        self._model_id: str | None = None
 
-    # -- identity and loading -----------------------------------------------------------------
-    @property
-    def model_id(self) -> str:
-        """``name@sha256:<16 hex>`` of the local weights, else ``name@unverified``."""
-        if self._model_id is None:
-            self._model_id = weights_identity(self.model)
-        return self._model_id
-
+    # -- loading ------------------------------------------------------------------------------
     @property
     def labels(self) -> tuple[str, ...]:
         """Canonical label of each logit column (loads the model)."""
@@ -89,39 +81,31 @@ class TransformersNLI:
         self.load()
         return self._head_path
 
-    def load(self) -> tuple[Any, Any]:
-        """Load (once) and return ``(tokenizer, model)``."""
-        if self._loaded is not None:
-            return self._loaded
-        with self._lock:
-            if self._loaded is None:
-                tokenizer, model = load_classifier(
-                    self.model, what="NLI", examples=_EXAMPLES, extra="nli",
-                    trust_remote_code=self.trust_remote_code,
-                )
-                n = int(model.config.num_labels)
-                if self.labels_override is not None:
-                    check(len(self.labels_override) == n, "labels", "TransformersNLI",
-                          f"{n} names (the model has {n} outputs)", self.labels_override)
-                    names = [canonical_label(x) for x in self.labels_override]
-                else:
-                    id2label = model.config.id2label or {}
-                    names = [canonical_label(str(id2label.get(i, f"label_{i}"))) for i in range(n)]
-                self._labels = tuple(names)
-                if ENTAILMENT in names:
-                    try:
-                        path, head = head_layer(model, n)
-                        row = head.weight.detach().double()[names.index(ENTAILMENT)]
-                        self._head_norm = float(row.norm())
-                        self._head_path = path
-                    except Exception as exc:  # the distance is optional; probabilities remain
-                        logger.warning("no HCAT distance for %s: %s", self.model, exc)
-                self._limit = self.max_length or max_length_of(tokenizer, model)
-                self._loaded = (tokenizer, model)
-                logger.info("loaded NLI model %s labels=%s head=%s", self.model, names,
-                            self._head_path)
-        assert self._loaded is not None
-        return self._loaded
+    def _load(self) -> tuple[Any, Any]:
+        tokenizer, model = load_classifier(
+            self.model, what="NLI", examples=_EXAMPLES, extra="nli",
+            trust_remote_code=self.trust_remote_code,
+        )
+        n = int(model.config.num_labels)
+        if self.labels_override is not None:
+            check(len(self.labels_override) == n, "labels", "TransformersNLI",
+                  f"{n} names (the model has {n} outputs)", self.labels_override)
+            names = [canonical_label(x) for x in self.labels_override]
+        else:
+            id2label = model.config.id2label or {}
+            names = [canonical_label(str(id2label.get(i, f"label_{i}"))) for i in range(n)]
+        self._labels = tuple(names)
+        if ENTAILMENT in names:
+            try:
+                path, head = head_layer(model, n)
+                row = head.weight.detach().double()[names.index(ENTAILMENT)]
+                self._head_norm = float(row.norm())
+                self._head_path = path
+            except Exception as exc:  # the distance is optional; probabilities remain
+                logger.warning("no HCAT distance for %s: %s", self.model, exc)
+        self._limit = self.max_length or max_length_of(tokenizer, model)
+        logger.info("loaded NLI model %s labels=%s head=%s", self.model, names, self._head_path)
+        return tokenizer, model
 
     # -- prediction ---------------------------------------------------------------------------
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> NLIScores:
@@ -175,20 +159,3 @@ class TransformersNLI:
             out = model(**encoded).logits.float().cpu().numpy().astype(np.float64)
         for pair, row, was_cut in zip(batch, out, cut, strict=True):
             self._memo[pair] = (row, was_cut)
-
-    # -- pickling -----------------------------------------------------------------------------
-    def __getstate__(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "labels_override": self.labels_override,
-            "batch_size": self.batch_size,
-            "max_length": self.max_length,
-            "trust_remote_code": self.trust_remote_code,
-        }
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._reset()
-
-    def __repr__(self) -> str:
-        return f"TransformersNLI({self.model!r})"
