@@ -12,16 +12,17 @@ Bias specs: a Hugging Face name or path (recommended ``d4data/bias-detection-mod
 from __future__ import annotations
 
 import logging
-import threading
 
 from assay.backends.classify.base import TextClassifier
+from assay.backends.loaded import LoadedBackends
 from assay.params import check
 
 logger = logging.getLogger(__name__)
 DEFAULT_TOXICITY = "auto"
 DEFAULT_BIAS = "d4data/bias-detection-model"
-_LOADED: dict[tuple[str, str], TextClassifier] = {}
-_LOCK = threading.Lock()
+_LOADED: LoadedBackends[TextClassifier] = LoadedBackends(
+    TextClassifier, "classifier", "get_classifier",
+    "a spec string or an object with model_id and predict()")
 
 
 def _toxicity(spec: str) -> TextClassifier:
@@ -73,23 +74,15 @@ def get_classifier(spec: str | TextClassifier, kind: str) -> TextClassifier:
         >>> get_classifier("fake", "toxicity").predict(["idiot"]).categories
         ('toxicity', 'insult')
     """
-    if not isinstance(spec, str):
-        check(isinstance(spec, TextClassifier), "classifier", "get_classifier",
-              "a spec string or an object with model_id and predict()", spec)
-        return spec
-    known = spec in ("profanity-check", "profanity", "offline", "fake", "detoxify", "ensemble",
-                     "auto") or spec.startswith(("detoxify:", "hf:"))
-    check(kind == "bias" or known, "classifier", "get_classifier",
-          "'auto', 'profanity-check', 'detoxify[:type]', 'ensemble', 'hf:<model>' or 'fake'", spec)
-    check(bool(spec.strip()), "classifier", "get_classifier", "a non-empty spec", spec)
-    with _LOCK:
-        model = _LOADED.get((kind, spec))
-        if model is None:
-            model = _LOADED[(kind, spec)] = _toxicity(spec) if kind == "toxicity" else _bias(spec)
-    return model
+    if isinstance(spec, str):
+        known = spec in ("profanity-check", "profanity", "offline", "fake", "detoxify",
+                         "ensemble", "auto") or spec.startswith(("detoxify:", "hf:"))
+        check(kind == "bias" or known, "classifier", "get_classifier",
+              "'auto', 'profanity-check', 'detoxify[:type]', 'ensemble', 'hf:<model>' or 'fake'",
+              spec)
+    return _LOADED.resolve(spec, _toxicity if kind == "toxicity" else _bias, key=(kind, spec))
 
 
 def clear_loaded() -> None:
     """Forget the classifiers loaded in this process."""
-    with _LOCK:
-        _LOADED.clear()
+    _LOADED.clear()

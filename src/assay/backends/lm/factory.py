@@ -8,15 +8,15 @@ or a local folder (transformers, any causal LM), ``"fake"`` (the test model) and
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from assay.backends.lm.base import LanguageModel
+from assay.backends.loaded import LoadedBackends
 from assay.params import check
 
 DEFAULT_LM = "smollm2"
-_LOADED: dict[str, LanguageModel] = {}
-_LOCK = threading.Lock()
+_LOADED: LoadedBackends[LanguageModel] = LoadedBackends(
+    LanguageModel, "lm", "get_lm", "a spec string or a LanguageModel")
 
 
 def _build(spec: str) -> LanguageModel:
@@ -47,19 +47,9 @@ def get_lm(spec: str | LanguageModel = DEFAULT_LM) -> LanguageModel:
         >>> get_lm("fake").tokenize("the cat sat")[:2] == get_lm("fake").tokenize("the cat")
         True
     """
-    if not isinstance(spec, str):
-        check(isinstance(spec, LanguageModel), "lm", "get_lm",
-              "a spec string or a LanguageModel", spec)
-        return spec
-    check(bool(spec.strip()), "lm", "get_lm", "a non-empty spec", spec)
-    with _LOCK:
-        model = _LOADED.get(spec)
-        if model is None:
-            model = _LOADED[spec] = _build(spec)
-    return model
+    return _LOADED.resolve(spec, _build)
 
 
 def clear_loaded() -> None:
     """Forget the language models loaded in this process."""
-    with _LOCK:
-        _LOADED.clear()
+    _LOADED.clear()

@@ -7,17 +7,15 @@ access once), the path of a local folder, ``"fake"`` (the deterministic test mod
 
 from __future__ import annotations
 
-import threading
-
+from assay.backends.loaded import LoadedBackends
 from assay.backends.nli.base import NLIModel
-from assay.params import check
 
 #: Recommended NLI cross-encoder (not available offline: pass a local path there).
 DEFAULT_NLI = "cross-encoder/nli-deberta-v3-base"
 #: Recommended factual-consistency model (needs ``trust_remote_code=True``).
 DEFAULT_HHEM = "vectara/hallucination_evaluation_model"
-_LOADED: dict[str, NLIModel] = {}
-_LOCK = threading.Lock()
+_LOADED: LoadedBackends[NLIModel] = LoadedBackends(
+    NLIModel, "nli", "get_nli", "a spec string or an object with model_id and predict()")
 
 
 def _build(spec: str) -> NLIModel:
@@ -45,19 +43,9 @@ def get_nli(spec: str | NLIModel = DEFAULT_NLI) -> NLIModel:
         >>> get_nli("fake").predict(["It rains."], ["It rains."]).labels
         ('entailment', 'neutral', 'contradiction')
     """
-    if not isinstance(spec, str):
-        check(isinstance(spec, NLIModel), "nli", "get_nli",
-              "a spec string or an object with model_id and predict()", spec)
-        return spec
-    check(bool(spec.strip()), "nli", "get_nli", "a non-empty spec", spec)
-    with _LOCK:
-        model = _LOADED.get(spec)
-        if model is None:
-            model = _LOADED[spec] = _build(spec)
-    return model
+    return _LOADED.resolve(spec, _build)
 
 
 def clear_loaded() -> None:
     """Forget the NLI models loaded in this process."""
-    with _LOCK:
-        _LOADED.clear()
+    _LOADED.clear()
