@@ -181,3 +181,36 @@ def test_reports_written_by_evaluate_show_the_run_details(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     assert _meta((out / "report.html").read_text()) == _meta(written_html)
     assert (out / "report.md").read_text() == written_md
+
+
+def test_corpus_details_are_stored_per_evaluator_and_model(tmp_path: Path) -> None:
+    """The classification confusion matrix reaches corpus_details.json (hashed in the manifest),
+    the run object, load_run and the Markdown report; runs without corpus details write none."""
+    from assay.fileio import sha256_file
+
+    answers = {"a": [("pos", "pos"), ("neg", "pos"), ("neg", "neg"), ("pos", "pos")],
+               "b": [("neg", "pos"), ("neg", "neg"), ("pos", "neg"), ("neg", "neg")]}
+    cases = [
+        TestCase(id=f"q{i}", model=model, actual_answer=predicted, expected_answer=true)
+        for model, pairs in answers.items()
+        for i, (predicted, true) in enumerate(pairs)
+    ]
+    out = tmp_path / "run"
+    run = assay.evaluate(cases, ["classification", "exact_match"], out=out, batch_size=3)
+    stored = json.loads((out / "corpus_details.json").read_text())
+    assert stored == {
+        "classification": {
+            "a": {"labels": ["neg", "pos"], "confusion_matrix": [[1, 0], [1, 2]]},
+            "b": {"labels": ["neg", "pos"], "confusion_matrix": [[2, 1], [1, 0]]},
+        }
+    }
+    assert run.corpus_details == stored and assay.load_run(out).corpus_details == stored
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["files"]["corpus_details.json"] == sha256_file(out / "corpus_details.json")
+    report = (out / "report.md").read_text()
+    assert "## Confusion matrices" in report and "### classification, model b" in report
+    assert "| true \\ predicted | neg | pos |\n|---|---|---|\n| neg | 2 | 1 |" in report
+
+    plain = assay.evaluate(cases, ["exact_match"], out=tmp_path / "plain")
+    assert plain.corpus_details == {} and not (tmp_path / "plain" / "corpus_details.json").exists()
+    assert "Confusion" not in (tmp_path / "plain" / "report.md").read_text()

@@ -22,6 +22,7 @@ from assay.engine.executors import Executor, LocalExecutor, open_executor
 from assay.engine.manifest import build_manifest, finish_manifest
 from assay.engine.rows import ResultWriter, result_rows
 from assay.engine.run import (
+    CORPUS_DETAILS_FILE,
     INSIGHTS_FILE,
     LEADERBOARD_FILE,
     MANIFEST_FILE,
@@ -32,7 +33,7 @@ from assay.engine.run import (
     EvaluationRun,
 )
 from assay.errors import InvalidInputError
-from assay.evaluators.base import CorpusAccumulator, Evaluator
+from assay.evaluators.base import CorpusAccumulator, CorpusDetails, Evaluator
 from assay.evaluators.registry import get_evaluator
 from assay.fileio import write_json
 from assay.params import check
@@ -210,6 +211,7 @@ def _evaluate_into(
         linked_ids={c.id for c in perturbed} | {c.parent_id or "" for c in perturbed}
     )
     timings: dict[str, float] = {}
+    corpus_details: dict[str, dict[str, Any]] = {}  # evaluator → model → details (small)
     try:
         for evaluator in evaluators:
             t0 = time.perf_counter()
@@ -229,6 +231,8 @@ def _evaluate_into(
             for model, accumulator in accumulators.items():
                 for metric, value in accumulator.finish().items():
                     board.set_corpus(model, metric, value)
+                if isinstance(accumulator, CorpusDetails):
+                    corpus_details.setdefault(evaluator.name, {})[model] = accumulator.details()
             timings[evaluator.name] = round(time.perf_counter() - t0, 4)
     finally:
         writer.close()
@@ -246,6 +250,8 @@ def _evaluate_into(
     write_json(work / LEADERBOARD_FILE, leaderboard)
     write_json(work / PROBLEMS_FILE, problems)
     write_json(work / INSIGHTS_FILE, insights)
+    if corpus_details:
+        write_json(work / CORPUS_DETAILS_FILE, corpus_details)
     suite_info = {
         "path": suite.source,
         "sha256": suite.sha256,
@@ -270,6 +276,7 @@ def _evaluate_into(
         problems=problems,
         insights=insights,
         path=work,
+        corpus_details=corpus_details,
     )
     write_suite(suite, work / SUITE_FILE)  # the case texts, so reports need no original file
     from assay.report import write_reports
@@ -280,14 +287,15 @@ def _evaluate_into(
         from assay.calibrate.apply import write_calibrated
 
         calibrated_files = write_calibrated(work, pd.read_parquet(work / RESULTS_FILE), calibrators)
-    data_files = (
+    data_files = [
         RESULTS_FILE,
         RESULTS_CSV,
         LEADERBOARD_FILE,
         PROBLEMS_FILE,
         INSIGHTS_FILE,
+        *([CORPUS_DETAILS_FILE] if corpus_details else []),
         SUITE_FILE,
-    )
+    ]
     finish_manifest(manifest, [work / n for n in data_files] + report_files + calibrated_files)
     write_json(work / MANIFEST_FILE, run.manifest)  # written last: marks the run complete
     return run

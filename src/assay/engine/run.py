@@ -20,17 +20,22 @@ INSIGHTS_FILE = "insights.json"
 #: Long text columns of the results table, left out of :meth:`EvaluationRun.lean_results`.
 TEXT_COLUMNS = ("reason", "explanation", "details")
 SUITE_FILE = "suite.jsonl"  # copy of the evaluated cases (texts for the reports)
+#: Corpus-level details (e.g. confusion matrices): evaluator → model → details.
+CORPUS_DETAILS_FILE = "corpus_details.json"
 
 
 @dataclass
 class EvaluationRun:
-    """Results of an evaluation: per-case rows, leaderboard, problems, insights and manifest."""
+    """Results of an evaluation: per-case rows, leaderboard, problems, insights, corpus-level
+    details and manifest."""
 
     manifest: dict[str, Any]
     leaderboard: list[dict[str, Any]]
     problems: list[dict[str, Any]]
     insights: list[dict[str, Any]]
     path: Path | None = None
+    #: evaluator → model → corpus-level details (see :class:`~assay.evaluators.CorpusDetails`).
+    corpus_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     _results: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
@@ -104,4 +109,5 @@ def load_run(path: str | Path) -> EvaluationRun:
         problems=read(PROBLEMS_FILE),
         insights=read(INSIGHTS_FILE),
         path=root,
+        corpus_details=read(CORPUS_DETAILS_FILE) if (root / CORPUS_DETAILS_FILE).is_file() else {},
     )

@@ -3,6 +3,7 @@
 from assay.evaluators.base import (
     CaseResult,
     CorpusAccumulator,
+    CorpusDetails,
     Evaluator,
     MetricSpec,
     Outcome,
@@ -20,6 +21,7 @@ from assay.evaluators.registry import (
 __all__ = [
     "CaseResult",
     "CorpusAccumulator",
+    "CorpusDetails",
     "Evaluator",
     "MetricSpec",
     "Outcome",

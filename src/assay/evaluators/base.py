@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from assay.data.case import TestCase
 
@@ -128,6 +128,20 @@ class CorpusAccumulator(Protocol):
 
     def finish(self) -> dict[str, float | None]:
         """Return the corpus-level metric values (None where undefined)."""
+
+
+@runtime_checkable
+class CorpusDetails(Protocol):
+    """A corpus accumulator that also gives corpus-level evidence (e.g. a confusion matrix).
+
+    ``details()`` is called after ``finish()`` and returns a small JSON-serialisable dict (it may
+    grow with a label set, never with the number of cases); the engine stores it per evaluator
+    and model in the run's ``corpus_details.json``.
+    """
+
+    def details(self) -> dict[str, Any]:
+        """The corpus-level evidence of one model."""
+        ...  # pragma: no cover
 
 
 def field_present(case: TestCase, name: str) -> bool:

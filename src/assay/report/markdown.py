@@ -130,6 +130,56 @@ def _analysis_markdown(analysis: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: Confusion matrices with more classes than this are left to ``corpus_details.json``.
+MAX_CONFUSION_LABELS = 10
+
+
+def confusion_markdown(corpus_details: dict[str, dict[str, Any]]) -> list[str]:
+    """Markdown lines with the confusion matrices found in a run's corpus details (evaluator →
+    model → details holding ``labels`` and ``confusion_matrix``); larger ones are only named.
+
+    Example:
+        >>> details = {"classification": {"a": {"labels": ["neg", "pos"],
+        ...                                     "confusion_matrix": [[3, 1], [0, 2]]}}}
+        >>> print("\\n".join(confusion_markdown(details)))
+        ## Confusion matrices
+        <BLANKLINE>
+        Rows: true label; columns: predicted label.
+        <BLANKLINE>
+        ### classification, model a
+        <BLANKLINE>
+        | true \\ predicted | neg | pos |
+        |---|---|---|
+        | neg | 3 | 1 |
+        | pos | 0 | 2 |
+        <BLANKLINE>
+    """
+    sections: list[str] = []
+    for evaluator, models in corpus_details.items():
+        for model, details in models.items():
+            labels, matrix = details.get("labels"), details.get("confusion_matrix")
+            if labels is None or matrix is None:
+                continue
+            title = f"### {md_escape(evaluator)}, model {md_escape(model or '(unnamed)')}"
+            sections += [title, ""]
+            if len(labels) > MAX_CONFUSION_LABELS:
+                sections += [f"{len(labels)} classes: see `corpus_details.json`.", ""]
+                continue
+            names = [label or "(empty)" for label in labels]
+            rows = [[name, *counts] for name, counts in zip(names, matrix, strict=True)]
+            headers = ["true \\ predicted", *(md_escape(name) for name in names)]
+            sections += [table(headers, rows), ""]
+    if not sections:
+        return []
+    return [
+        "## Confusion matrices",
+        "",
+        "Rows: true label; columns: predicted label.",
+        "",
+        *sections,
+    ]
+
+
 def report_markdown(run: EvaluationRun, analysis: dict[str, Any] | None = None) -> str:
     """A one-page Markdown report: summary, leaderboard, problems and insights.
 
@@ -154,6 +204,7 @@ def report_markdown(run: EvaluationRun, analysis: dict[str, Any] | None = None) 
         "",
         *(_analysis_markdown(analysis) if analysis is not None else []),
         leaderboard_markdown(run.leaderboard).replace("# Leaderboard", "## Leaderboard"),
+        *confusion_markdown(run.corpus_details),
         "## Problems",
         "",
     ]
