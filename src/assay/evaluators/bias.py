@@ -17,6 +17,7 @@ from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.registry import register
+from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 
 
@@ -46,7 +47,7 @@ def biased_label(categories: Sequence[str], positive_label: str | None) -> str:
 
 
 @register
-class Bias(Evaluator):
+class Bias(ResolvesOnce, Evaluator):
     """P(biased) of the answer from a bias classifier; truncation past 512 tokens reported."""
 
     name = "bias"
@@ -79,15 +80,7 @@ class Bias(Evaluator):
 
     def resolved(self) -> TextClassifier:
         """The classifier behind ``self.classifier`` (loaded on first use)."""
-        model = self.__dict__.get("_resolved")
-        if model is None:
-            model = self._resolved = get_classifier(self.classifier, "bias")
-        return model
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_resolved", None)
-        return state
+        return self.resolve_once(lambda: get_classifier(self.classifier, "bias"))
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         texts = [(c.actual_answer or "").strip() for c in cases]

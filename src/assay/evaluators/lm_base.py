@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from assay.backends.lm import DEFAULT_LM, LanguageModel, get_lm
 from assay.evaluators.base import Evaluator
+from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 
 
-class LMEvaluator(Evaluator):
+class LMEvaluator(ResolvesOnce, Evaluator):
     """Base of the language-model evaluators: injected model, sliding-window stride."""
 
     family = "lm"
@@ -32,12 +31,4 @@ class LMEvaluator(Evaluator):
 
     def resolved_lm(self) -> LanguageModel:
         """The model behind ``self.lm`` (loaded on first use)."""
-        model = self.__dict__.get("_resolved")
-        if model is None:
-            model = self._resolved = get_lm(self.lm)
-        return model
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_resolved", None)
-        return state
+        return self.resolve_once(lambda: get_lm(self.lm))

@@ -8,19 +8,19 @@ Hugging Face name or a local folder), resolves it lazily and once, and never pic
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from assay.backends.nli import DEFAULT_NLI, NLIModel, NLIScores, get_nli
 from assay.evaluators.base import Evaluator
 from assay.evaluators.embedding_base import quote, rounded
+from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 
 __all__ = ["NLIEvaluator", "PairCollector", "quote", "rounded"]
 
 
-class NLIEvaluator(Evaluator):
+class NLIEvaluator(ResolvesOnce, Evaluator):
     """Base of the NLI evaluators: injected model, batched pair scoring."""
 
     family = "nli"
@@ -41,19 +41,11 @@ class NLIEvaluator(Evaluator):
 
     def resolved_nli(self) -> NLIModel:
         """The model behind ``self.nli`` (loaded on first use)."""
-        resolved = self.__dict__.get("_resolved")
-        if resolved is None:
-            resolved = self._resolved = get_nli(self.nli)
-        return resolved
+        return self.resolve_once(lambda: get_nli(self.nli))
 
     def model_name(self) -> str:
         """The model identity, for details."""
         return str(self.resolved_nli().model_id)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_resolved", None)  # never pickle a loaded model
-        return state
 
 
 class PairCollector:

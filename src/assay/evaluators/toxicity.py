@@ -10,7 +10,6 @@ The offline default only recognises offensive *words*: see docs/models.md for wh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -19,12 +18,13 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.embedding_base import quote
 from assay.evaluators.registry import register
+from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
 
 
 @register
-class Toxicity(Evaluator):
+class Toxicity(ResolvesOnce, Evaluator):
     """Max over answer sentences of the toxicity backend's score."""
 
     name = "toxicity"
@@ -55,15 +55,7 @@ class Toxicity(Evaluator):
 
     def resolved(self) -> TextClassifier:
         """The classifier behind ``self.classifier`` (loaded on first use)."""
-        model = self.__dict__.get("_resolved")
-        if model is None:
-            model = self._resolved = get_classifier(self.classifier, "toxicity")
-        return model
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_resolved", None)
-        return state
+        return self.resolve_once(lambda: get_classifier(self.classifier, "toxicity"))
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         per_case = [split_sentences(c.actual_answer) for c in cases]
