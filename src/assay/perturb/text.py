@@ -69,7 +69,23 @@ def _positions(text: str, rate: float, rng: random.Random, letters_only: bool = 
     return sorted(rng.sample(eligible, min(k, len(eligible))))
 
 
-class KeyboardTypos(TextPerturbation):
+class RateTextPerturbation(TextPerturbation):
+    """A text perturbation that changes about ``rate`` (in (0, 1]) of the eligible characters.
+
+    Subclasses with another default ``rate`` override ``__init__`` only to declare it.
+
+    Example:
+        >>> CharDrop().get_params(), Leetspeak(field="expected_answer").get_params()
+        ({'rate': 0.05, 'field': 'question'}, {'rate': 0.5, 'field': 'expected_answer'})
+    """
+
+    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
+        self.rate = rate
+        self.field = field
+        self._check(rate)
+
+
+class KeyboardTypos(RateTextPerturbation):
     """Replace about ``rate`` of the letters by a neighbouring key on a QWERTY keyboard.
 
     Example:
@@ -81,11 +97,6 @@ class KeyboardTypos(TextPerturbation):
     name = "typos"
     description = "keyboard-neighbour typos"
 
-    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
-
     def transform(self, text: str, rng: random.Random) -> str:
         chars = list(text)
         for i in _positions(text, self.rate, rng):
@@ -96,7 +107,7 @@ class KeyboardTypos(TextPerturbation):
         return "".join(chars)
 
 
-class CharSwap(TextPerturbation):
+class CharSwap(RateTextPerturbation):
     """Swap about ``rate`` of the letters with the next character.
 
     Example:
@@ -108,11 +119,6 @@ class CharSwap(TextPerturbation):
     name = "char_swap"
     description = "adjacent character swaps"
 
-    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
-
     def transform(self, text: str, rng: random.Random) -> str:
         chars = list(text)
         for i in _positions(text[:-1], self.rate, rng):
@@ -120,7 +126,7 @@ class CharSwap(TextPerturbation):
         return "".join(chars)
 
 
-class CharDrop(TextPerturbation):
+class CharDrop(RateTextPerturbation):
     """Delete about ``rate`` of the letters.
 
     Example:
@@ -132,17 +138,12 @@ class CharDrop(TextPerturbation):
     name = "char_drop"
     description = "dropped characters"
 
-    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
-
     def transform(self, text: str, rng: random.Random) -> str:
         drop = set(_positions(text, self.rate, rng))
         return "".join(ch for i, ch in enumerate(text) if i not in drop)
 
 
-class CharDuplicate(TextPerturbation):
+class CharDuplicate(RateTextPerturbation):
     """Type about ``rate`` of the letters twice.
 
     Example:
@@ -153,11 +154,6 @@ class CharDuplicate(TextPerturbation):
 
     name = "char_duplicate"
     description = "duplicated characters"
-
-    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
 
     def transform(self, text: str, rng: random.Random) -> str:
         double = set(_positions(text, self.rate, rng))
@@ -193,7 +189,7 @@ class Casing(TextPerturbation):
         return "".join(ch.upper() if rng.random() < 0.5 else ch.lower() for ch in text)
 
 
-class WhitespaceNoise(TextPerturbation):
+class WhitespaceNoise(RateTextPerturbation):
     """Double about ``rate`` of the spaces, remove others, and pad the ends.
 
     Example:
@@ -206,9 +202,7 @@ class WhitespaceNoise(TextPerturbation):
     description = "extra and missing spaces"
 
     def __init__(self, rate: float = 0.2, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
+        super().__init__(rate, field)
 
     def transform(self, text: str, rng: random.Random) -> str:
         out = []
@@ -221,7 +215,7 @@ class WhitespaceNoise(TextPerturbation):
         return pad + "".join(out) + " " * rng.randint(0, 2)
 
 
-class PunctuationNoise(TextPerturbation):
+class PunctuationNoise(RateTextPerturbation):
     """Strip the punctuation, then add stray marks (``?!``, ``..``, ``,``) after some words.
 
     Example:
@@ -235,9 +229,7 @@ class PunctuationNoise(TextPerturbation):
     _MARKS = ("?", "??", "!", "!!", "..", ",", "?!", "...")
 
     def __init__(self, rate: float = 0.1, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
+        super().__init__(rate, field)
 
     def transform(self, text: str, rng: random.Random) -> str:
         words = "".join(ch for ch in text if ch.isalnum() or ch.isspace() or ch in "'-").split()
@@ -257,7 +249,7 @@ _HOMOGLYPHS = {
 }  # fmt: skip
 
 
-class Leetspeak(TextPerturbation):
+class Leetspeak(RateTextPerturbation):
     """Replace about ``rate`` of the replaceable letters by digits (``e`` → ``3``).
 
     Example:
@@ -270,9 +262,7 @@ class Leetspeak(TextPerturbation):
     description = "leetspeak digits for letters"
 
     def __init__(self, rate: float = 0.5, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
+        super().__init__(rate, field)
 
     def transform(self, text: str, rng: random.Random) -> str:
         return "".join(
@@ -281,7 +271,7 @@ class Leetspeak(TextPerturbation):
         )
 
 
-class Homoglyphs(TextPerturbation):
+class Homoglyphs(RateTextPerturbation):
     """Replace about ``rate`` of the letters that have one by a Cyrillic/Greek look-alike.
 
     Example:
@@ -295,9 +285,7 @@ class Homoglyphs(TextPerturbation):
     description = "look-alike Unicode letters"
 
     def __init__(self, rate: float = 0.3, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
+        super().__init__(rate, field)
 
     def transform(self, text: str, rng: random.Random) -> str:
         return "".join(
