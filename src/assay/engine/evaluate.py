@@ -8,6 +8,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from assay.engine.run import (
 )
 from assay.errors import InvalidInputError
 from assay.evaluators.base import CorpusAccumulator, CorpusDetails, Evaluator
+from assay.evaluators.embedding_base import prefetch_embeddings
 from assay.evaluators.registry import get_evaluator
 from assay.fileio import write_json
 from assay.params import check
@@ -42,6 +44,8 @@ logger = logging.getLogger(__name__)
 
 #: progress(evaluator_name, cases_done, cases_total)
 ProgressCallback = Callable[[str, int, int], None]
+#: Name of the up-front embedding step in progress reports and the manifest's timings.
+PREFETCH_STEP = "embeddings"
 
 
 def resolve_evaluators(
@@ -213,6 +217,11 @@ def _evaluate_into(
     timings: dict[str, float] = {}
     corpus_details: dict[str, dict[str, Any]] = {}  # evaluator → model → details (small)
     try:
+        if executor.name == "local":  # remote workers encode for themselves
+            t0 = time.perf_counter()
+            report = None if progress is None else partial(progress, PREFETCH_STEP)
+            if prefetch_embeddings(evaluators, cases, progress=report):
+                timings[PREFETCH_STEP] = round(time.perf_counter() - t0, 4)
         for evaluator in evaluators:
             t0 = time.perf_counter()
             accumulators: dict[str, CorpusAccumulator] = {}

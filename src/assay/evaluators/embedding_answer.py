@@ -107,9 +107,12 @@ class EmbAnswerRelevancy(EmbeddingEvaluator):
     def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
         super().__init__(embedder)
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        return [(case.question or "").strip(), *sentences_of(case.actual_answer)]
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = [((c.question or "").strip(), sentences_of(c.actual_answer)) for c in cases]
-        vectors = self.encode(s for q, answer in parts for s in [q, *answer])
+        vectors = self.encode_cases(cases)
         out = []
         for question, answer in parts:
             if not answer or not question:
@@ -165,6 +168,11 @@ class EmbAnswerSimilarity(EmbeddingEvaluator):
     def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
         super().__init__(embedder)
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        actual, expected = (case.actual_answer or "").strip(), (case.expected_answer or "").strip()
+        sentences = [*sentences_of(case.actual_answer), *sentences_of(case.expected_answer)]
+        return [actual, expected, *sentences]
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = [
             (
@@ -175,7 +183,7 @@ class EmbAnswerSimilarity(EmbeddingEvaluator):
             )
             for c in cases
         ]
-        vectors = self.encode(s for a, e, sa, se in parts for s in [a, e, *sa, *se])
+        vectors = self.encode_cases(cases)
         out = []
         for actual, expected, act_s, exp_s in parts:
             if not act_s or not exp_s:
@@ -251,6 +259,11 @@ class EmbAnswerAccuracy(EmbeddingEvaluator):
     def _short(self, actual: str, expected: str) -> bool:
         return max(len(actual.strip()), len(expected.strip())) <= self.short_answer_chars
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        if self._short(case.actual_answer or "", case.expected_answer or ""):
+            return []  # scored by the short-answer fallback, not by embeddings
+        return [*sentences_of(case.actual_answer), *sentences_of(case.expected_answer)]
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = [
             (
@@ -261,9 +274,7 @@ class EmbAnswerAccuracy(EmbeddingEvaluator):
             )
             for c in cases
         ]
-        vectors = self.encode(
-            s for a, e, sa, se in parts if not self._short(a, e) for s in [*sa, *se]
-        )
+        vectors = self.encode_cases(cases)
         out = []
         for actual, expected, act_s, exp_s in parts:
             if not act_s or not exp_s:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -29,6 +29,10 @@ from assay.text.tokens import words
 QUOTE_CHARS = 160
 #: Results of distinct inputs remembered per evaluator instance (least recently used dropped).
 MEMO_ITEMS = 20_000
+#: Texts per embedder that :func:`prefetch_embeddings` encodes up front, at most.
+PREFETCH_TEXTS = 50_000
+#: Texts per encoding call of the prefetch (progress is reported between calls).
+PREFETCH_CHUNK = 4_096
 
 
 class EmbeddingEvaluator(Evaluator):
@@ -69,6 +73,15 @@ class EmbeddingEvaluator(Evaluator):
         if not unique:
             return SentenceVectors([], np.zeros((0, 0), dtype=np.float32))
         return SentenceVectors(unique, self.resolved_embedder().encode(unique))
+
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        """The texts that scoring ``case`` embeds; :func:`prefetch_embeddings` encodes those of a
+        whole run in one call, and :meth:`encode_cases` those of a batch."""
+        return []
+
+    def encode_cases(self, cases: Sequence[TestCase]) -> SentenceVectors:
+        """Unit vectors of every text that scoring ``cases`` needs, encoded in one call."""
+        return self.encode(t for case in cases for t in self.texts_to_encode(case))
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -160,6 +173,59 @@ def identity_keys(cases: Sequence[TestCase], fields: Sequence[str]) -> list[Hash
     """
     columns = [map(id, map(attrgetter(name), cases)) for name in fields]
     return list(columns[0]) if len(columns) == 1 else list(zip(*columns, strict=True))
+
+
+def prefetch_embeddings(
+    evaluators: Sequence[Evaluator],
+    cases: Sequence[TestCase],
+    *,
+    max_texts: int = PREFETCH_TEXTS,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Encode up front, per embedder, the distinct texts that the embedding evaluators will ask
+    for, sorted by length and in chunks of :data:`PREFETCH_CHUNK`; return how many were encoded.
+
+    Why: each evaluator otherwise encodes its own new texts batch by batch, in many small calls,
+    and a small call pads badly and ends in a part-filled batch (measured: the same 682 texts cost
+    15-20% more in the five calls of a run than in one). Texts are collected from the first case
+    of each distinct input only, and at most ``max_texts`` per embedder (the rest are encoded on
+    demand, as without prefetching), so the in-memory cache is never flooded. ``progress`` gets
+    ``(texts done, texts in all)`` after each chunk.
+
+    Example:
+        >>> from assay.evaluators.embedding_groundedness import EmbGroundedness
+        >>> from assay.testing.fake_embedder import FakeEmbedder
+        >>> fake = FakeEmbedder()
+        >>> case = TestCase(id="1", actual_answer="Fees are low. Cards are free.",
+        ...                 retrieved_context=["Fees are low."])
+        >>> prefetch_embeddings([EmbGroundedness(embedder=fake)], [case, case])
+        2
+        >>> fake.calls
+        1
+    """
+    wanted: dict[int, tuple[CachedEmbedder, dict[str, None]]] = {}
+    for evaluator in evaluators:
+        if not isinstance(evaluator, EmbeddingEvaluator):
+            continue
+        embedder = evaluator.resolved_embedder()
+        texts = wanted.setdefault(id(embedder), (embedder, {}))[1]
+        distinct = dict(zip(identity_keys(cases, evaluator.requires), cases, strict=True))
+        for case in distinct.values():
+            if len(texts) >= max_texts:
+                break
+            if not evaluator.missing_fields(case):
+                texts.update(dict.fromkeys(t for t in evaluator.texts_to_encode(case) if t))
+    total = sum(len(texts) for _, texts in wanted.values())
+    done = 0
+    for embedder, texts in wanted.values():
+        ordered = sorted(texts, key=len)
+        for start in range(0, len(ordered), PREFETCH_CHUNK):
+            chunk = ordered[start : start + PREFETCH_CHUNK]
+            embedder.encode(chunk)
+            done += len(chunk)
+            if progress is not None:
+                progress(done, total)
+    return total
 
 
 @contextlib.contextmanager

@@ -57,6 +57,9 @@ class _TokenMatch(EmbeddingEvaluator):
     def reference(self, case: TestCase) -> list[str]:
         raise NotImplementedError
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        return sentences_of(case.actual_answer) + self.reference(case)
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         names = self.metric_names()
         embedder = self.resolved_embedder()

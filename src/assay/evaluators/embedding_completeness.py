@@ -144,11 +144,14 @@ class EmbCompleteness(EmbeddingEvaluator):
         self.weights = weights
         self.cost = cost
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = [
             (sentences_of(c.actual_answer), chunk_sentences(c.retrieved_context)[0]) for c in cases
         ]
-        vectors = self.encode(s for answer, context in parts for s in answer + context)
+        vectors = self.encode_cases(cases)
         out = []
         for answer, context in parts:
             if not answer:

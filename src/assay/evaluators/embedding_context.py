@@ -95,14 +95,16 @@ class EmbContextRelevancy(EmbeddingEvaluator):
         check_weights(weights, type(self).__name__)
         self.weights = weights
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        question, context = case.question or "", chunk_sentences(case.retrieved_context)[0]
+        return [question.strip(), *sentences_of(question), *context]
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = [
             (c.question or "", sentences_of(c.question), chunk_sentences(c.retrieved_context))
             for c in cases
         ]
-        vectors = self.encode(
-            s for q, qs, (context, _) in parts for s in [q.strip(), *qs, *context]
-        )
+        vectors = self.encode_cases(cases)
         out = []
         for case, (question, q_sents, (context, owners)) in zip(cases, parts, strict=True):
             if not q_sents:
@@ -183,12 +185,16 @@ class EmbContextMRR(EmbeddingEvaluator):
         self.relevance_threshold = relevance_threshold
         self.k = k
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        context = chunk_sentences((case.retrieved_context or [])[: self.k])[0]
+        return [(case.question or "").strip(), *context]
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = [
             ((c.question or "").strip(), chunk_sentences((c.retrieved_context or [])[: self.k]))
             for c in cases
         ]
-        vectors = self.encode(s for q, (context, _) in parts for s in [q, *context])
+        vectors = self.encode_cases(cases)
         out = []
         for case, (question, (context, owners)) in zip(cases, parts, strict=True):
             n_chunks = min(len(case.retrieved_context or []), self.k)

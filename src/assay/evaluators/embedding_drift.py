@@ -146,6 +146,9 @@ class EmbQuestionsDrift(EmbeddingEvaluator):
         self.min_size = min_size
         self.time_field = time_field
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        return [(case.question or "").strip()]  # embedded by the accumulator's finish()
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         return [CaseResult({}, None) for _ in cases]
 

@@ -54,11 +54,14 @@ class EmbGroundedness(EmbeddingEvaluator):
     def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
         super().__init__(embedder)
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = [
             (sentences_of(c.actual_answer), chunk_sentences(c.retrieved_context)) for c in cases
         ]
-        vectors = self.encode(s for answer, (context, _) in parts for s in answer + context)
+        vectors = self.encode_cases(cases)
         out = []
         for answer, (context, owners) in parts:
             if not answer:

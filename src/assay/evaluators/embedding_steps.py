@@ -164,13 +164,18 @@ class EmbStepAlignment(EmbeddingEvaluator):
             return [s for s in self.extractor(text or "") if s.strip()]
         return extract_steps(text)
 
+    def _parts(self, case: TestCase) -> tuple[list[str], list[str]]:
+        context = [s for chunk in case.retrieved_context or [] for s in self._steps(chunk)]
+        answer = self._steps(case.actual_answer) or sentences_of(case.actual_answer)
+        return context, answer
+
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        context, answer = self._parts(case)
+        return context + answer
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = []
-        for case in cases:
-            context = [s for chunk in case.retrieved_context or [] for s in self._steps(chunk)]
-            answer = self._steps(case.actual_answer) or sentences_of(case.actual_answer)
-            parts.append((context, answer))
-        vectors = self.encode(s for context, answer in parts for s in context + answer)
+        parts = [self._parts(case) for case in cases]
+        vectors = self.encode_cases(cases)
         out = []
         for context, answer in parts:
             if not context:

@@ -163,11 +163,14 @@ class EmbSummaryCompleteness(EmbeddingEvaluator):
         self.umap_min_points = umap_min_points
         self.seed = seed
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        return chunk_sentences(case.retrieved_context)[0] + sentences_of(case.actual_answer)
+
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = [
             (chunk_sentences(c.retrieved_context)[0], sentences_of(c.actual_answer)) for c in cases
         ]
-        vectors = self.encode(s for context, summary in parts for s in context + summary)
+        vectors = self.encode_cases(cases)
         return [self._one(context, summary, vectors) for context, summary in parts]
 
     def _one(

@@ -20,6 +20,7 @@ from assay.params import check
 #: The spec used when none is given.
 DEFAULT_SPEC = "minilm"
 _LOADED: dict[tuple[str, str | None], CachedEmbedder] = {}
+_WRAPPED: dict[int, tuple[Embedder, CachedEmbedder]] = {}  # instance specs (kept alive here)
 _LOCK = threading.Lock()
 
 
@@ -44,8 +45,8 @@ def get_embedder(
     """Resolve ``spec`` into a deduplicating, caching embedder.
 
     A string spec is resolved once per process (and ``cache_dir``); the on-disk cache lives in
-    ``cache_dir`` or :func:`~assay.backends.embed.cache.default_cache_dir`. An instance is wrapped
-    with a memory-only cache (a :class:`CachedEmbedder` is returned as is).
+    ``cache_dir`` or :func:`~assay.backends.embed.cache.default_cache_dir`. An instance is wrapped,
+    once per process, with a memory-only cache (a :class:`CachedEmbedder` is returned as is).
 
     Example:
         >>> emb = get_embedder("fake", cache_dir=None)
@@ -62,7 +63,11 @@ def get_embedder(
             "a spec string or an object with model_id and encode()",
             spec,
         )
-        return CachedEmbedder(spec, cache=None)
+        with _LOCK:  # one wrapper per instance, so evaluators sharing it share its memory
+            held = _WRAPPED.get(id(spec))
+            if held is None or held[0] is not spec:
+                held = _WRAPPED[id(spec)] = (spec, CachedEmbedder(spec, cache=None))
+        return held[1]
     check(bool(spec.strip()), "embedder", "get_embedder", "a non-empty spec", spec)
     directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     key = (spec, None if directory is None else str(directory))
@@ -82,3 +87,4 @@ def clear_loaded() -> None:
             if embedder.cache is not None:
                 embedder.cache.close()
         _LOADED.clear()
+        _WRAPPED.clear()
