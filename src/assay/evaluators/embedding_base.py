@@ -204,17 +204,20 @@ def prefetch_embeddings(
         1
     """
     wanted: dict[int, tuple[CachedEmbedder, dict[str, None]]] = {}
+    by_fields: dict[tuple[str, ...], list[EmbeddingEvaluator]] = {}
     for evaluator in evaluators:
-        if not isinstance(evaluator, EmbeddingEvaluator):
-            continue
-        embedder = evaluator.resolved_embedder()
-        texts = wanted.setdefault(id(embedder), (embedder, {}))[1]
-        distinct = dict(zip(identity_keys(cases, evaluator.requires), cases, strict=True))
-        for case in distinct.values():
-            if len(texts) >= max_texts:
-                break
-            if not evaluator.missing_fields(case):
-                texts.update(dict.fromkeys(t for t in evaluator.texts_to_encode(case) if t))
+        if isinstance(evaluator, EmbeddingEvaluator):
+            by_fields.setdefault(tuple(evaluator.requires), []).append(evaluator)
+    for fields, group in by_fields.items():  # distinct inputs found once per set of fields
+        distinct = dict(zip(identity_keys(cases, fields), cases, strict=True)).values()
+        for evaluator in group:
+            embedder = evaluator.resolved_embedder()
+            texts = wanted.setdefault(id(embedder), (embedder, {}))[1]
+            for case in distinct:
+                if len(texts) >= max_texts:
+                    break
+                if not evaluator.missing_fields(case):
+                    texts.update(dict.fromkeys(t for t in evaluator.texts_to_encode(case) if t))
     total = sum(len(texts) for _, texts in wanted.values())
     done = 0
     for embedder, texts in wanted.values():
