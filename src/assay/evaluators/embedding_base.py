@@ -21,6 +21,7 @@ import numpy as np
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, Status
+from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
 from assay.text.tokens import words
@@ -35,7 +36,7 @@ PREFETCH_TEXTS = 50_000
 PREFETCH_CHUNK = 4_096
 
 
-class EmbeddingEvaluator(Evaluator):
+class EmbeddingEvaluator(ResolvesOnce, Evaluator):
     """Base of the embedding evaluators: injected embedder, case and sentence deduplication."""
 
     family = "embedding"
@@ -61,11 +62,7 @@ class EmbeddingEvaluator(Evaluator):
     # -- embedder -------------------------------------------------------------------------
     def resolved_embedder(self) -> CachedEmbedder:
         """The caching embedder behind ``self.embedder`` (loaded on first use)."""
-        resolved = self.__dict__.get("_resolved")
-        if resolved is None:
-            resolved = get_embedder(self.embedder)
-            self._resolved = resolved
-        return resolved
+        return self.resolve_once(lambda: get_embedder(self.embedder))
 
     def encode(self, texts: Iterable[str]) -> SentenceVectors:
         """Unit vectors of the distinct ``texts``, encoded in one call."""
@@ -84,8 +81,7 @@ class EmbeddingEvaluator(Evaluator):
         return self.encode(t for case in cases for t in self.texts_to_encode(case))
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_resolved", None)  # never pickle a loaded model
+        state = super().__getstate__()  # without the resolved embedder
         state.pop("_memo", None)
         state.pop("_memo_identity", None)
         state.pop("_memo_alive", None)
