@@ -71,3 +71,17 @@ def test_evaluate_prefetches_once_and_records_the_step(tmp_path: Path) -> None:
     assert fake.calls == 1
     assert steps[0] == "embeddings"
     assert "embeddings" in run.manifest["timings_s"]
+
+
+def test_prefetch_for_token_metrics_keeps_token_matrices_on_disk(tmp_path: Path) -> None:
+    from assay.backends.embed import CachedEmbedder, EmbeddingCache
+
+    fake = FakeEmbedder()
+    embedder = CachedEmbedder(fake, EmbeddingCache(tmp_path))
+    evaluators = [
+        evaluator_class(n)(embedder=embedder) for n in ("emb_groundedness", "emb_bertscore")
+    ]  # type: ignore[call-arg]
+    cases = _cases()
+    encoded = prefetch_embeddings(evaluators, cases)
+    stored = EmbeddingCache(tmp_path).get(fake.model_id, list(embedder._vectors), tokens=True)
+    assert len(stored) == encoded  # a later eviction from memory is served from disk

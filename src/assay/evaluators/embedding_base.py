@@ -14,7 +14,7 @@ import contextlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,6 +41,8 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
 
     family = "embedding"
     extra = "embed"
+    #: Whether scoring reads token matrices (BERTScore-style metrics), not only sentence vectors.
+    needs_tokens: ClassVar[bool] = False
 
     def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
         check(
@@ -200,6 +202,7 @@ def prefetch_embeddings(
         1
     """
     wanted: dict[int, tuple[CachedEmbedder, dict[str, None]]] = {}
+    with_tokens: set[int] = set()  # embedders whose token matrices some evaluator reads
     by_fields: dict[tuple[str, ...], list[EmbeddingEvaluator]] = {}
     for evaluator in evaluators:
         if isinstance(evaluator, EmbeddingEvaluator):
@@ -209,6 +212,8 @@ def prefetch_embeddings(
         for evaluator in group:
             embedder = evaluator.resolved_embedder()
             texts = wanted.setdefault(id(embedder), (embedder, {}))[1]
+            if evaluator.needs_tokens and embedder.has_tokens:
+                with_tokens.add(id(embedder))
             for case in distinct:
                 if len(texts) >= max_texts:
                     break
@@ -220,7 +225,10 @@ def prefetch_embeddings(
         ordered = sorted(texts, key=len)
         for start in range(0, len(ordered), PREFETCH_CHUNK):
             chunk = ordered[start : start + PREFETCH_CHUNK]
-            embedder.encode(chunk)
+            if id(embedder) in with_tokens:  # asked for now, so they are kept on disk too
+                embedder.encode_with_tokens(chunk)
+            else:
+                embedder.encode(chunk)
             done += len(chunk)
             if progress is not None:
                 progress(done, total)

@@ -53,6 +53,7 @@ class _TokenMatch(EmbeddingEvaluator):
     """Shared scoring; subclasses name the reference texts and the metric prefix."""
 
     prefix: str
+    needs_tokens = True
 
     def reference(self, case: TestCase) -> list[str]:
         raise NotImplementedError
