@@ -85,3 +85,27 @@ def test_prefetch_for_token_metrics_keeps_token_matrices_on_disk(tmp_path: Path)
     encoded = prefetch_embeddings(evaluators, cases)
     stored = EmbeddingCache(tmp_path).get(fake.model_id, list(embedder._vectors), tokens=True)
     assert len(stored) == encoded  # a later eviction from memory is served from disk
+
+
+class _BrokenEmbedder(FakeEmbedder):
+    def encode(self, texts):  # type: ignore[no-untyped-def]
+        raise RuntimeError("the model could not be loaded")
+
+    def encode_with_tokens(self, texts):  # type: ignore[no-untyped-def]
+        raise RuntimeError("the model could not be loaded")
+
+
+def test_a_failing_prefetch_does_not_stop_the_run(tmp_path: Path) -> None:
+    run = evaluate(
+        _cases(),
+        [evaluator_class("emb_groundedness")(embedder=_BrokenEmbedder()), "exact_match"],  # type: ignore[call-arg]
+        out=tmp_path / "run",
+    )
+    rows = run.results
+    broken = rows[rows["evaluator"] == "emb_groundedness"]
+    assert set(broken["status"]) <= {"error", "skipped"} and (broken["status"] == "error").any()
+    assert (
+        broken.loc[broken["status"] == "error", "reason"].str.contains("could not be loaded").all()
+    )
+    assert (rows.loc[rows["evaluator"] == "exact_match", "status"] == "ok").any()
+    assert "embeddings" not in run.manifest["timings_s"]

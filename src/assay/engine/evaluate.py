@@ -218,10 +218,7 @@ def _evaluate_into(
     corpus_details: dict[str, dict[str, Any]] = {}  # evaluator → model → details (small)
     try:
         if executor.name == "local":  # remote workers encode for themselves
-            t0 = time.perf_counter()
-            report = None if progress is None else partial(progress, PREFETCH_STEP)
-            if prefetch_embeddings(evaluators, cases, progress=report):
-                timings[PREFETCH_STEP] = round(time.perf_counter() - t0, 4)
+            _prefetch(evaluators, cases, progress, timings)
         for evaluator in evaluators:
             t0 = time.perf_counter()
             accumulators: dict[str, CorpusAccumulator] = {}
@@ -308,6 +305,26 @@ def _evaluate_into(
     finish_manifest(manifest, [work / n for n in data_files] + report_files + calibrated_files)
     write_json(work / MANIFEST_FILE, run.manifest)  # written last: marks the run complete
     return run
+
+
+def _prefetch(
+    evaluators: Sequence[Evaluator],
+    cases: Sequence[TestCase],
+    progress: ProgressCallback | None,
+    timings: dict[str, float],
+) -> None:
+    """Encode the run's texts up front (design note 0004). Only an optimisation: when it fails
+    (a model that cannot load, a backend error), the evaluators meet the same problem batch by
+    batch and report it as ``error`` outcomes with the reason, so the run goes on."""
+    t0 = time.perf_counter()
+    report = None if progress is None else partial(progress, PREFETCH_STEP)
+    try:
+        encoded = prefetch_embeddings(evaluators, cases, progress=report)
+    except Exception as exc:
+        logger.warning("embedding prefetch failed, evaluators will encode on demand: %s", exc)
+        return
+    if encoded:
+        timings[PREFETCH_STEP] = round(time.perf_counter() - t0, 4)
 
 
 def _accumulate(
