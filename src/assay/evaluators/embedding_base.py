@@ -316,11 +316,9 @@ class SentenceVectors(Mapping[str, np.ndarray]):
         return self.matrix[[index[t] for t in texts]]
 
 
-def stack(vectors: Mapping[str, np.ndarray], texts: Sequence[str]) -> np.ndarray:
+def stack(vectors: SentenceVectors, texts: Sequence[str]) -> np.ndarray:
     """Rows of ``texts`` looked up in ``vectors``, as a matrix."""
-    if isinstance(vectors, SentenceVectors):
-        return vectors.rows(texts)
-    return np.stack([vectors[t] for t in texts])
+    return vectors.rows(texts)
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:

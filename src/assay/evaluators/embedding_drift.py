@@ -10,7 +10,7 @@ between the centroids of the two parts. Per case the evaluator reports nothing.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,7 @@ import numpy as np
 from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.embedding_base import EmbeddingEvaluator, stack
+from assay.evaluators.embedding_base import EmbeddingEvaluator, SentenceVectors, stack
 from assay.evaluators.registry import register
 from assay.params import check
 
@@ -46,9 +46,7 @@ def centroid_drift(
     return float(np.clip(1.0 - float(a @ b) / norm, 0.0, 2.0))
 
 
-def _weighted(
-    vectors: Mapping[str, np.ndarray], questions: list[str]
-) -> tuple[np.ndarray, np.ndarray]:
+def _weighted(vectors: SentenceVectors, questions: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """The distinct questions' rows and how often each occurs (repeats cost no extra rows)."""
     counts = Counter(questions)
     return stack(vectors, list(counts)), np.array(list(counts.values()), dtype=float)

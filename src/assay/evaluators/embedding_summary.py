@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
+    SentenceVectors,
     chunk_sentences,
     quote,
     sentences_of,
@@ -173,9 +174,7 @@ class EmbSummaryCompleteness(EmbeddingEvaluator):
         vectors = self.encode_cases(cases)
         return [self._one(context, summary, vectors) for context, summary in parts]
 
-    def _one(
-        self, context: list[str], summary: list[str], vectors: Mapping[str, np.ndarray]
-    ) -> CaseResult:
+    def _one(self, context: list[str], summary: list[str], vectors: SentenceVectors) -> CaseResult:
         names = self.metric_names()
         context = list(dict.fromkeys(context))
         if len(context) < 3:
