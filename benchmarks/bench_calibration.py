@@ -45,6 +45,7 @@ from assay.calibrate.render import threshold_interval
 from assay.calibrate.report import split_three
 from assay.calibrate.thresholds import METHODS
 from assay.errors import InvalidInputError
+from results_file import publish
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "calibration" / "frank"
@@ -360,8 +361,7 @@ def write_report(
             for m in METHODS
         ]
         lines.append(f"| {metric} | " + " | ".join(cells) + " |")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    publish(OUT, lines, echo=False)
 
 
 if __name__ == "__main__":

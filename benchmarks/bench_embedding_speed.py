@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from results_file import publish
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SUITE = ROOT / "src" / "assay" / "demo" / "suite.jsonl"
@@ -271,9 +273,7 @@ def main() -> int:
         f"{os.getloadavg()[0]:.2f}.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0 if ok_floor and ok_warm else 1
 
 

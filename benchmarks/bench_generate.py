@@ -41,6 +41,7 @@ from assay.generate import (
 from assay.generate.questions import Candidate
 from assay.generate.sampling import Slot
 from assay.generate.scripted import _item
+from results_file import publish
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "src" / "assay" / "demo" / "corpus"
@@ -95,9 +96,7 @@ def main() -> int:
     lines += _selection(chunks, emb, embedder)
     lines += ["", f"Python {platform.python_version()}, {time.perf_counter() - started:.0f} s. "
               "Reproduce: `python benchmarks/bench_generate.py`."]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0
 
 

@@ -35,6 +35,7 @@ from assay.evaluators.embedding_groundedness import EmbGroundedness
 from assay.evaluators.lexical_bleu import bleu_from_statistics, bleu_statistics
 from assay.evaluators.lexical_rouge import rouge
 from assay.evaluators.unsupported_facts import UnsupportedFacts
+from results_file import publish
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "faithfulness" / "summedits"
@@ -393,9 +394,7 @@ def main() -> int:
         "embedding times include model loading and encoding unless the on-disk cache was warm.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0
 
 

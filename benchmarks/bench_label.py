@@ -23,6 +23,7 @@ import pandas as pd
 import assay
 from assay.demo import demo_labels_path, demo_suite_path
 from assay.label.queue import build_queue, item_table, score_bins
+from results_file import publish
 
 OUT = Path(__file__).resolve().parent / "results" / "labeling.md"
 SEEDS = 50
@@ -86,9 +87,7 @@ def main() -> int:
         f"({int(fail.sum())} of {len(items)} cases are FAIL; quantile bins have equal sizes, so "
         "the expected count is the same: stratification removes luck, it does not add FAILs).",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0
 
 

@@ -32,6 +32,7 @@ import pandas as pd
 from assay.backends.lm import score_text
 from assay.backends.lm.llama_cpp_lm import LlamaCppLM
 from assay.backends.lm.transformers_lm import TransformersLM
+from results_file import publish
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "faithfulness" / "summedits" / "summedits_news.json"
@@ -95,7 +96,7 @@ def main() -> int:
     ref_gap = float(np.max(np.abs(np.array(reference) / hf_ppl[: len(summaries)] - 1)))
     log_gap = np.abs(np.log(llama_ppl) - np.log(hf_ppl))
     corr = float(np.corrcoef(np.log(llama_ppl), np.log(hf_ppl))[0, 1]) if len(items) > 2 else 1.0
-    windows = [s.windows for s in llama_scores[len(summaries):]]
+    windows = [s.windows for s in llama_scores[len(summaries) :]]
 
     lines = [
         "# Perplexity speed per language-model backend (SmolLM2-135M-Instruct)",
@@ -134,9 +135,7 @@ def main() -> int:
         f"{np.median(hf_ppl[: len(summaries)]):.1f}.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from assay.safety import PII_TYPES, find_pii, find_secrets
 from assay.safety.pii import PHONE_REGIONS, _phone_ok
+from results_file import publish
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "pii" / "presidio_synth_v2.json"
@@ -222,9 +223,7 @@ def main() -> int:
         f"{len(PHONE_REGIONS)} regions. The data are dense in PII, so typical answers scan faster.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0
 
 

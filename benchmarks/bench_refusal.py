@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assay.attacks.refusal import is_refusal
+from results_file import publish
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "jailbreak" / "gptfuzz_responses_train.csv"
@@ -121,9 +122,7 @@ def main() -> int:
         f"reproduce with `python benchmarks/bench_refusal.py`.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0
 
 

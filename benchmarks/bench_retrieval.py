@@ -18,6 +18,7 @@ from pathlib import Path
 
 from assay.data.case import TestCase
 from assay.evaluators.retrieval import RetrievalMetrics, retrieval_scores
+from results_file import publish
 
 OUT = Path(__file__).resolve().parent / "results" / "retrieval.md"
 PAIRS = {
@@ -113,9 +114,7 @@ def main() -> int:
         f"values: {max_diff:.2e}.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0 if max_diff < 1e-9 else 1
 
 

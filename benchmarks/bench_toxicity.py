@@ -36,6 +36,7 @@ from assay.backends.classify.detoxify_backend import weights_present
 from assay.backends.classify.profanity import ProfanityCheckClassifier
 from assay.data.case import TestCase
 from assay.evaluators.toxicity import Toxicity
+from results_file import publish
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "toxicity" / "davidson_labeled_data.csv"
@@ -173,9 +174,7 @@ def main() -> int:
         "offensive-vs-neither columns.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    publish(OUT, lines)
     return 0
 
 

@@ -17,6 +17,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_groundednes
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
+    if str(SCRIPT.parent) not in sys.path:  # its sibling helper modules, as when run as a script
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("bench_groundedness_validity", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
