@@ -77,13 +77,13 @@ def main() -> int:
         "success.10",
     }
     cases = [TestCase(id=q, context_ids=runs[q], relevant_ids=qrels[q]) for q in runs]
-    evaluator = RetrievalMetrics(k=10, report_ks=())
+    evaluator = RetrievalMetrics(k=10, report_ks=(), precision="k")
 
     def run_pytrec():
         return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(scored)
 
     def run_functions():
-        return {q: retrieval_scores(runs[q], qrels[q], 10) for q in runs}
+        return {q: retrieval_scores(runs[q], qrels[q], 10, "k") for q in runs}
 
     t_ref = best_of(run_pytrec)
     t_fun = best_of(run_functions)

@@ -26,6 +26,7 @@ TRUTH = {
     "kde": 1.0,
     "logistic_youden": 1.0,
     "logistic_false_pass": Z95,
+    "polynomial": 1.0,
     "spline": 1.0,
     "conformal": Z95,
 }
@@ -35,6 +36,7 @@ TOLERANCE = {
     "kde": 0.1,
     "logistic_youden": 0.15,
     "logistic_false_pass": 0.08,
+    "polynomial": 0.08,
     "spline": 0.08,
     "conformal": 0.08,
 }

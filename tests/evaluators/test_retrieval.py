@@ -67,7 +67,7 @@ def test_trec_eval_parity_per_query_and_means(trec) -> None:
     values: dict[str, list[float]] = defaultdict(list)
     for qid, ranking in sorted(runs.items()):
         for measure, (metric, k) in TREC_MEASURES.items():
-            value = retrieval_scores(ranking, qrels[qid], k)[metric]
+            value = retrieval_scores(ranking, qrels[qid], k, precision="k")[metric]
             assert abs(value - per_query[(measure, qid)]) < 5e-5 + 1e-12, (measure, qid, value)
             values[measure].append(value)
     for measure, vals in values.items():
@@ -84,7 +84,7 @@ def test_trec_eval_parity_through_the_evaluator(trec) -> None:
         TestCase(id=qid, context_ids=ranking, relevant_ids=qrels[qid])
         for qid, ranking in sorted(runs.items())
     ]
-    results = RetrievalMetrics(k=10).evaluate(cases)
+    results = RetrievalMetrics(k=10, precision="k").evaluate(cases)
     maps = [r.outcomes["average_precision"].value for r in results]
     assert round(sum(maps) / 3, 4) == expected[("map", "all")]
     ndcg10 = [r.outcomes["ndcg_at_k"].value for r in results]
@@ -129,7 +129,7 @@ def test_agrees_with_pytrec_eval_on_random_runs() -> None:
         ranking = sorted(run, key=lambda d: (-run[d], d))
         ref = reference[qid]
         for k in (3, 10):
-            ours = retrieval_scores(ranking, qrels[qid], k)
+            ours = retrieval_scores(ranking, qrels[qid], k, precision="k")
             assert math.isclose(ours["precision_at_k"], ref[f"P_{k}"], abs_tol=1e-9)
             assert math.isclose(ours["recall_at_k"], ref[f"recall_{k}"], abs_tol=1e-9)
             assert math.isclose(ours["ndcg_at_k"], ref[f"ndcg_cut_{k}"], abs_tol=1e-9)
@@ -163,8 +163,9 @@ def test_hand_computed_values() -> None:
 
 
 def test_duplicates_count_once_and_short_lists_divide_by_k() -> None:
-    s = retrieval_scores(["a", "a", "a"], {"a": 1, "b": 1}, k=5)
-    assert s["precision_at_k"] == pytest.approx(1 / 5)
+    s = retrieval_scores(["a", "a", "a"], {"a": 1, "b": 1}, k=5, precision="k")
+    assert s["precision_at_k"] == pytest.approx(1 / 5)  # trec_eval P_5
+    assert retrieval_scores(["a", "a", "a"], {"a": 1, "b": 1}, k=5)["precision_at_k"] == 1.0
     assert s["recall_at_k"] == 0.5
 
 

@@ -3,6 +3,13 @@
 Each rule returns ``(threshold, details)``; a case passes when ``score >= threshold``. A threshold
 of ``+inf`` means that no score can be trusted to pass. :mod:`assay.calibrate.thresholds` wraps
 the rules with held-out error rates and bootstrap intervals, and handles lower-is-better metrics.
+
+A rule never returns a finite threshold outside the scores it was fitted on without saying so:
+``μ − z·σ`` of a [0, 1] metric can fall below 0 (−0.318 was seen), which reads as a value of the
+metric it can never take. Such thresholds are clipped to the span of the observed scores (or to
+``bounds``, the metric's range on the oriented scale, when given) and ``details["clipped"]``
+records the raw value. Rules listed in the threshold paper: the normal (risk-appetite) rule, KDE,
+logistic regression with ROC criteria, polynomial logistic regression, splines (GAM) and k-fold.
 """
 
 from __future__ import annotations
@@ -53,8 +60,41 @@ def _split(s: FloatArray, y: IntArray) -> tuple[FloatArray, FloatArray]:
     return good, bad
 
 
+def clip_threshold(
+    threshold: float,
+    s: FloatArray,
+    details: dict[str, Any],
+    bounds: tuple[float, float] | None = None,
+) -> float:
+    """Clip a finite ``threshold`` to ``bounds`` (default: the span of the scores ``s``) and
+    record the raw value in ``details["clipped"]``; ``±inf`` ("nothing passes") is kept.
+
+    Example:
+        >>> d = {}
+        >>> clip_threshold(-0.318, np.array([0.1, 0.9]), d, bounds=(0.0, 1.0)), d["clipped"]["raw"]
+        (0.0, -0.318)
+    """
+    if not math.isfinite(threshold):
+        return threshold
+    low, high = bounds if bounds is not None else (float(s.min()), float(s.max()))
+    clipped = min(max(threshold, low), high)
+    if clipped != threshold:
+        where = "the metric's range" if bounds is not None else "the observed scores"
+        details["clipped"] = {
+            "raw": threshold,
+            "to": clipped,
+            "reason": f"the rule's threshold {threshold:.4g} lies outside {where} "
+            f"[{low:.4g}, {high:.4g}]",
+        }
+    return clipped
+
+
 def normal_threshold(
-    s: FloatArray, y: IntArray, *, confidence: float = 0.95
+    s: FloatArray,
+    y: IntArray,
+    *,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] | None = None,
 ) -> tuple[float, dict[str, Any]]:
     """Risk-appetite rule ``μ − z·σ`` of the PASS scores: under normality a PASS case falls
     below it (Type I error) with probability ``1 − confidence``.
@@ -70,7 +110,8 @@ def normal_threshold(
     good, _ = _split(s, y)
     z = float(norm.ppf(confidence))
     mu, sigma = float(good.mean()), float(good.std(ddof=1))
-    return mu - z * sigma, {"confidence": confidence, "z": z, "mean_pass": mu, "std_pass": sigma}
+    details = {"confidence": confidence, "z": z, "mean_pass": mu, "std_pass": sigma}
+    return clip_threshold(mu - z * sigma, s, details, bounds), details
 
 
 def binned_kde(values: FloatArray, grid: FloatArray) -> FloatArray:
@@ -241,17 +282,65 @@ def spline_threshold(
     grid_design = basis.transform(grid.reshape(-1, 1))[:, 1:]
     p = 1.0 / (1.0 + np.exp(-(beta[0] + grid_design @ beta[1:])))
     details: dict[str, Any] = {"probability": probability, "n_knots": n_knots, "C": C}
+    return _crossing(grid, p, probability, details), details
+
+
+def _crossing(
+    grid: FloatArray, p: FloatArray, probability: float, details: dict[str, Any]
+) -> float:
+    """The lowest grid score above which ``p`` stays at or above ``probability`` (interpolated);
+    ``+inf`` when ``p`` never gets there."""
     below = np.flatnonzero(p < probability)
     if below.size == 0:
-        return float(grid[0]), details
+        return float(grid[0])
     last = int(below[-1])
-    if last == grid_size - 1:
+    if last == len(grid) - 1:
         details["reached"] = False
-        return math.inf, details
-    # interpolate the crossing between grid[last] and grid[last + 1]
+        return math.inf
     p0, p1 = p[last], p[last + 1]
-    t = grid[last] + (grid[last + 1] - grid[last]) * (probability - p0) / (p1 - p0)
-    return float(t), details
+    return float(grid[last] + (grid[last + 1] - grid[last]) * (probability - p0) / (p1 - p0))
+
+
+def polynomial_logistic_threshold(
+    s: FloatArray,
+    y: IntArray,
+    *,
+    degree: int = 2,
+    probability: float = 0.5,
+    C: float = 1.0,
+    grid_size: int = 1024,
+) -> tuple[float, dict[str, Any]]:
+    """Polynomial logistic regression (the threshold paper's variant of the logistic rule):
+    P(PASS) = σ(β₀ + β₁z + … + β_d z^d) on the standardised score z, L2-penalised; the threshold
+    is the lowest score above which the fitted P(PASS) stays at or above ``probability``.
+
+    Example:
+        >>> rng = np.random.default_rng(0)
+        >>> s = np.concatenate([rng.normal(0, 1, 3000), rng.normal(2, 1, 3000)])
+        >>> abs(polynomial_logistic_threshold(s, np.repeat([0, 1], 3000))[0] - 1.0) < 0.1
+        True
+    """
+    where = "polynomial_logistic_threshold"
+    check(isinstance(degree, int) and 1 <= degree <= 6, "degree", where, "in 1..6", degree)
+    check(0 < probability < 1, "probability", where, "in (0, 1)", probability)
+    check(C > 0, "C", where, "a positive number", C)
+    _split(s, y)
+    mean, std = float(s.mean()), float(s.std()) or 1.0
+
+    def design(values: FloatArray) -> FloatArray:
+        z = (values - mean) / std
+        return np.column_stack([z**d for d in range(1, degree + 1)])
+
+    beta = fit_logistic(design(s), y, l2=1.0 / C)
+    grid = np.linspace(s.min(), s.max(), grid_size)
+    p = 1.0 / (1.0 + np.exp(-(beta[0] + design(grid) @ beta[1:])))
+    details: dict[str, Any] = {
+        "degree": degree,
+        "probability": probability,
+        "C": C,
+        "coefficients": [float(b) for b in beta],
+    }
+    return _crossing(grid, p, probability, details), details
 
 
 def conformal_threshold(
@@ -294,6 +383,7 @@ RULES: dict[str, tuple[Rule, dict[str, Any]]] = {
     "kde": (kde_threshold, {}),
     "logistic_youden": (logistic_roc_threshold, {"criterion": "youden"}),
     "logistic_false_pass": (logistic_roc_threshold, {"criterion": "false_pass"}),
+    "polynomial": (polynomial_logistic_threshold, {}),
     "spline": (spline_threshold, {}),
     "conformal": (conformal_threshold, {}),
 }

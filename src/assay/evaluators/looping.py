@@ -1,15 +1,18 @@
 """Looping (degenerate repetition) detection on the actual answer.
 
-Three signals, each cheap and model-free:
+Three signals, each cheap and model-free, as in the reference catalogue's looping evaluator:
 
-* ``unique_sentence_ratio``: distinct sentences / sentences, over sentences of at least 10
-  characters (short ones such as "Yes." legitimately recur); compared after lower-casing and
-  collapsing whitespace. Skipped when the answer has no such sentence.
+* ``unique_sentence_ratio`` (primary, as in the reference): distinct sentences / sentences, over
+  sentences of at least 10 characters (short ones such as "Yes." legitimately recur); compared
+  after lower-casing and collapsing whitespace. Skipped when the answer has no such sentence.
 * ``repeated_substring_score``: the longest repeated substring (suffix array,
   :mod:`assay.text.repeats`) × its number of non-overlapping occurrences / the text length: the
-  share of the answer taken up by its longest repeat, in [0, 1].
-* ``compression_ratio``: UTF-8 bytes / zlib (level 9) compressed bytes. Repetitive text compresses
-  well; short texts score about 1 or below (zlib's fixed overhead).
+  share of the answer taken up by its longest repeat, in [0, 1]. Repeats shorter than
+  ``min_repeat_chars`` (20) score 0: two occurrences of a short phrase are language ("New York,
+  New York."), not a loop.
+* ``compression_ratio``: zlib (level 9) compressed bytes / UTF-8 bytes, the reference's direction:
+  higher is better; repetitive text compresses well and scores low (a loop of one phrase scores
+  well under 0.1); short texts score about 1 or above (zlib's fixed overhead).
 """
 
 from __future__ import annotations
@@ -58,14 +61,14 @@ def repeated_substring_score(text: str) -> tuple[float, str, int]:
 
 
 def compression_ratio(text: str) -> float:
-    """UTF-8 size / zlib level-9 compressed size.
+    """zlib level-9 compressed size / UTF-8 size (low: repetitive).
 
     Example:
-        >>> compression_ratio("ab" * 500) > 20
+        >>> compression_ratio("ab" * 500) < 0.05
         True
     """
     raw = text.encode("utf-8")
-    return len(raw) / len(zlib.compress(raw, 9))
+    return len(zlib.compress(raw, 9)) / len(raw)
 
 
 @register
@@ -75,6 +78,13 @@ class Looping(Evaluator):
     Args:
         max_chars: only the first ``max_chars`` characters are analysed for the longest repeated
             substring (a loop shows early; bounds time and memory on huge answers).
+        min_repeat_chars: a longest repeat shorter than this scores 0 (idioms, names and short
+            phrases legitimately occur twice).
+
+    Example:
+        >>> r = Looping().evaluate([TestCase(id="q", actual_answer="New York, New York.")])[0]
+        >>> r.outcomes["repeated_substring_score"].value
+        0.0
     """
 
     name = "looping"
@@ -86,27 +96,27 @@ class Looping(Evaluator):
     requires = ("actual_answer",)
     metrics = (
         MetricSpec(
-            "repeated_substring_score",
-            "longest repeated substring × its non-overlapping count / answer length",
-            higher_is_better=False,
-            threshold=0.5,
-            primary=True,
-        ),
-        MetricSpec(
             "unique_sentence_ratio",
             "distinct / all sentences of at least 10 characters",
             threshold=0.9,
+            primary=True,
+        ),
+        MetricSpec(
+            "repeated_substring_score",
+            "longest repeated substring (at least min_repeat_chars) × its non-overlapping count "
+            "/ answer length",
+            higher_is_better=False,
+            threshold=0.5,
         ),
         MetricSpec(
             "compression_ratio",
-            "UTF-8 bytes / zlib level-9 compressed bytes (higher: more repetitive)",
-            higher_is_better=False,
+            "zlib level-9 compressed bytes / UTF-8 bytes (lower: more repetitive)",
             range=(0.0, math.inf),
-            threshold=3.0,
+            threshold=1 / 3,
         ),
     )
 
-    def __init__(self, max_chars: int = 100_000) -> None:
+    def __init__(self, max_chars: int = 100_000, min_repeat_chars: int = 20) -> None:
         check(
             isinstance(max_chars, int) and not isinstance(max_chars, bool) and max_chars >= 100,
             "max_chars",
@@ -114,7 +124,12 @@ class Looping(Evaluator):
             "an integer >= 100",
             max_chars,
         )
+        check(
+            isinstance(min_repeat_chars, int) and min_repeat_chars >= 1,
+            "min_repeat_chars", "Looping", "a positive integer", min_repeat_chars,
+        )  # fmt: skip
         self.max_chars = max_chars
+        self.min_repeat_chars = min_repeat_chars
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         return [self._one(case.actual_answer or "") for case in cases]
@@ -124,6 +139,8 @@ class Looping(Evaluator):
             return CaseResult.skipped(self.metric_names(), "the answer is empty")
         analysed = text[: self.max_chars]
         score, repeat, count = repeated_substring_score(analysed)
+        if len(repeat) < self.min_repeat_chars:
+            score = 0.0
         outcomes = {
             "repeated_substring_score": Outcome(Status.OK, score),
             "compression_ratio": Outcome(Status.OK, compression_ratio(text)),

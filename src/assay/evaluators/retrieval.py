@@ -1,12 +1,17 @@
 """Rank-based retrieval metrics from retrieved ids against graded relevance judgements.
 
-Definitions follow trec_eval (usnistgov/trec_eval), so values equal its output:
+Precision is the reference definition of the validation framework and the RAG-metrics article:
+relevant retrieved / retrieved, so 1 relevant among 3 retrieved is 1/3 whatever the cut-off ``k``
+(with ``k`` the first ``min(k, n_retrieved)`` count). trec_eval's ``P_k`` divides by ``k`` even
+when fewer than ``k`` documents were retrieved; it is one parameter away (``precision="k"``).
+``precision``, ``recall`` and ``f1`` (no cut-off) count everything retrieved, as the framework's
+recall does. Every other definition follows trec_eval (usnistgov/trec_eval), so values equal its
+output:
 
 * the ranking is ``context_ids`` in order; repeated ids count once, at their first rank;
 * a document is relevant when its grade in ``relevant_ids`` is > 0 (grade 0 = judged
   non-relevant, as in TREC qrels); ``R`` is the number of relevant documents;
-* precision@k divides by ``k`` even when fewer than ``k`` documents were retrieved (``P_k``);
-  recall@k divides by ``R`` (``recall_k``); R-precision is precision at rank ``R`` (``Rprec``);
+* recall@k divides by ``R`` (``recall_k``); R-precision is precision at rank ``R`` (``Rprec``);
 * average precision sums the precision at the rank of each retrieved relevant document and divides
   by ``R`` (``map``); reciprocal rank is 1 / rank of the first relevant document (``recip_rank``);
 * NDCG uses the grade as gain and a ``log2(rank + 1)`` discount; the ideal ranking orders every
@@ -30,6 +35,9 @@ from assay.params import check
 
 #: Metric names, in the order :func:`retrieval_scores` returns them.
 RETRIEVAL_METRICS = (
+    "precision",
+    "recall",
+    "f1",
     "precision_at_k",
     "recall_at_k",
     "f1_at_k",
@@ -84,18 +92,37 @@ class _Ranked:
     def ndcg_at(self, k: int) -> float:
         return self.dcg[min(k, len(self.dcg) - 1)] / self.idcg[min(k, self.n_rel)]
 
-    def at(self, k: int) -> dict[str, float]:
+    def precision_at(self, k: int, denominator: str) -> float:
+        """Hits in the first ``k`` over ``k`` (trec_eval) or over the ids retrieved there."""
         hits = self.hits_at(k)
-        return {"precision": hits / k, "recall": hits / self.n_rel, "ndcg": self.ndcg_at(k)}
+        shown = k if denominator == "k" else min(k, len(self.ranked))
+        return hits / shown if shown else 0.0
+
+    def at(self, k: int, denominator: str = "retrieved") -> dict[str, float]:
+        return {
+            "precision": self.precision_at(k, denominator),
+            "recall": self.hits_at(k) / self.n_rel,
+            "ndcg": self.ndcg_at(k),
+        }
 
 
-def _scores(r: _Ranked, k: int) -> dict[str, float]:
+def _f1(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _scores(r: _Ranked, k: int, precision_denominator: str) -> dict[str, float]:
     hits = r.hits_at(k)
-    precision, recall = hits / k, hits / r.n_rel
+    precision, recall = r.precision_at(k, precision_denominator), hits / r.n_rel
+    everything = len(r.ranked)
+    set_precision = r.precision_at(everything, "retrieved")
+    set_recall = r.hits[-1] / r.n_rel
     return {
+        "precision": set_precision,
+        "recall": set_recall,
+        "f1": _f1(set_precision, set_recall),
         "precision_at_k": precision,
         "recall_at_k": recall,
-        "f1_at_k": 2 * precision * recall / (precision + recall) if hits else 0.0,
+        "f1_at_k": _f1(precision, recall),
         "hit_at_k": float(hits > 0),
         "ndcg_at_k": r.ndcg_at(k),
         "r_precision": r.hits_at(r.n_rel) / r.n_rel,
@@ -105,8 +132,15 @@ def _scores(r: _Ranked, k: int) -> dict[str, float]:
     }
 
 
+#: Denominators of precision@k: the ids retrieved in the first k (reference) or k (trec_eval P_k).
+PRECISION_DENOMINATORS = ("retrieved", "k")
+
+
 def retrieval_scores(
-    ranking: Sequence[str], relevance: Mapping[str, float], k: int = 10
+    ranking: Sequence[str],
+    relevance: Mapping[str, float],
+    k: int = 10,
+    precision: str = "retrieved",
 ) -> dict[str, float]:
     """All retrieval metrics of one ranked list against graded judgements.
 
@@ -114,6 +148,8 @@ def retrieval_scores(
         ranking: Retrieved ids, best first.
         relevance: Id → grade; grades > 0 are relevant. Must hold at least one relevant id.
         k: The cut-off of the ``@k`` metrics.
+        precision: Denominator of precision@k: ``"retrieved"`` (relevant retrieved / retrieved
+            among the first ``k``, the reference definition) or ``"k"`` (trec_eval's ``P_k``).
 
     Returns:
         A dict keyed by :data:`RETRIEVAL_METRICS`.
@@ -125,8 +161,20 @@ def retrieval_scores(
         >>> s = retrieval_scores(["d3", "d1", "d7"], {"d1": 2, "d2": 1, "d3": 0}, k=2)
         >>> s["precision_at_k"], s["recall_at_k"], s["reciprocal_rank"], s["average_precision"]
         (0.5, 0.5, 0.5, 0.25)
+        >>> retrieval_scores(["a", "b", "c"], {"b": 1}, k=10)["precision_at_k"]  # 1 of 3
+        0.3333333333333333
+        >>> retrieval_scores(["a", "b", "c"], {"b": 1}, k=10, precision="k")["precision_at_k"]
+        0.1
     """
-    return _scores(_Ranked(ranking, relevance), k)
+    _check_precision(precision, "retrieval_scores")
+    return _scores(_Ranked(ranking, relevance), k, precision)
+
+
+def _check_precision(precision: str, owner: str) -> None:
+    check(
+        precision in PRECISION_DENOMINATORS,
+        "precision", owner, f"one of {list(PRECISION_DENOMINATORS)}", precision,
+    )  # fmt: skip
 
 
 def _spec(name: str, description: str, **kw: Any) -> MetricSpec:
@@ -135,8 +183,9 @@ def _spec(name: str, description: str, **kw: Any) -> MetricSpec:
 
 @register
 class RetrievalMetrics(Evaluator):
-    """Precision, recall, F1, hit rate and NDCG at ``k``, R-precision, reciprocal rank, average
-    precision and NDCG of ``context_ids`` against ``relevant_ids`` (trec_eval definitions).
+    """Precision, recall and F1 of everything retrieved; precision, recall, F1, hit rate and NDCG
+    at ``k``; R-precision, reciprocal rank, average precision and NDCG of ``context_ids`` against
+    ``relevant_ids`` (reference precision; trec_eval definitions otherwise, ``P_k`` as an option).
 
     Metric names are fixed; the cut-off is the parameter ``k`` (recorded in the run manifest and in
     each case's details). To report several cut-offs, run the evaluator once per ``k`` in separate
@@ -146,6 +195,9 @@ class RetrievalMetrics(Evaluator):
     Args:
         k: The cut-off of the ``*_at_k`` metrics.
         report_ks: Extra cut-offs reported in each case's details.
+        precision: ``"retrieved"`` (default: relevant retrieved / retrieved among the first
+            ``k``, the framework's and the RAG-metrics article's definition) or ``"k"``
+            (trec_eval's ``P_k``, which divides by ``k`` even when fewer were retrieved).
 
     Example:
         >>> case = TestCase(id="q", context_ids=["a", "b"], relevant_ids={"b": 1})
@@ -156,12 +208,18 @@ class RetrievalMetrics(Evaluator):
     name = "retrieval"
     family = "retrieval"
     description = (
-        "Rank metrics of retrieved ids against graded relevant ids "
-        "(P/R/F1/hit/NDCG@k, R-precision, RR, AP, NDCG; trec_eval definitions)."
+        "Rank metrics of retrieved ids against graded relevant ids (P/R/F1 of all retrieved, "
+        "P/R/F1/hit/NDCG@k, R-precision, RR, AP, NDCG; trec_eval P@k as an option)."
     )
     requires = ("context_ids", "relevant_ids")
     metrics = (
-        _spec("precision_at_k", "relevant ids among the first k retrieved, divided by k"),
+        _spec("precision", "relevant retrieved ids / retrieved ids (all retrieved)"),
+        _spec("recall", "relevant retrieved ids / relevant ids (all retrieved)"),
+        _spec("f1", "harmonic mean of precision and recall (all retrieved)"),
+        _spec(
+            "precision_at_k",
+            "relevant ids among the first k retrieved / ids retrieved there (or k: trec_eval)",
+        ),
         _spec("recall_at_k", "share of the relevant ids retrieved in the first k", threshold=0.5),
         _spec("f1_at_k", "harmonic mean of precision@k and recall@k"),
         _spec("hit_at_k", "1 if any relevant id is among the first k retrieved"),
@@ -177,7 +235,12 @@ class RetrievalMetrics(Evaluator):
         _spec("ndcg", "graded NDCG of the whole ranking, log2 discount", threshold=0.5),
     )
 
-    def __init__(self, k: int = 10, report_ks: Sequence[int] = (1, 3, 5, 10, 20, 100)) -> None:
+    def __init__(
+        self,
+        k: int = 10,
+        report_ks: Sequence[int] = (1, 3, 5, 10, 20, 100),
+        precision: str = "retrieved",
+    ) -> None:
         check(
             isinstance(k, int) and not isinstance(k, bool) and k >= 1,
             "k", "RetrievalMetrics", "a positive integer", k,
@@ -186,8 +249,10 @@ class RetrievalMetrics(Evaluator):
             all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in report_ks),
             "report_ks", "RetrievalMetrics", "a sequence of positive integers", report_ks,
         )  # fmt: skip
+        _check_precision(precision, "RetrievalMetrics")
         self.k = k
         self.report_ks = tuple(report_ks)
+        self.precision = precision
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         out: list[CaseResult] = []
@@ -203,7 +268,7 @@ class RetrievalMetrics(Evaluator):
                 )
                 continue
             ranked = _Ranked(ranking, relevance)
-            values = _scores(ranked, self.k)
+            values = _scores(ranked, self.k, self.precision)
             hit_ranks = ranked.ranks
             explanation = (
                 f"{len(hit_ranks)} of {ranked.n_rel} relevant ids retrieved"
@@ -219,7 +284,7 @@ class RetrievalMetrics(Evaluator):
                         "n_retrieved": len(ranked.ranked),
                         "n_relevant": ranked.n_rel,
                         "relevant_ranks": hit_ranks[:100],
-                        "at": {str(cut): ranked.at(cut) for cut in self.report_ks},
+                        "at": {str(cut): ranked.at(cut, self.precision) for cut in self.report_ks},
                     },
                 )
             )

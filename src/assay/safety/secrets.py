@@ -51,8 +51,10 @@ _TOKEN_PATTERNS: tuple[tuple[str, str], ...] = (
     ("STRIPE_KEY", r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,128}"),
     ("JWT", r"eyJ[A-Za-z0-9_-]{8,2000}\.[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000}"),
 )
+#: A provider token may follow an underscore (``AWS_KEY_AKIA...``, ``key=_ghp_...``): identifiers
+#: join words with ``_``, so only letters, digits and ``-`` before a prefix mean "inside a word".
 _TOKENS = re.compile(
-    "(?<![A-Za-z0-9_-])(?:"
+    "(?<![A-Za-z0-9-])(?:"
     + "|".join(f"(?P<{kind}>{p})" for kind, p in _TOKEN_PATTERNS)
     + ")(?![A-Za-z0-9_-])"
 )
@@ -214,13 +216,25 @@ def find_secrets(text: str, *, generic: bool = True) -> list[Finding]:
     return resolve_overlaps(_prefer_specific(found))
 
 
+#: Finding types that only say "some secret": a recognised provider type overlapping them wins.
+_UNTYPED = ("HIGH_ENTROPY_SECRET", "PASSWORD")
+
+
 def _prefer_specific(found: Iterable[Finding]) -> list[Finding]:
-    """Drop generic findings covered by a recognised one (so the specific type wins)."""
+    """Drop untyped findings (high-entropy tokens, assigned passwords) that overlap a recognised
+    provider token or key, so ``api_key = "sk-proj-..."`` keeps the type ``OPENAI_API_KEY``; a
+    password assignment still wins over a mere high-entropy token."""
     found = list(found)
-    specific = [f for f in found if f.kind != "HIGH_ENTROPY_SECRET"]
-    return specific + [
+    typed = [f for f in found if f.kind not in _UNTYPED]
+    kept = typed + [
+        f for f in found if f.kind == "PASSWORD" and not any(_overlap(t, f) for t in typed)
+    ]
+    return kept + [
         g
         for g in found
-        if g.kind == "HIGH_ENTROPY_SECRET"
-        and not any(s.start < g.end and g.start < s.end for s in specific)
+        if g.kind == "HIGH_ENTROPY_SECRET" and not any(_overlap(k, g) for k in kept)
     ]
+
+
+def _overlap(a: Finding, b: Finding) -> bool:
+    return a.start < b.end and b.start < a.end
