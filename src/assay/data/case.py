@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 #: Text fields longer than this (characters) are rejected as almost certainly malformed input.
 MAX_FIELD_CHARS = 2_000_000
@@ -17,10 +17,18 @@ class TestCase(BaseModel):
     ``actual_answer``. One suite may hold answers of several models to the same question, so the
     pair ``(id, model)`` is unique within a suite.
 
+    ``expected_answer`` may be given as a list of reference answers: ``expected_answers`` then
+    holds all of them and ``expected_answer`` the first (what single-reference evaluators use);
+    lexical evaluators (ROUGE, BLEU, token F1, exact match) use every reference by their
+    reference's rule (see :attr:`references`).
+
     Example:
         >>> case = TestCase(id="q1", question="What is the fee?", relevant_ids=["c1", "c2"])
         >>> case.relevant_ids
         {'c1': 1.0, 'c2': 1.0}
+        >>> several = TestCase(id="q2", expected_answer=["12 euros", "twelve euros"])
+        >>> several.expected_answer, several.references
+        ('12 euros', ['12 euros', 'twelve euros'])
     """
 
     __test__ = False  # not a pytest test class
@@ -30,6 +38,7 @@ class TestCase(BaseModel):
     model: str | None = None
     question: str | None = None
     expected_answer: str | None = None
+    expected_answers: list[str] | None = None
     retrieved_context: list[str] | None = None
     context_ids: list[str] | None = None
     relevant_ids: dict[str, float] | None = None
@@ -43,6 +52,27 @@ class TestCase(BaseModel):
     latency_s: float | None = Field(default=None, ge=0)
     cost_usd: float | None = Field(default=None, ge=0)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _several_references(cls, data: Any) -> Any:
+        """A list in ``expected_answer`` becomes ``expected_answers`` (its first the answer)."""
+        if not isinstance(data, dict):
+            return data
+        given = data.get("expected_answer")
+        several = data.get("expected_answers")
+        if isinstance(given, list | tuple):
+            if several is not None and list(several) != list(given):
+                raise ValueError("expected_answer (a list) and expected_answers differ")
+            data = {**data, "expected_answers": list(given)}
+            several, given = list(given), None
+        if several is None:
+            return data
+        if not isinstance(several, list | tuple) or not several:
+            raise ValueError("expected_answers must be a non-empty list of texts")
+        if given is not None and given != several[0]:
+            raise ValueError("expected_answer must be the first of expected_answers")
+        return {**data, "expected_answer": several[0]}
 
     @field_validator("id", mode="before")
     @classmethod
@@ -77,16 +107,23 @@ class TestCase(BaseModel):
             )
         return value
 
-    @field_validator("retrieved_context", mode="after")
+    @field_validator("retrieved_context", "expected_answers", mode="after")
     @classmethod
     def _bounded_chunks(cls, value: list[str] | None) -> list[str] | None:
         if value is not None:
             total = sum(len(chunk) for chunk in value)
             if total > MAX_FIELD_CHARS:
                 raise ValueError(
-                    f"context is {total:,} characters long; the limit is {MAX_FIELD_CHARS:,}"
+                    f"the texts are {total:,} characters long; the limit is {MAX_FIELD_CHARS:,}"
                 )
         return value
+
+    @property
+    def references(self) -> list[str]:
+        """Every reference answer: ``expected_answers``, else ``[expected_answer]``, else []."""
+        if self.expected_answers:
+            return list(self.expected_answers)
+        return [] if self.expected_answer is None else [self.expected_answer]
 
     @property
     def key(self) -> tuple[str, str]:

@@ -24,7 +24,14 @@ from assay.fileio import atomic_path, sha256_file
 
 FORMATS = ("jsonl", "json", "csv", "parquet")
 #: Fields stored as JSON text in flat formats (CSV, Parquet).
-_NESTED = ("retrieved_context", "context_ids", "relevant_ids", "labels", "metadata")
+_NESTED = (
+    "expected_answers",
+    "retrieved_context",
+    "context_ids",
+    "relevant_ids",
+    "labels",
+    "metadata",
+)
 _MAX_REPORTED_ERRORS = 50
 
 

@@ -5,6 +5,10 @@ unless ``lowercase``; sentence BLEU-n is ``BLEU(max_ngram_order=n, smooth_method
 effective_order=True).sentence_score`` (sacrebleu's ``sentence_bleu`` defaults); corpus BLEU is
 ``BLEU().corpus_score`` (4-grams, ``exp`` smoothing, no effective order: sacrebleu's
 ``corpus_bleu`` defaults) over all of a model's cases. Values are sacrebleu's divided by 100.
+Several expected answers are sacrebleu's multi-reference BLEU (n-gram counts clipped by their
+maximum over the references, the closest reference length for the brevity penalty); the
+smoothing method is a parameter (``exp`` by default, ``floor`` with value 0.1, ``add-k``,
+``none``), as in sacrebleu.
 
 Hand-written (the tokeniser and the BLEU formula are short) so that the metric needs no optional
 dependency, n-gram statistics are computed once for all four orders and reused by the corpus
@@ -91,42 +95,74 @@ def _ngram_counts(tokens: Sequence[str]) -> list[Counter[Any]]:
     ]
 
 
-def bleu_statistics(hypothesis: str, reference: str, lowercase: bool = False) -> list[int]:
-    """Sufficient statistics ``[hyp_len, ref_len, correct_1..4, total_1..4]`` of one segment.
+def _closest_length(hyp_len: int, ref_lens: Sequence[int]) -> int:
+    """The reference length closest to ``hyp_len``, the shorter on ties (sacrebleu)."""
+    return min(ref_lens, key=lambda n: (abs(hyp_len - n), n))
+
+
+def bleu_statistics(
+    hypothesis: str, reference: str | Sequence[str], lowercase: bool = False
+) -> list[int]:
+    """Sufficient statistics ``[hyp_len, ref_len, correct_1..4, total_1..4]`` of one segment
+    against one reference or several (sacrebleu's multi-reference statistics).
 
     Example:
         >>> bleu_statistics("the cat sat", "the cat sat down")
         [3, 4, 3, 2, 1, 0, 3, 2, 1, 0]
+        >>> bleu_statistics("the cat sat", ["a cat sat down", "the cat"])
+        [3, 2, 3, 2, 0, 0, 3, 2, 1, 0]
     """
+    references = [reference] if isinstance(reference, str) else list(reference)
     if lowercase:
-        hypothesis, reference = hypothesis.lower(), reference.lower()
-    hyp, ref = tokenize_13a(hypothesis, cache=False), tokenize_13a(reference)
+        hypothesis, references = hypothesis.lower(), [r.lower() for r in references]
+    hyp = tokenize_13a(hypothesis, cache=False)
+    refs = [tokenize_13a(r) for r in references]
+    ref_grams_all = [_ngram_counts(r) for r in refs]
+    merged = ref_grams_all[0]
+    if len(refs) > 1:
+        merged = [Counter() for _ in range(MAX_ORDER)]
+        for grams in ref_grams_all:
+            for n in range(MAX_ORDER):
+                merged[n] |= grams[n]  # the maximum count over the references
     correct = [0] * MAX_ORDER
     total = [max(len(hyp) - n, 0) for n in range(MAX_ORDER)]
-    for n, (hyp_grams, ref_grams) in enumerate(
-        zip(_ngram_counts(hyp), _ngram_counts(ref), strict=True)
-    ):
+    for n, (hyp_grams, ref_grams) in enumerate(zip(_ngram_counts(hyp), merged, strict=True)):
         matched = 0
         for gram, count in hyp_grams.items():
             other = ref_grams.get(gram)
             if other:
                 matched += count if count < other else other
         correct[n] = matched
-    return [len(hyp), len(ref), *correct, *total]
+    ref_len = _closest_length(len(hyp), [len(r) for r in refs])
+    return [len(hyp), ref_len, *correct, *total]
+
+
+#: sacrebleu's smoothing methods and their default values.
+SMOOTHING: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
 
 
 def bleu_from_statistics(
-    stats: Sequence[int], max_order: int = 4, effective_order: bool = True
+    stats: Sequence[int],
+    max_order: int = 4,
+    effective_order: bool = True,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
 ) -> float:
-    """BLEU (0–100) from summed statistics with ``exp`` smoothing, as sacrebleu computes it.
+    """BLEU (0–100) from summed statistics, as sacrebleu's ``compute_bleu`` computes it.
 
     Example:
         >>> round(bleu_from_statistics([3, 4, 3, 2, 1, 0, 3, 2, 1, 0], 2), 4)
         71.6531
+        >>> stats = [5, 5, 4, 2, 1, 0, 5, 4, 3, 2]  # no 4-gram matches: smoothing decides
+        >>> exp, floor = bleu_from_statistics(stats), bleu_from_statistics(stats, 4, True, "floor")
+        >>> round(exp, 4), round(floor, 4)
+        (42.7287, 28.5744)
     """
+    if smooth_value is None:
+        smooth_value = SMOOTHING[smooth_method]
     sys_len, ref_len = stats[0], stats[1]
-    correct = list(stats[2 : 2 + max_order])
-    total = list(stats[2 + MAX_ORDER : 2 + MAX_ORDER + max_order])
+    correct: list[float] = list(stats[2 : 2 + max_order])
+    total: list[float] = list(stats[2 + MAX_ORDER : 2 + MAX_ORDER + max_order])
     bp = 1.0
     if sys_len < ref_len:
         bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
@@ -136,13 +172,21 @@ def bleu_from_statistics(
     smooth = 1.0
     eff_order = max_order
     for n in range(1, max_order + 1):
+        if smooth_method == "add-k" and n > 1:
+            assert smooth_value is not None
+            correct[n - 1] += smooth_value
+            total[n - 1] += smooth_value
         if total[n - 1] == 0:
             break
         if effective_order:
             eff_order = n
         if correct[n - 1] == 0:
-            smooth *= 2
-            precisions[n - 1] = 100.0 / (smooth * total[n - 1])
+            if smooth_method == "exp":
+                smooth *= 2
+                precisions[n - 1] = 100.0 / (smooth * total[n - 1])
+            elif smooth_method == "floor":
+                assert smooth_value is not None
+                precisions[n - 1] = 100.0 * smooth_value / total[n - 1]
         else:
             precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
     logs = [math.log(p) if p != 0.0 else -9999999999 for p in precisions[:eff_order]]
@@ -152,9 +196,11 @@ def bleu_from_statistics(
 class BleuAccumulator:
     """Sums a model's segment statistics batch by batch; ``finish`` gives corpus BLEU (0–1)."""
 
-    def __init__(self) -> None:
+    def __init__(self, smooth_method: str = "exp", smooth_value: float | None = None) -> None:
         self.stats = [0] * (2 + 2 * MAX_ORDER)
         self.n_segments = 0
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
 
     def add(self, cases: Sequence[TestCase], results: Sequence[CaseResult]) -> None:
         """Add the statistics that :class:`Bleu` stored in each ok result's details."""
@@ -168,29 +214,42 @@ class BleuAccumulator:
         """Corpus BLEU-4, or None when no segment was scored."""
         if not self.n_segments:
             return {"corpus_bleu": None}
-        return {"corpus_bleu": bleu_from_statistics(self.stats, MAX_ORDER, False) / 100}
+        score = bleu_from_statistics(
+            self.stats, MAX_ORDER, False, self.smooth_method, self.smooth_value
+        )
+        return {"corpus_bleu": score / 100}
 
 
 @register
 class Bleu(Evaluator):
-    """Sentence BLEU-1…4 and corpus BLEU, equal to sacrebleu (settings in docs/lexical.md).
+    """Sentence BLEU-1…4 and corpus BLEU, equal to sacrebleu (settings in docs/lexical.md);
+    several expected answers are sacrebleu's multi-reference BLEU.
 
     Args:
         lowercase: compare lower-cased texts (sacrebleu ``lowercase=True``).
+        smooth_method: sacrebleu's smoothing: ``"exp"`` (default, as ``sentence_bleu``),
+            ``"floor"``, ``"add-k"`` or ``"none"``.
+        smooth_value: the value of ``floor`` (default 0.1) or ``add-k`` (default 1).
+
+    Example:
+        >>> case = TestCase(id="q", actual_answer="The fee is 12 euros.",
+        ...                 expected_answer=["It costs 12 euros.", "The fee is 12 euros."])
+        >>> Bleu().evaluate([case])[0].outcomes["bleu4"].value
+        1.0
     """
 
     name = "bleu"
     family = "lexical"
     description = (
         "Sentence BLEU-1..4 (sacrebleu sentence_bleu settings) and corpus BLEU (corpus_bleu) "
-        "of the actual against the expected answer, 0-1."
+        "of the actual against the expected answer(s) (multi-reference as sacrebleu), 0-1."
     )
     requires = ("actual_answer", "expected_answer")
     metrics = (
         *(
             MetricSpec(
                 f"bleu{n}",
-                f"sentence BLEU with n-grams up to {n} (exp smoothing, effective order), 0-1",
+                f"sentence BLEU with n-grams up to {n} (smoothed, effective order), 0-1",
                 primary=n == 4,
             )
             for n in range(1, MAX_ORDER + 1)
@@ -202,28 +261,46 @@ class Bleu(Evaluator):
         ),
     )
 
-    def __init__(self, lowercase: bool = False) -> None:
+    def __init__(
+        self,
+        lowercase: bool = False,
+        smooth_method: str = "exp",
+        smooth_value: float | None = None,
+    ) -> None:
         check(isinstance(lowercase, bool), "lowercase", "Bleu", "a boolean", lowercase)
+        check(
+            smooth_method in SMOOTHING,
+            "smooth_method", "Bleu", f"one of {list(SMOOTHING)}", smooth_method,
+        )  # fmt: skip
+        check(
+            smooth_value is None or (isinstance(smooth_value, int | float) and smooth_value > 0),
+            "smooth_value", "Bleu", "None or a positive number", smooth_value,
+        )  # fmt: skip
         self.lowercase = lowercase
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         out = []
         for case in cases:
-            stats = bleu_statistics(
-                case.actual_answer or "", case.expected_answer or "", self.lowercase
-            )
+            stats = bleu_statistics(case.actual_answer or "", case.references, self.lowercase)
             values = {
-                f"bleu{n}": bleu_from_statistics(stats, n) / 100 for n in range(1, MAX_ORDER + 1)
+                f"bleu{n}": bleu_from_statistics(
+                    stats, n, True, self.smooth_method, self.smooth_value
+                )
+                / 100
+                for n in range(1, MAX_ORDER + 1)
             }
             out.append(
                 CaseResult.ok(
                     values,
                     f"BLEU-4 {values['bleu4']:.3f}; {stats[2]}/{stats[6]} unigrams and "
-                    f"{stats[5]}/{stats[9]} 4-grams of the answer found in the expected answer",
+                    f"{stats[5]}/{stats[9]} 4-grams of the answer found in the expected answer"
+                    + (f" ({len(case.references)} references)" if len(case.references) > 1 else ""),
                     {"stats": stats},
                 )
             )
         return out
 
     def corpus_accumulator(self) -> BleuAccumulator:
-        return BleuAccumulator()
+        return BleuAccumulator(self.smooth_method, self.smooth_value)

@@ -1,4 +1,14 @@
-"""ROUGE-1, ROUGE-2 and ROUGE-L of the actual against the expected answer, equal to ``rouge-score``.
+"""ROUGE-1, ROUGE-2, ROUGE-L and ROUGE-Lsum of the actual against the expected answer(s), equal to
+``rouge-score`` under its settings.
+
+Reference choices (``docs/reference-definitions.md#lexical``): several expected answers score as
+``rouge_scorer.score_multi`` (per ROUGE type, the reference with the highest F-measure); the
+ROUGE-L F-measure takes a ``beta`` (Lin 2004; the validation framework uses β ≈ 1.2, rouge-score
+β = 1); ``rougeLsum`` splits summaries on newlines as rouge-score does. rouge-score's tokeniser
+keeps only ``[a-z0-9]``, so Cyrillic or Chinese text has no tokens and scores a silent 0; the
+evaluator's default ``tokenizer="auto"`` switches to a Unicode tokeniser (words of letters and
+digits of any script; each Han, Hiragana or Katakana character a token) for cases with non-ASCII
+letters, and a text whose letters yield no token is skipped with the reason, never scored 0.
 
 Why this is hand-written rather than a call to ``rouge_score``: speed, with identical numbers.
 ``rouge-score`` fills a full O(n·m) dynamic-programming table in pure Python for every ROUGE-L
@@ -21,19 +31,29 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import pairwise
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.lexical_rouge_lsum import summary_lcs
 from assay.evaluators.registry import register
 from assay.params import check
 from assay.text.porter import porter_stem
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _VALID = re.compile(r"^[a-z0-9]+$")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_UNICODE_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+#: Tokenisers: ``rouge_score`` (its DefaultTokenizer), ``unicode``, ``auto`` (unicode when a case
+#: has non-ASCII letters or digits, else rouge_score).
+TOKENIZERS = ("auto", "rouge_score", "unicode")
+
+
+#: Every ROUGE type computed here.
+ALL_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 
 
 class RougeScore(NamedTuple):
@@ -53,7 +73,12 @@ def _stem_token(token: str) -> str | None:
 CACHED_TEXT_CHARS = 4096
 
 
-def _tokenize(text: str, use_stemmer: bool) -> tuple[str, ...]:
+def _tokenize(text: str, use_stemmer: bool, tokenizer: str = "rouge_score") -> tuple[str, ...]:
+    if tokenizer == "unicode":
+        words = _UNICODE_TOKEN.findall(text.lower())
+        if not use_stemmer:
+            return tuple(words)
+        return tuple(porter_stem(w) if len(w) > 3 and _VALID.match(w) else w for w in words)
     tokens = _NON_ALNUM.sub(" ", text.lower()).split()
     if not use_stemmer:
         return tuple(tokens)
@@ -61,12 +86,26 @@ def _tokenize(text: str, use_stemmer: bool) -> tuple[str, ...]:
     return tuple(s for s in stems if s is not None)
 
 
+def has_non_ascii_words(text: str) -> bool:
+    """Whether ``text`` has letters or digits outside ASCII (rouge-score's tokeniser drops them).
+
+    Example:
+        >>> has_non_ascii_words("Плата 12 евро"), has_non_ascii_words("12 euros, £5")
+        (True, False)
+    """
+    return not text.isascii() and any(ch.isalnum() and not ch.isascii() for ch in text)
+
+
 _tokens = lru_cache(maxsize=4096)(_tokenize)
 
 
-def rouge_tokens(text: str, use_stemmer: bool = False, cache: bool = True) -> tuple[str, ...]:
+def rouge_tokens(
+    text: str, use_stemmer: bool = False, cache: bool = True, tokenizer: str = "rouge_score"
+) -> tuple[str, ...]:
     """Tokenise as ``rouge_score.tokenize``: lower-case, non-alphanumerics become spaces, and
-    (optionally) words longer than three characters are Porter-stemmed.
+    (optionally) words longer than three characters are Porter-stemmed. With
+    ``tokenizer="unicode"``, words are runs of letters and digits of any script and each Han,
+    Hiragana or Katakana character is a token (ASCII words are stemmed as before).
 
     With ``cache`` (for texts that recur, such as expected answers shared by several models) the
     result is kept in a small LRU cache; answers that occur once should pass ``cache=False``.
@@ -74,10 +113,12 @@ def rouge_tokens(text: str, use_stemmer: bool = False, cache: bool = True) -> tu
     Example:
         >>> rouge_tokens("The fees were waived, Ünal!", use_stemmer=True)
         ('the', 'fee', 'were', 'waiv', 'nal')
+        >>> rouge_tokens("Плата: 12 евро, 手续费", tokenizer="unicode")
+        ('плата', '12', 'евро', '手', '续', '费')
     """
     if not cache or len(text) > CACHED_TEXT_CHARS:
-        return _tokenize(text, bool(use_stemmer))
-    return _tokens(text, bool(use_stemmer))
+        return _tokenize(text, bool(use_stemmer), tokenizer)
+    return _tokens(text, bool(use_stemmer), tokenizer)
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -111,10 +152,14 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
     return len(a) - v.bit_count()
 
 
-def _fmeasure(precision: float, recall: float) -> float:
-    if precision + recall > 0:
-        return 2 * precision * recall / (precision + recall)
-    return 0.0
+def _fmeasure(precision: float, recall: float, beta: float = 1.0) -> float:
+    if beta == 1.0:  # rouge-score's expression, so values stay bit-for-bit equal
+        if precision + recall > 0:
+            return 2 * precision * recall / (precision + recall)
+        return 0.0
+    b2 = beta * beta
+    denominator = recall + b2 * precision
+    return (1 + b2) * precision * recall / denominator if denominator > 0 else 0.0
 
 
 def _ngram_score(target: Counter[object], prediction: Counter[object]) -> RougeScore:
@@ -128,20 +173,36 @@ def _ngram_score(target: Counter[object], prediction: Counter[object]) -> RougeS
     return RougeScore(precision, recall, _fmeasure(precision, recall))
 
 
-def _lcs_score(target: Sequence[str], prediction: Sequence[str]) -> RougeScore:
+def _lcs_score(target: Sequence[str], prediction: Sequence[str], beta: float = 1.0) -> RougeScore:
     if not target or not prediction:
         return RougeScore(0, 0, 0)
     lcs = lcs_length(target, prediction)
     precision, recall = lcs / len(prediction), lcs / len(target)
-    return RougeScore(precision, recall, _fmeasure(precision, recall))
+    return RougeScore(precision, recall, _fmeasure(precision, recall, beta))
+
+
+def _lsum_score(
+    target: str, prediction: str, tokens: Callable[[str], tuple[str, ...]], beta: float
+) -> RougeScore:
+    """rougeLsum: sentences are the non-empty lines (rouge-score's default)."""
+    hits, m, n = summary_lcs(
+        [tokens(line) for line in target.split("\n") if line],
+        [tokens(line) for line in prediction.split("\n") if line],
+    )
+    if not m or not n:
+        return RougeScore(0, 0, 0)
+    precision, recall = hits / n, hits / m
+    return RougeScore(precision, recall, _fmeasure(precision, recall, beta))
 
 
 def rouge_from_tokens(
     target: Sequence[str],
     prediction: Sequence[str],
     types: Sequence[str] = ("rouge1", "rouge2", "rougeL"),
+    beta: float = 1.0,
 ) -> dict[str, RougeScore]:
-    """ROUGE scores of already tokenised texts (``types`` among rouge1, rouge2, rougeL).
+    """ROUGE scores of already tokenised texts (``types`` among rouge1, rouge2, rougeL; ``beta``
+    weighs recall in the ROUGE-L F-measure).
 
     Example:
         >>> rouge_from_tokens(("a", "b", "c"), ("a", "c"), ["rougeL"])["rougeL"].recall
@@ -157,7 +218,7 @@ def rouge_from_tokens(
                 Counter(pairwise(prediction)),
             )
         elif kind == "rougeL":
-            out[kind] = _lcs_score(target, prediction)
+            out[kind] = _lcs_score(target, prediction, beta)
         else:
             raise ValueError(f"unknown ROUGE type {kind!r}; expected rouge1, rouge2 or rougeL")
     return out
@@ -168,25 +229,48 @@ def rouge(
     prediction: str,
     types: Sequence[str] = ("rouge1", "rouge2", "rougeL"),
     use_stemmer: bool = False,
+    tokenizer: str = "rouge_score",
+    beta: float = 1.0,
 ) -> dict[str, RougeScore]:
     """ROUGE of ``prediction`` against ``target``, equal to
-    ``rouge_scorer.RougeScorer(types, use_stemmer).score(target, prediction)``.
+    ``rouge_scorer.RougeScorer(types, use_stemmer).score(target, prediction)`` (``types`` among
+    rouge1, rouge2, rougeL, rougeLsum; ``beta`` weighs recall in the ROUGE-L F-measures).
 
     Example:
         >>> round(rouge("The fee is 12 euros.", "12 euros", ["rouge1"])["rouge1"].fmeasure, 4)
         0.5714
     """
-    return rouge_from_tokens(
-        rouge_tokens(target, use_stemmer),
-        rouge_tokens(prediction, use_stemmer, cache=False),
-        types,
-    )
+    target_tokens = rouge_tokens(target, use_stemmer, tokenizer=tokenizer)
+    prediction_tokens = rouge_tokens(prediction, use_stemmer, cache=False, tokenizer=tokenizer)
+    plain = [t for t in types if t != "rougeLsum"]
+    out = rouge_from_tokens(target_tokens, prediction_tokens, plain, beta)
+    if "rougeLsum" in types:
+        out["rougeLsum"] = _lsum_score(
+            target, prediction, lambda t: rouge_tokens(t, use_stemmer, False, tokenizer), beta
+        )
+    return {kind: out[kind] for kind in types}
+
+
+def rouge_multi(
+    targets: Sequence[str], prediction: str, types: Sequence[str] = ALL_TYPES, **options: Any
+) -> dict[str, RougeScore]:
+    """ROUGE against several references as ``rouge_scorer.score_multi``: per type, the score of
+    the reference with the highest F-measure (the first on ties).
+
+    Example:
+        >>> s = rouge_multi(["the fee is 12 euros", "twelve euros a month"], "12 euros", ["rouge1"])
+        >>> round(s["rouge1"].fmeasure, 4)
+        0.5714
+    """
+    scores = [rouge(t, prediction, types, **options) for t in targets]
+    return {kind: max((s[kind] for s in scores), key=lambda x: x.fmeasure) for kind in types}
 
 
 _TYPES = (
     ("rouge1", "ROUGE-1 (unigram)"),
     ("rouge2", "ROUGE-2 (bigram)"),
     ("rougeL", "ROUGE-L (LCS)"),
+    ("rougeLsum", "ROUGE-Lsum (summary-level LCS over lines)"),
 )
 
 
@@ -208,43 +292,104 @@ def _specs() -> tuple[MetricSpec, ...]:
 
 @register
 class Rouge(Evaluator):
-    """ROUGE-1, ROUGE-2 and ROUGE-L (F1, precision, recall), identical to ``rouge-score``.
+    """ROUGE-1, ROUGE-2, ROUGE-L and ROUGE-Lsum (F-measure, precision, recall), identical to
+    ``rouge-score`` with ``tokenizer="rouge_score"`` and ``beta=1``.
 
     Args:
         use_stemmer: Porter-stem words longer than three characters (``rouge-score``'s
             ``use_stemmer``).
+        tokenizer: ``"auto"`` (default: rouge-score's tokeniser, or the Unicode one for cases
+            with non-ASCII letters), ``"rouge_score"`` or ``"unicode"``.
+        beta: Weight of recall in the ROUGE-L and ROUGE-Lsum F-measures (1: rouge-score's F1;
+            the validation framework uses 1.2).
+
+    Example:
+        >>> case = TestCase(id="q", expected_answer=["Плата 12 евро.", "Fee: 12 euros."],
+        ...                 actual_answer="Плата 12 евро.")
+        >>> Rouge().evaluate([case])[0].outcomes["rougeL_f1"].value
+        1.0
     """
 
     name = "rouge"
     family = "lexical"
     description = (
-        "ROUGE-1/2/L F1, precision and recall of the actual against the expected answer "
-        "(identical to rouge-score)."
+        "ROUGE-1/2/L/Lsum F-measure, precision and recall of the actual against the expected "
+        "answer(s) (identical to rouge-score; several references: best per type; Unicode "
+        "tokeniser for non-Latin scripts)."
     )
     requires = ("actual_answer", "expected_answer")
     metrics = _specs()
 
-    def __init__(self, use_stemmer: bool = False) -> None:
+    def __init__(
+        self, use_stemmer: bool = False, tokenizer: str = "auto", beta: float = 1.0
+    ) -> None:
         check(isinstance(use_stemmer, bool), "use_stemmer", "Rouge", "a boolean", use_stemmer)
+        check(
+            tokenizer in TOKENIZERS, "tokenizer", "Rouge", f"one of {list(TOKENIZERS)}", tokenizer
+        )
+        check(
+            isinstance(beta, int | float) and not isinstance(beta, bool) and beta > 0,
+            "beta", "Rouge", "a positive number", beta,
+        )  # fmt: skip
         self.use_stemmer = use_stemmer
+        self.tokenizer = tokenizer
+        self.beta = float(beta)
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        out = []
-        for case in cases:
-            target = rouge_tokens(case.expected_answer or "", self.use_stemmer)
-            prediction = rouge_tokens(case.actual_answer or "", self.use_stemmer, cache=False)
-            scores = rouge_from_tokens(target, prediction)
-            values: dict[str, float] = {}
-            for kind, s in scores.items():
-                values[f"{kind}_f1"] = s.fmeasure
-                values[f"{kind}_precision"] = s.precision
-                values[f"{kind}_recall"] = s.recall
-            out.append(
-                CaseResult.ok(
-                    values,
-                    f"ROUGE-L F1 {scores['rougeL'].fmeasure:.3f} over {len(prediction)} answer and "
-                    f"{len(target)} expected tokens",
-                    {"answer_tokens": len(prediction), "expected_tokens": len(target)},
-                )
+        return [self._one(case) for case in cases]
+
+    def _one(self, case: TestCase) -> CaseResult:
+        references, answer = case.references, case.actual_answer or ""
+        tokenizer = self.tokenizer
+        if tokenizer == "auto":
+            texts = [answer, *references]
+            tokenizer = "unicode" if any(map(has_non_ascii_words, texts)) else "rouge_score"
+        prediction = rouge_tokens(answer, self.use_stemmer, cache=False, tokenizer=tokenizer)
+        targets = [rouge_tokens(r, self.use_stemmer, tokenizer=tokenizer) for r in references]
+        lost = _untokenised(answer, prediction) if tokenizer == "rouge_score" else None
+        if (
+            tokenizer == "rouge_score"
+            and lost is None
+            and all(
+                _untokenised(r, t) is not None for r, t in zip(references, targets, strict=True)
             )
-        return out
+        ):
+            lost = references[0]
+        if lost:
+            return CaseResult.skipped(
+                self.metric_names(),
+                f"the {tokenizer} tokeniser finds no token in {lost[:40]!r} although it has "
+                "letters or digits (a script it drops?): use tokenizer='unicode'",
+            )
+        options: dict[str, Any] = {
+            "use_stemmer": self.use_stemmer, "tokenizer": tokenizer, "beta": self.beta,
+        }  # fmt: skip
+        scores = rouge_multi(references, answer, ALL_TYPES, **options)
+        values: dict[str, float] = {}
+        for kind, s in scores.items():
+            values[f"{kind}_f1"] = s.fmeasure
+            values[f"{kind}_precision"] = s.precision
+            values[f"{kind}_recall"] = s.recall
+        return CaseResult.ok(
+            values,
+            f"ROUGE-L F {scores['rougeL'].fmeasure:.3f} over {len(prediction)} answer tokens and "
+            f"{len(references)} reference(s) ({tokenizer} tokeniser)",
+            {
+                "answer_tokens": len(prediction),
+                "expected_tokens": len(targets[0]),
+                "n_references": len(references),
+                "tokenizer": tokenizer,
+            },
+        )
+
+
+def _untokenised(text: str, tokens: Sequence[str]) -> str | None:
+    """``text`` when the tokeniser dropped most of its words: none left although it has letters or
+    digits, or at least half of its words are in a script rouge-score's tokeniser drops."""
+    if not tokens:
+        return text if any(ch.isalnum() for ch in text) else None
+    if not has_non_ascii_words(text):
+        return None
+    words = _UNICODE_TOKEN.findall(text.lower())
+    dropped = sum(1 for w in words if not w.isascii())
+    return text if 2 * dropped >= len(words) else None

@@ -1,4 +1,8 @@
-"""SQuAD-style exact match and token F1 between the actual and the expected answer."""
+"""SQuAD-style exact match and token F1 between the actual and the expected answer(s).
+
+With several expected answers both take the best over them, as the official SQuAD v1.1 script
+does (``metric_max_over_ground_truths``).
+"""
 
 from __future__ import annotations
 
@@ -30,7 +34,14 @@ def token_f1(prediction: str, reference: str) -> float:
 
 @register
 class ExactMatch(Evaluator):
-    """1 when the SQuAD-normalised actual answer equals the expected answer, else 0."""
+    """1 when the SQuAD-normalised actual answer equals an expected answer, else 0.
+
+    Example:
+        >>> case = TestCase(id="q", actual_answer="Twelve euros.",
+        ...                 expected_answer=["12 euros", "twelve euros"])
+        >>> ExactMatch().evaluate([case])[0].outcomes["exact_match"].value
+        1.0
+    """
 
     name = "exact_match"
     family = "lexical"
@@ -48,14 +59,13 @@ class ExactMatch(Evaluator):
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         out = []
         for case in cases:
-            actual, expected = (
-                normalize_squad(case.actual_answer or ""),
-                normalize_squad(case.expected_answer or ""),
-            )
-            match = float(actual == expected)
+            actual = normalize_squad(case.actual_answer or "")
+            expected = [normalize_squad(r) for r in case.references]
+            match = float(actual in expected)
+            shown = expected[0] if len(expected) == 1 else expected
             out.append(
                 CaseResult.ok(
-                    {"exact_match": match}, f"normalised answer {actual!r} vs expected {expected!r}"
+                    {"exact_match": match}, f"normalised answer {actual!r} vs expected {shown!r}"
                 )
             )
         return out
@@ -63,7 +73,7 @@ class ExactMatch(Evaluator):
 
 @register
 class TokenF1(Evaluator):
-    """SQuAD token F1 between the actual and the expected answer."""
+    """SQuAD token F1 between the actual and the expected answer (the best over several)."""
 
     name = "token_f1"
     family = "lexical"
@@ -77,6 +87,8 @@ class TokenF1(Evaluator):
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         return [
-            CaseResult.ok({"token_f1": token_f1(c.actual_answer or "", c.expected_answer or "")})
+            CaseResult.ok(
+                {"token_f1": max(token_f1(c.actual_answer or "", r) for r in c.references)}
+            )
             for c in cases
         ]
