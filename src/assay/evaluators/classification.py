@@ -1,4 +1,5 @@
-"""Classification metrics for answers that are labels: accuracy, macro / micro P, R, F1, confusion.
+"""Classification metrics for answers that are labels: accuracy, macro / micro P, R, F1, per-class
+P, R, F1 and support, positive-class P, R, F1 for binary tasks, and the confusion matrix.
 
 The predicted label is the actual answer and the true label is the expected answer, both passed
 through :func:`normalize_label` (lower-case, surrounding whitespace and punctuation removed, inner
@@ -6,8 +7,10 @@ whitespace collapsed), so ``"Positive."`` and ``"positive"`` are the same label.
 ``clf_accuracy`` is 1 when the labels match (its mean over a model's cases is the accuracy); the
 macro and micro averages are corpus metrics computed, like ``scikit-learn``'s
 ``precision_recall_fscore_support(y_true, y_pred, labels=labels, average=..., zero_division=0)``,
-from a confusion matrix streamed batch by batch. The matrix itself is available from the
-accumulator (:meth:`ClassificationAccumulator.details`). Written with numpy only: importing
+from a confusion matrix streamed batch by batch. The matrix and the per-class scores
+(``average=None``) are in the accumulator's :meth:`ClassificationAccumulator.details`; the
+positive-class scores (``average="binary"``, ``pos_label``) are corpus metrics when the task is
+binary with a known positive label. Written with numpy only: importing
 scikit-learn in an evaluator module is not allowed (DESIGN §5), and parity is tested against it.
 """
 
@@ -37,6 +40,29 @@ def normalize_label(text: str) -> str:
         'b'
     """
     return " ".join(text.lower().split()).strip(_STRIP)
+
+
+#: Labels taken as the positive class of a binary task when ``positive_label`` is not given.
+POSITIVE_LABELS = ("1", "yes", "true", "positive", "pass", "relevant", "correct")
+
+
+def per_class_prf(matrix: np.ndarray, n_classes: int) -> list[tuple[float, float, float, int]]:
+    """Precision, recall, F1 and support of each of the first ``n_classes`` classes, as
+    scikit-learn's ``precision_recall_fscore_support(average=None, zero_division=0)``.
+
+    Example:
+        >>> per_class_prf(np.array([[2, 1], [0, 1]]), 2)
+        [(1.0, 0.6666666666666666, 0.8, 3), (0.5, 1.0, 0.6666666666666666, 1)]
+    """
+    out = []
+    for i in range(n_classes):
+        sub = np.zeros((2, 2), dtype=np.int64)
+        sub[0, 0] = matrix[i, i]
+        sub[0, 1] = matrix[i, :].sum() - matrix[i, i]
+        sub[1, 0] = matrix[:, i].sum() - matrix[i, i]
+        p, r, f = prf_from_confusion(sub, "macro", 1)
+        out.append((p, r, f, int(matrix[i, :].sum())))
+    return out
 
 
 def prf_from_confusion(
@@ -70,8 +96,9 @@ def prf_from_confusion(
 class ClassificationAccumulator:
     """Counts (true, predicted) label pairs of one model; memory grows with the label set only."""
 
-    def __init__(self, labels: Sequence[str] | None) -> None:
+    def __init__(self, labels: Sequence[str] | None, positive_label: str | None = None) -> None:
         self.labels = None if labels is None else [normalize_label(x) for x in labels]
+        self.positive = None if positive_label is None else normalize_label(positive_label)
         self.pairs: dict[tuple[str, str], int] = {}
 
     def add(self, cases: Sequence[TestCase], results: Sequence[CaseResult]) -> None:
@@ -95,23 +122,54 @@ class ClassificationAccumulator:
             matrix[index.get(true, other), index.get(predicted, other)] += count
         return labels, matrix
 
+    def positive_label(self, labels: Sequence[str]) -> str | None:
+        """The positive class of a binary task: ``positive_label`` when given, else the one of
+        two classes named like a positive (:data:`POSITIVE_LABELS`); None otherwise."""
+        if self.positive is not None:
+            return self.positive
+        if len(labels) != 2:
+            return None
+        named = [label for label in labels if label in POSITIVE_LABELS]
+        return named[0] if len(named) == 1 else None
+
     def details(self) -> dict[str, Any]:
-        """The classes and the confusion matrix (rows: true label, columns: predicted), equal to
-        ``sklearn.metrics.confusion_matrix(y_true, y_pred, labels=classes)``."""
+        """The classes, the confusion matrix (rows: true label, columns: predicted; equal to
+        ``sklearn.metrics.confusion_matrix(y_true, y_pred, labels=classes)``), the per-class
+        precision, recall, F1 and support, and the positive label of a binary task."""
         labels, matrix = self._matrix()
-        return {"labels": labels, "confusion_matrix": matrix[:-1, :-1].tolist()}
+        per_class = {
+            label: {"precision": p, "recall": r, "f1": f, "support": n}
+            for label, (p, r, f, n) in zip(labels, per_class_prf(matrix, len(labels)), strict=True)
+        }
+        return {
+            "labels": labels,
+            "confusion_matrix": matrix[:-1, :-1].tolist(),
+            "per_class": per_class,
+            "positive_label": self.positive_label(labels),
+        }
 
     def finish(self) -> dict[str, float | None]:
-        """Macro and micro precision, recall and F1 (None when no case was scored)."""
-        names = [f"clf_{a}_{m}" for a in ("macro", "micro") for m in ("precision", "recall", "f1")]
+        """Macro, micro and positive-class precision, recall and F1 (None when no case was
+        scored; the positive-class ones also when the task has no known positive class)."""
+        names = [
+            f"clf_{a}_{m}"
+            for a in ("macro", "micro", "positive")
+            for m in ("precision", "recall", "f1")
+        ]
         if not self.pairs:
             return dict.fromkeys(names)
         labels, matrix = self._matrix()
-        values: dict[str, float | None] = {}
+        values: dict[str, float | None] = dict.fromkeys(names)
         for average in ("macro", "micro"):
             p, r, f = prf_from_confusion(matrix, average, len(labels))
             values.update(
                 {f"clf_{average}_precision": p, f"clf_{average}_recall": r, f"clf_{average}_f1": f}
+            )
+        positive = self.positive_label(labels)
+        if positive is not None and positive in labels:
+            p, r, f, _ = per_class_prf(matrix, len(labels))[labels.index(positive)]
+            values.update(
+                {"clf_positive_precision": p, "clf_positive_recall": r, "clf_positive_f1": f}
             )
         return values
 
@@ -124,6 +182,10 @@ class Classification(Evaluator):
         labels: the class labels (normalised like the answers). Without it the classes are every
             label seen in a model's true or predicted labels, as scikit-learn does. With it,
             averages run over these classes only and an answer outside them counts as a miss.
+        positive_label: the positive class of a binary task (scikit-learn's ``pos_label``) for
+            the ``clf_positive_*`` metrics; without it, the one of two classes named like a
+            positive (``yes``, ``true``, ``1``, ``positive``, ``pass``, ``relevant``,
+            ``correct``), else those metrics are undefined.
     """
 
     name = "classification"
@@ -149,9 +211,18 @@ class Classification(Evaluator):
             for average in ("macro", "micro")
             for metric in ("precision", "recall", "f1")
         ),
+        *(
+            MetricSpec(
+                f"clf_positive_{metric}",
+                f"{metric} of the positive class of a binary task (scikit-learn "
+                "average='binary', pos_label)",
+                aggregation="corpus",
+            )
+            for metric in ("precision", "recall", "f1")
+        ),
     )
 
-    def __init__(self, labels: list[str] | None = None) -> None:
+    def __init__(self, labels: list[str] | None = None, positive_label: str | None = None) -> None:
         check(
             labels is None
             or (
@@ -164,7 +235,12 @@ class Classification(Evaluator):
             "None or a non-empty list of strings",
             labels,
         )
+        check(
+            positive_label is None or isinstance(positive_label, str),
+            "positive_label", "Classification", "None or a string", positive_label,
+        )  # fmt: skip
         self.labels = labels
+        self.positive_label = positive_label
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         out = []
@@ -183,4 +259,4 @@ class Classification(Evaluator):
         return out
 
     def corpus_accumulator(self) -> ClassificationAccumulator:
-        return ClassificationAccumulator(self.labels)
+        return ClassificationAccumulator(self.labels, self.positive_label)
