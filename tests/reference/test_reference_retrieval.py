@@ -10,11 +10,14 @@ parity tests are in tests/evaluators/test_retrieval.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
+from assay.evaluators.embedding_retrieval import SemanticRetrievalMetrics
 from assay.evaluators.retrieval import RetrievalMetrics, retrieval_scores
 
 
@@ -77,3 +80,55 @@ def test_precision_option_is_validated_and_recorded() -> None:
     assert ev.spec()["params"]["precision"] == "k"
     assert ev.evaluate([case])[0].outcomes["precision_at_k"].value == pytest.approx(1 / 5)
     assert RetrievalMetrics(k=5).evaluate([case])[0].outcomes["precision_at_k"].value == 0.5
+
+
+class _TableEmbedder:
+    """Unit vectors chosen per text, so the similarities of the test are exact."""
+
+    model_id = "table-embedder-for-tests"
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        rows = np.array([self.table[t] for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_chunks_without_ids_are_matched_by_similarity() -> None:
+    # framework §1: without ids, a retrieved chunk is relevant when it is similar enough to a
+    # ground-truth chunk; the threshold is explicit
+    table = {
+        "fee text": [1, 0, 0],
+        "fee text, reworded": [0.95, 0.31, 0],  # cosine 0.95 with "fee text"
+        "unrelated": [0, 0, 1],
+        "limit text": [0, 1, 0],
+    }
+    case = TestCase(
+        id="q",
+        retrieved_context=["unrelated", "fee text, reworded", "fee text"],
+        relevant_context=["fee text", "limit text"],
+    )
+    evaluator = SemanticRetrievalMetrics(embedder=_TableEmbedder(table), threshold=0.9)
+    [result] = evaluator.evaluate([case])
+    values = {name: o.value for name, o in result.outcomes.items()}
+    # ranking: miss, hit of "fee text", a second match of the same chunk (not counted twice)
+    assert values["sem_reciprocal_rank"] == 0.5
+    assert values["sem_precision"] == pytest.approx(1 / 3)
+    assert values["sem_recall"] == 0.5
+    assert result.details["threshold"] == 0.9
+    strict = SemanticRetrievalMetrics(embedder=_TableEmbedder(table), threshold=0.99)
+    [none] = strict.evaluate(
+        [case.model_copy(update={"retrieved_context": ["fee text, reworded"]})]
+    )
+    assert none.outcomes["sem_recall"].value == 0.0
+    assert SemanticRetrievalMetrics.primary_metric().name == "sem_average_precision"
+    with pytest.raises(InvalidInputError, match="'threshold' parameter"):
+        SemanticRetrievalMetrics(threshold=1.5)
+
+
+def test_missing_ground_truth_texts_are_skipped() -> None:
+    evaluator = SemanticRetrievalMetrics(embedder=_TableEmbedder({"a": [1.0, 0.0]}))
+    [result] = evaluator.evaluate([TestCase(id="q", retrieved_context=["a"])])
+    outcome = result.outcomes["sem_precision"]
+    assert outcome.status.value == "skipped" and "relevant_context" in (outcome.reason or "")

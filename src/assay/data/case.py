@@ -42,6 +42,7 @@ class TestCase(BaseModel):
     retrieved_context: list[str] | None = None
     context_ids: list[str] | None = None
     relevant_ids: dict[str, float] | None = None
+    relevant_context: list[str] | None = None
     actual_answer: str | None = None
     condition: str | None = None
     topic: str | None = None
@@ -107,7 +108,7 @@ class TestCase(BaseModel):
             )
         return value
 
-    @field_validator("retrieved_context", "expected_answers", mode="after")
+    @field_validator("retrieved_context", "expected_answers", "relevant_context", mode="after")
     @classmethod
     def _bounded_chunks(cls, value: list[str] | None) -> list[str] | None:
         if value is not None:

@@ -29,6 +29,7 @@ _NESTED = (
     "retrieved_context",
     "context_ids",
     "relevant_ids",
+    "relevant_context",
     "labels",
     "metadata",
 )

@@ -29,6 +29,7 @@ REQUIRABLE_FIELDS = (
     "retrieved_context",
     "context_ids",
     "relevant_ids",
+    "relevant_context",
     "actual_answer",
     "condition",
 )
