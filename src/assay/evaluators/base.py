@@ -287,12 +287,15 @@ class Evaluator(ABC):
                 assert value is not None
                 if not math.isfinite(value):
                     outcome = Outcome(Status.ERROR, None, f"non-finite value {value}")
-                elif not (low - _slack(low) <= value <= high + _slack(high)):
+                elif low <= value <= high:
+                    pass
+                elif low - _slack(low) <= value <= high + _slack(high):
+                    # float rounding (e.g. a float32 cosine of 1.0000000271): clipped
+                    outcome = Outcome(Status.OK, min(max(value, low), high))
+                else:
                     outcome = Outcome(
                         Status.ERROR, None, f"value {value} outside declared range [{low}, {high}]"
                     )
-                elif not low <= value <= high:  # float rounding (e.g. float32 cosine 1.00000003)
-                    outcome = Outcome(Status.OK, min(max(value, low), high))
             outcomes[spec.name] = outcome
         return CaseResult(outcomes, result.explanation, result.details)
 
