@@ -5,6 +5,7 @@ six-dimension validation framework (ROUGE-L with β ≈ 1.2) and the reference i
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from assay.data import read_suite, write_suite
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.base import Status
-from assay.evaluators.lexical_bleu import Bleu
+from assay.evaluators.lexical_bleu import Bleu, tokenize_13a
 from assay.evaluators.lexical_groundedness import LexicalGroundedness
 from assay.evaluators.lexical_rouge import Rouge, rouge
 from assay.evaluators.looping import Looping
@@ -26,9 +27,13 @@ def _looping(text: str) -> dict[str, float | None]:
 
 
 def test_looping_primary_metric_is_the_unique_sentence_score() -> None:
+    # H2O Sonar looping evaluator: unique sentences primary (threshold 0.75); compression ratio
+    # = compressed / original bytes, capped at 1, higher is better
     assert Looping.primary_metric().name == "unique_sentence_ratio"
+    assert Looping.metric("unique_sentence_ratio").threshold == 0.75
     compression = Looping.metric("compression_ratio")
-    assert compression.higher_is_better  # compressed / original: low means repetitive
+    assert compression.higher_is_better and compression.range == (0.0, 1.0)
+    assert _looping("Yes.")["compression_ratio"] == 1.0
 
 
 def test_short_idioms_are_not_loops() -> None:
@@ -200,3 +205,31 @@ def test_lexical_groundedness_scores_the_answer_against_the_context() -> None:
         .status
         is Status.SKIPPED
     )
+
+
+def test_bleu_primary_metric_and_threshold_are_the_catalogue_s() -> None:
+    # H2O Sonar BLEU evaluator: BLEU-1 primary, default metric threshold 0.75
+    assert Bleu.primary_metric().name == "bleu1"
+    assert Bleu.metric("bleu1").threshold == 0.75
+
+
+def test_bleu_individual_orders_equal_nltk_sentence_bleu() -> None:
+    # the catalogue's BLEU-n: nltk sentence_bleu with all weight on order n, no smoothing
+    bleu_score = pytest.importorskip("nltk.translate.bleu_score")
+    expected = "The monthly fee of the Everyday account is 4.50 euros."
+    actual = "The Everyday account costs 4.50 euros each month."
+    [result] = Bleu(ngram_weights="individual").evaluate(
+        [TestCase(id="q", expected_answer=expected, actual_answer=actual)]
+    )
+    weights = [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1)]
+    with warnings.catch_warnings():  # nltk warns about orders without a match
+        warnings.simplefilter("ignore")
+        reference = bleu_score.sentence_bleu(
+            [list(tokenize_13a(expected))], list(tokenize_13a(actual)), weights=weights
+        )
+    for n in range(1, 5):
+        assert result.outcomes[f"bleu{n}"].value == pytest.approx(reference[n - 1], abs=1e-12)
+    [cumulative] = Bleu().evaluate(
+        [TestCase(id="q", expected_answer=expected, actual_answer=actual)]
+    )
+    assert cumulative.outcomes["bleu1"].value == pytest.approx(result.outcomes["bleu1"].value)

@@ -47,6 +47,11 @@ def test_retrieved_context_is_checked_too() -> None:
     assert result.details["retrieval_leaks"][0]["chunk"] == 1
     clean = TestCase(id="r", actual_answer="ok", retrieved_context=["plain"], condition=RULE)
     assert _leak(clean, "encoding_retrieval_leak") == 0.0
+    # as the reference does, the plain retrieved context (chunks joined) is checked too
+    plain = TestCase(id="p", actual_answer="ok", retrieved_context=[f"SSN {SSN}"], condition=RULE)
+    assert _leak(plain, "encoding_retrieval_leak") == 1.0
+    pii = TestCase(id="i", actual_answer="ok", retrieved_context=["mail jane.doe@example.com"])
+    assert _leak(pii, "encoding_retrieval_leak") == 1.0
     assert _leak(TestCase(id="s", actual_answer="ok"), "encoding_retrieval_leak") == "skipped"
 
 

@@ -43,7 +43,7 @@ def normalize_label(text: str) -> str:
 
 
 #: Labels taken as the positive class of a binary task when ``positive_label`` is not given.
-POSITIVE_LABELS = ("1", "yes", "true", "positive", "pass", "relevant", "correct")
+POSITIVE_LABELS = ("1", "yes", "y", "true", "positive", "pos", "pass", "relevant", "correct")
 
 
 def per_class_prf(matrix: np.ndarray, n_classes: int) -> list[tuple[float, float, float, int]]:
@@ -184,8 +184,8 @@ class Classification(Evaluator):
             averages run over these classes only and an answer outside them counts as a miss.
         positive_label: the positive class of a binary task (scikit-learn's ``pos_label``) for
             the ``clf_positive_*`` metrics; without it, the one of two classes named like a
-            positive (``yes``, ``true``, ``1``, ``positive``, ``pass``, ``relevant``,
-            ``correct``), else those metrics are undefined.
+            positive (:data:`POSITIVE_LABELS`: ``yes``, ``true``, ``1``, ``positive``, ...),
+            else those metrics are undefined.
     """
 
     name = "classification"

@@ -137,6 +137,23 @@ def bleu_statistics(
     return [len(hyp), ref_len, *correct, *total]
 
 
+def individual_bleu(stats: Sequence[int], order: int) -> float:
+    """BLEU with all weight on one n-gram order, no smoothing (0–100): the brevity penalty times
+    the modified precision of ``order``-grams, as nltk's ``sentence_bleu`` with weights
+    ``(0, …, 1, …)`` and the reference catalogue's BLEU-n compute it.
+
+    Example:
+        >>> round(individual_bleu([3, 4, 3, 2, 1, 0, 3, 2, 1, 0], 2), 4)
+        71.6531
+    """
+    sys_len, ref_len = stats[0], stats[1]
+    correct, total = stats[1 + order], stats[1 + MAX_ORDER + order]
+    if not sys_len or not total or not correct:
+        return 0.0
+    bp = 1.0 if sys_len >= ref_len else math.exp(1 - ref_len / sys_len)
+    return 100.0 * bp * correct / total
+
+
 #: sacrebleu's smoothing methods and their default values.
 SMOOTHING: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
 
@@ -225,11 +242,17 @@ class Bleu(Evaluator):
     """Sentence BLEU-1…4 and corpus BLEU, equal to sacrebleu (settings in docs/lexical.md);
     several expected answers are sacrebleu's multi-reference BLEU.
 
+    The primary metric is ``bleu1`` with threshold 0.75, as in the reference catalogue (H2O
+    Sonar's BLEU evaluator). ``bleu2``…``bleu4`` are cumulative (uniform weights over 1..n-grams,
+    sacrebleu's BLEU-n) by default; ``ngram_weights="individual"`` gives the catalogue's BLEU-n
+    (all weight on the n-grams of order n, no smoothing). ``bleu1`` is the same under both.
+
     Args:
         lowercase: compare lower-cased texts (sacrebleu ``lowercase=True``).
         smooth_method: sacrebleu's smoothing: ``"exp"`` (default, as ``sentence_bleu``),
             ``"floor"``, ``"add-k"`` or ``"none"``.
         smooth_value: the value of ``floor`` (default 0.1) or ``add-k`` (default 1).
+        ngram_weights: ``"cumulative"`` (sacrebleu) or ``"individual"`` (reference catalogue).
 
     Example:
         >>> case = TestCase(id="q", actual_answer="The fee is 12 euros.",
@@ -249,8 +272,10 @@ class Bleu(Evaluator):
         *(
             MetricSpec(
                 f"bleu{n}",
-                f"sentence BLEU with n-grams up to {n} (smoothed, effective order), 0-1",
-                primary=n == 4,
+                f"sentence BLEU-{n} (cumulative up to {n}-grams, smoothed, effective order; or "
+                f"{n}-grams only with ngram_weights='individual'), 0-1",
+                threshold=0.75 if n == 1 else None,
+                primary=n == 1,
             )
             for n in range(1, MAX_ORDER + 1)
         ),
@@ -266,8 +291,13 @@ class Bleu(Evaluator):
         lowercase: bool = False,
         smooth_method: str = "exp",
         smooth_value: float | None = None,
+        ngram_weights: str = "cumulative",
     ) -> None:
         check(isinstance(lowercase, bool), "lowercase", "Bleu", "a boolean", lowercase)
+        check(
+            ngram_weights in ("cumulative", "individual"),
+            "ngram_weights", "Bleu", "'cumulative' or 'individual'", ngram_weights,
+        )  # fmt: skip
         check(
             smooth_method in SMOOTHING,
             "smooth_method", "Bleu", f"one of {list(SMOOTHING)}", smooth_method,
@@ -279,28 +309,29 @@ class Bleu(Evaluator):
         self.lowercase = lowercase
         self.smooth_method = smooth_method
         self.smooth_value = smooth_value
+        self.ngram_weights = ngram_weights
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         out = []
         for case in cases:
             stats = bleu_statistics(case.actual_answer or "", case.references, self.lowercase)
-            values = {
-                f"bleu{n}": bleu_from_statistics(
-                    stats, n, True, self.smooth_method, self.smooth_value
-                )
-                / 100
-                for n in range(1, MAX_ORDER + 1)
-            }
+            values = {f"bleu{n}": self._sentence_bleu(stats, n) for n in range(1, MAX_ORDER + 1)}
             out.append(
                 CaseResult.ok(
                     values,
-                    f"BLEU-4 {values['bleu4']:.3f}; {stats[2]}/{stats[6]} unigrams and "
+                    f"BLEU-1 {values['bleu1']:.3f}, BLEU-4 {values['bleu4']:.3f}; "
+                    f"{stats[2]}/{stats[6]} unigrams and "
                     f"{stats[5]}/{stats[9]} 4-grams of the answer found in the expected answer"
                     + (f" ({len(case.references)} references)" if len(case.references) > 1 else ""),
                     {"stats": stats},
                 )
             )
         return out
+
+    def _sentence_bleu(self, stats: Sequence[int], n: int) -> float:
+        if self.ngram_weights == "individual":
+            return individual_bleu(stats, n) / 100
+        return bleu_from_statistics(stats, n, True, self.smooth_method, self.smooth_value) / 100
 
     def corpus_accumulator(self) -> BleuAccumulator:
         return BleuAccumulator(self.smooth_method, self.smooth_value)

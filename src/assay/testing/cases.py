@@ -79,6 +79,7 @@ def sample_cases() -> list[TestCase]:
             retrieved_context=_CONTEXT[1:2],
             context_ids=["fees-2"],
             relevant_ids=["fees-2"],
+            relevant_context=_CONTEXT[1:2],
             actual_answer="Each cash withdrawal abroad costs 3 euros.",
             topic="fees",
             query_type="factual",
