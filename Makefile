@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # Extras installed for the test-suite (each heavy family adds its extra here).
-TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner,embed,nli,toxicity,lm,generate,label,ray,agents
+TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner,embed,nli,toxicity,lm,generate,label,ray,agents,verdict
 # llama-cpp-python (extra local-llm) builds from source: skip its multimodal tools.
 CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 export CMAKE_ARGS
@@ -20,7 +20,7 @@ install: $(BIN)/activate
 
 demo: $(BIN)/activate
 	$(BIN)/python -m pip install -q torch==2.13.0  # CPU build first, so extras do not pull CUDA
-	$(BIN)/python -m pip install -q -e ".[embed,toxicity]"
+	$(BIN)/python -m pip install -q -e ".[embed,toxicity,verdict]"
 	$(BIN)/assay demo --out demo-run
 
 test: install lint typecheck
