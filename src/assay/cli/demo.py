@@ -1,4 +1,4 @@
-"""``assay demo``: evaluate the bundled banking RAG demo end to end."""
+"""``assay demo``: validate the bundled banking RAG demo end to end with its validation plan."""
 
 from __future__ import annotations
 
@@ -15,19 +15,25 @@ from assay.cli.progress import console, progress_bar
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("demo-run"),
     show_default=True,
-    help="Run directory to write (replaced if present).",
+    help="Assessment directory to write (its run is reused when complete and unchanged).",
 )
 def command(out: Path) -> None:
-    """Evaluate the bundled banking demo with every core evaluator; print the report path."""
-    from assay.demo import demo_evaluators, demo_suite_path
-    from assay.engine import evaluate
+    """Run the demo's validation plan: evaluate, calibrate to its human labels, decide.
 
-    evaluators, missing = demo_evaluators()
+    Prints each system's decision per dimension and the path of ``verdict.md``; the run's own
+    report is ``OUT/run/report.md``. A demo, not a gate: the exit status is 0 whatever the verdict.
+    """
+    from assay.demo import demo_plan
+    from assay.verdict import assess
+
+    plan, missing = demo_plan()
     if missing:
         console.print(f"Skipping {', '.join(missing)}: install 'assay[embed,toxicity]' for them.")
-    console.print(f"Evaluating the banking demo with {len(evaluators)} evaluators ...")
+    console.print(f"Validating the banking demo with {len(plan.run.evaluators)} evaluators ...")
     with progress_bar() as progress:
-        run = evaluate(demo_suite_path(), evaluators, out=out, overwrite=True, progress=progress)
-    failing = [r for r in run.leaderboard if r["primary"] and r["passed"] is False]
-    console.print(f"{len(run.problems)} problems, {len(failing)} primary metrics below threshold.")
-    click.echo(str(out / "report.md"))
+        assessment = assess(plan, out, progress=progress)
+    for model in assessment.models:
+        per = assessment.dimension_decisions(model)
+        summary = ", ".join(f"{dim} {decision}" for dim, decision in per.items())
+        console.print(f"{model}: {assessment.model_decision(model)} ({summary})", markup=False)
+    click.echo(str(out / "verdict.md"))

@@ -46,9 +46,24 @@ def command(
     no_cases: bool,
     check: bool,
 ) -> None:
-    """Check RUN_DIR against its thresholds and write JUnit XML (per metric and per case)."""
+    """Check RUN_DIR against its thresholds and write JUnit XML (per metric and per case).
+
+    RUN_DIR may also be an assessment directory (``assay assess``): the XML then holds one test
+    per system × check, and ``--check`` exits with the verdict's status — 0 PASS, 1 FAIL,
+    3 INCONCLUSIVE (an undecided check is an error in the XML, never a skipped test).
+    """
     from assay.engine.run import load_run
     from assay.gating import check_run, write_junit
+    from assay.verdict.junit import VERDICT_FILE, write_verdict_junit
+
+    if (run_dir / VERDICT_FILE).is_file():
+        path = out or run_dir / "junit.xml"
+        code = write_verdict_junit(run_dir, path)
+        console.print(f"Verdict exit status {code} (0 PASS, 1 FAIL, 3 INCONCLUSIVE).")
+        click.echo(str(path))
+        if check and code:
+            raise SystemExit(code)
+        return
 
     run = load_run(run_dir)
     gate = check_run(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from importlib.resources import files
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from assay.evaluators.registry import catalogue
+from assay.evaluators.registry import catalogue, evaluator_class
 
 
 def demo_dir() -> Path:
@@ -84,7 +85,34 @@ DEMO_EVALUATORS = (
 _EXTRA_MODULES = {"embed": "sentence_transformers", "toxicity": "profanity_check"}
 
 
-def demo_evaluators() -> tuple[list[str], list[str]]:
+def demo_plan_path() -> Path:
+    """Path of the demo's validation plan (TOML)."""
+    return demo_dir() / "plan.toml"
+
+
+def demo_plan() -> tuple[Any, list[str]]:
+    """The demo's validation plan restricted to installed evaluators, and those left out.
+
+    Checks none of whose metrics would be produced are dropped.
+
+    Example:
+        >>> plan, missing = demo_plan()
+        >>> plan.run.suite.name, "token_f1" in plan.run.evaluators
+        ('suite.jsonl', True)
+    """
+    from assay.verdict import load_plan
+
+    plan = load_plan(demo_plan_path())
+    chosen, missing = demo_evaluators(plan.run.evaluators)
+    if not missing:
+        return plan, []
+    produced = {spec.name for name in chosen for spec in evaluator_class(name).metrics}
+    checks = [c for c in plan.check if set(c.metrics) & produced]
+    run = plan.run.model_copy(update={"evaluators": chosen})
+    return plan.model_copy(update={"run": run, "check": checks}), missing
+
+
+def demo_evaluators(names: Sequence[str] = DEMO_EVALUATORS) -> tuple[list[str], list[str]]:
     """The demo's evaluators whose extras are installed, and those left out for a missing extra.
 
     Example:
@@ -95,7 +123,7 @@ def demo_evaluators() -> tuple[list[str], list[str]]:
     extras = {row["name"]: row["extra"] for row in catalogue()}
     chosen: list[str] = []
     missing: list[str] = []
-    for name in DEMO_EVALUATORS:
+    for name in names:
         module = _EXTRA_MODULES.get(extras[name] or "")
         (missing if module and find_spec(module) is None else chosen).append(name)
     return chosen, missing

@@ -66,8 +66,8 @@ def calibration_regions(curve: dict[str, Any], *, title: str) -> Markup:
         ...          "region": ["FAIL", "REVIEW", "PASS"], "scores_pass": [0.9],
         ...          "scores_fail": [0.1]}
         >>> svg = calibration_regions(curve, title="c")
-        >>> svg.count("<rect"), "<polyline" in svg
-        (3, True)
+        >>> svg.count("<rect"), "<polyline" in svg  # three regions and the frame
+        (4, True)
     """
     lo, hi = float(curve["grid"][0]), float(curve["grid"][-1])
     body = _shade(curve, lo, hi)

@@ -65,7 +65,7 @@ def clopper_pearson(successes: int, n: int, confidence: float, side: str = LOWER
     Example:
         >>> b = clopper_pearson(18, 18, 0.95)  # 18 of 18 correct: 0.05 ** (1 / 18)
         >>> round(b.bound, 4)
-        0.8464
+        0.8467
         >>> round(clopper_pearson(0, 20, 0.95, side="upper").bound, 4)  # rule of three
         0.1391
     """

@@ -166,9 +166,9 @@ def decide_check(check: Check, verdicts: CaseVerdicts, model: str) -> CheckDecis
         n = decision.n_labelled if verdicts.calibrated else len(rows)
         k = round((decision.estimate or 0.0) * n)
         decision.labels_needed = labels_to_decide(k, n, check.target, check.confidence)
+        kind = "labelled cases" if verdicts.calibrated else "cases"
         more = (
-            f"; about {decision.labels_needed - n} more "
-            f"{'labelled ' if verdicts.calibrated else ''}cases at the observed rate would decide"
+            f"; about {decision.labels_needed - n} more {kind} at the observed rate would decide it"
             if decision.labels_needed
             else ""
         )

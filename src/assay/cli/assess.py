@@ -1,0 +1,40 @@
+"""``assay assess``: run a validation plan end to end and print the verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from assay.cli.progress import console, progress_bar
+
+
+@click.command("assess")
+@click.argument("plan", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Assessment directory (run/, verdict.json, verdict.md, verdict.html, review_queue.jsonl). "
+    "A complete run made from the same inputs is reused, so re-running after labelling is quick.",
+)
+def command(plan: Path, out: Path) -> None:
+    """Evaluate, calibrate to human labels and decide each dimension of PLAN (a TOML file).
+
+    Exit status: 0 every system PASSes, 1 a system FAILs, 3 undecided (INCONCLUSIVE),
+    2 an error in the plan or the input.
+    """
+    from assay.verdict import assess, load_plan
+
+    validation = load_plan(plan)
+    console.print(f"Assessing {validation.title!r}: {len(validation.check)} checks ...")
+    with progress_bar() as progress:
+        assessment = assess(validation, out, progress=progress)
+    for model in assessment.models:
+        decisions = ", ".join(
+            f"{dim} {decision}" for dim, decision in assessment.dimension_decisions(model).items()
+        )
+        console.print(f"{model}: {assessment.model_decision(model)} ({decisions})", markup=False)
+    console.print(f"Verdict: {assessment.decision}", markup=False)
+    click.echo(str(out / "verdict.md"))
+    raise SystemExit(assessment.exit_code)

@@ -1,0 +1,132 @@
+"""``assess`` end to end on the bundled demo: calibrated to its labels, decided per dimension."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from assay.cli.main import cli
+from assay.demo import demo_plan, demo_suite_path
+from assay.verdict import assess, parse_plan
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    out = tmp_path_factory.mktemp("assess") / "demo"
+    plan, missing = demo_plan()
+    if missing:
+        pytest.skip(f"demo extras not installed: {missing}")
+    return assess(plan, out), out
+
+
+def test_the_demo_verdict_follows_its_human_labels(demo) -> None:  # type: ignore[no-untyped-def]
+    assessment, _ = demo
+    assert assessment.model_decision("faithful") == "PASS"
+    assert assessment.model_decision("hallucinating") == "FAIL"
+    per = assessment.dimension_decisions("hallucinating")
+    assert per["qa"] == "FAIL" and per["hallucination"] == "FAIL" and per["risk"] == "FAIL"
+    assert assessment.exit_code == 1
+    assert "bad_actor" not in assessment.dimension_decisions("faithful")  # no attack was run
+
+
+def test_labelled_cases_keep_the_human_verdict(demo) -> None:  # type: ignore[no-untyped-def]
+    assessment, _ = demo
+    table = assessment.verdicts["correct answers"].table
+    human = table[table["source"] == "human"]
+    assert len(human) > 0
+    expected = human["label"].map({1.0: "PASS", 0.0: "FAIL"})
+    assert (human["verdict"] == expected).all()
+    calibrated = table[table["source"] == "calibrated"]
+    assert set(calibrated["verdict"]) <= {"PASS", "FAIL", "REVIEW", "UNMEASURED"}
+
+
+def test_validity_gate_and_calibration_are_reported(demo) -> None:  # type: ignore[no-untyped-def]
+    assessment, out = demo
+    qa = assessment.verdicts["correct answers"]
+    deciding = next(v for v in qa.validity if v["metric"] == qa.metric)
+    assert deciding["ci_low"] > 0.5 and 0.0 <= deciding["coverage_test"] <= 1.0
+    verdict = json.loads((out / "verdict.json").read_text(encoding="utf-8"))
+    assert verdict["exit_code"] == 1 and verdict["models"]["faithful"]["decision"] == "PASS"
+    html = (out / "verdict.html").read_text(encoding="utf-8")
+    assert "plot-calibration" in html and "plot-distribution" in html
+    assert html.index("Decisions") < html.index("Measurement validity")
+    markdown = (out / "verdict.md").read_text(encoding="utf-8")
+    assert markdown.startswith("# Northbridge Bank assistant (demo): FAIL")
+    queue = (out / "review_queue.jsonl").read_text(encoding="utf-8").splitlines()
+    reviews = sum(d.n_review for d in assessment.decisions if d.calibrated)
+    assert len(queue) >= 1 and reviews >= 1
+
+
+def test_a_metric_that_does_not_separate_cannot_decide(tmp_path: Path) -> None:
+    """text statistics do not tell correct from incorrect answers: the check is INCONCLUSIVE."""
+    plan = parse_plan(
+        f"""
+[run]
+suite = "{demo_suite_path()}"
+evaluators = ["text_statistics"]
+[[check]]
+dimension = "qa"
+name = "correct answers"
+label = "correct"
+metrics = ["type_token_ratio"]
+scope = "original"
+min_pass_rate = 0.8
+"""
+    )
+    assessment = assess(plan)
+    decision = next(d for d in assessment.decisions if d.model == "faithful")
+    assert decision.decision == "INCONCLUSIVE"
+    assert "no metric separates human PASS from FAIL" in decision.reason
+    assert assessment.exit_code == 3
+
+
+def test_without_labels_the_verdict_says_uncalibrated(tmp_path: Path) -> None:
+    plan = parse_plan(
+        f"""
+[run]
+suite = "{demo_suite_path()}"
+evaluators = ["token_f1"]
+[labels]
+source = "none"
+[[check]]
+dimension = "qa"
+name = "correct answers"
+label = "correct"
+metrics = ["token_f1"]
+min_pass_rate = 0.5
+"""
+    )
+    decisions = assess(plan).decisions
+    assert all("uncalibrated" in d.reason for d in decisions)
+    assert all(not d.calibrated for d in decisions)
+
+
+def test_cli_plan_then_assess_and_junit_exit_codes(tmp_path: Path) -> None:
+    runner = CliRunner()
+    plan_path = tmp_path / "plan.toml"
+    result = runner.invoke(cli, ["plan", str(demo_suite_path()), "--out", str(plan_path)])
+    assert result.exit_code == 0, result.output
+    text = plan_path.read_text(encoding="utf-8")
+    assert text.startswith("# assay validation plan") and 'source = "suite"' in text
+    out = tmp_path / "assessment"
+    result = runner.invoke(cli, ["assess", str(plan_path), "--out", str(out)])
+    assert result.exit_code in (1, 3), result.output  # the hallucinating system cannot pass
+    assert result.output.strip().splitlines()[-1] == str(out / "verdict.md")
+    verdict = json.loads((out / "verdict.json").read_text(encoding="utf-8"))
+    assert result.exit_code == verdict["exit_code"]
+    junit = runner.invoke(cli, ["junit", str(out), "--check"])
+    assert junit.exit_code == verdict["exit_code"]
+    xml = (out / "junit.xml").read_text(encoding="utf-8")
+    assert "hallucinating :: " in xml and "<failure" in xml
+    # a second run reuses the complete run: the run directory is not rewritten
+    before = (out / "run" / "manifest.json").stat().st_mtime_ns
+    again = runner.invoke(cli, ["assess", str(plan_path), "--out", str(out)])
+    assert again.exit_code == verdict["exit_code"]
+    assert (out / "run" / "manifest.json").stat().st_mtime_ns == before
+    refused = runner.invoke(cli, ["plan", str(demo_suite_path()), "--out", str(plan_path)])
+    assert refused.exit_code != 0
