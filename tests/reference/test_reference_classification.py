@@ -61,3 +61,21 @@ def test_no_positive_class_without_a_binary_task() -> None:
     values, details = _run(Classification(), ["a", "b", "c"], ["a", "b", "b"])
     assert details["positive_label"] is None
     assert values["clf_positive_f1"] is None and values["clf_macro_f1"] is not None
+
+
+def test_default_classes_are_the_expected_labels_as_in_the_catalogue() -> None:
+    # H2O Sonar: precision_recall_fscore_support(labels=<expected classes>, average="macro");
+    # a predicted label outside them is a miss, not an extra class of the average
+    true = ["a", "a", "b", "b", "c"]
+    pred = ["a", "b", "b", "x", "c"]
+    values, details = _run(Classification(), true, pred)
+    p, r, f, _ = metrics.precision_recall_fscore_support(
+        true, pred, labels=["a", "b", "c"], average="macro", zero_division=0
+    )
+    assert details["labels"] == ["a", "b", "c"]
+    assert values["clf_macro_precision"] == pytest.approx(p, abs=1e-12)
+    assert values["clf_macro_recall"] == pytest.approx(r, abs=1e-12)
+    assert values["clf_macro_f1"] == pytest.approx(f, abs=1e-12)
+    seen, _ = _run(Classification(classes="seen"), true, pred)
+    sk = metrics.precision_recall_fscore_support(true, pred, average="macro", zero_division=0)
+    assert seen["clf_macro_f1"] == pytest.approx(sk[2], abs=1e-12) != values["clf_macro_f1"]

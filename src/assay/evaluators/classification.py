@@ -96,8 +96,14 @@ def prf_from_confusion(
 class ClassificationAccumulator:
     """Counts (true, predicted) label pairs of one model; memory grows with the label set only."""
 
-    def __init__(self, labels: Sequence[str] | None, positive_label: str | None = None) -> None:
+    def __init__(
+        self,
+        labels: Sequence[str] | None,
+        positive_label: str | None = None,
+        classes: str = "expected",
+    ) -> None:
         self.labels = None if labels is None else [normalize_label(x) for x in labels]
+        self.classes = classes
         self.positive = None if positive_label is None else normalize_label(positive_label)
         self.pairs: dict[tuple[str, str], int] = {}
 
@@ -113,7 +119,9 @@ class ClassificationAccumulator:
         """Classes and an (n+1)×(n+1) confusion matrix whose last row / column gathers labels
         outside ``labels`` (always empty when the classes are the labels seen)."""
         labels = self.labels
-        if labels is None:
+        if labels is None and self.classes == "expected":
+            labels = sorted({true for true, _ in self.pairs})
+        elif labels is None:
             labels = sorted({label for pair in self.pairs for label in pair})
         other = len(labels)
         index = {label: i for i, label in enumerate(labels)}
@@ -179,9 +187,12 @@ class Classification(Evaluator):
     """Accuracy, macro / micro precision, recall and F1 of label answers (equal to scikit-learn).
 
     Args:
-        labels: the class labels (normalised like the answers). Without it the classes are every
-            label seen in a model's true or predicted labels, as scikit-learn does. With it,
-            averages run over these classes only and an answer outside them counts as a miss.
+        labels: the class labels (normalised like the answers). With it, averages run over these
+            classes only and an answer outside them counts as a miss. Without it, ``classes``
+            decides.
+        classes: without ``labels``, the classes are the expected labels seen (``"expected"``,
+            the reference catalogue's choice: ``labels=`` the true classes) or every label seen
+            in true or predicted labels (``"seen"``, scikit-learn's default).
         positive_label: the positive class of a binary task (scikit-learn's ``pos_label``) for
             the ``clf_positive_*`` metrics; without it, the one of two classes named like a
             positive (:data:`POSITIVE_LABELS`: ``yes``, ``true``, ``1``, ``positive``, ...),
@@ -222,7 +233,12 @@ class Classification(Evaluator):
         ),
     )
 
-    def __init__(self, labels: list[str] | None = None, positive_label: str | None = None) -> None:
+    def __init__(
+        self,
+        labels: list[str] | None = None,
+        positive_label: str | None = None,
+        classes: str = "expected",
+    ) -> None:
         check(
             labels is None
             or (
@@ -239,8 +255,13 @@ class Classification(Evaluator):
             positive_label is None or isinstance(positive_label, str),
             "positive_label", "Classification", "None or a string", positive_label,
         )  # fmt: skip
+        check(
+            classes in ("expected", "seen"),
+            "classes", "Classification", "'expected' or 'seen'", classes,
+        )  # fmt: skip
         self.labels = labels
         self.positive_label = positive_label
+        self.classes = classes
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         out = []
@@ -259,4 +280,4 @@ class Classification(Evaluator):
         return out
 
     def corpus_accumulator(self) -> ClassificationAccumulator:
-        return ClassificationAccumulator(self.labels, self.positive_label)
+        return ClassificationAccumulator(self.labels, self.positive_label, self.classes)

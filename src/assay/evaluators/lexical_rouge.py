@@ -297,7 +297,7 @@ class Rouge(Evaluator):
 
     Args:
         use_stemmer: Porter-stem words longer than three characters (``rouge-score``'s
-            ``use_stemmer``).
+            ``use_stemmer``; on by default, as in the reference catalogue's ROUGE evaluator).
         tokenizer: ``"auto"`` (default: rouge-score's tokeniser, or the Unicode one for cases
             with non-ASCII letters), ``"rouge_score"`` or ``"unicode"``.
         beta: Weight of recall in the ROUGE-L and ROUGE-Lsum F-measures (1: rouge-score's F1;
@@ -321,7 +321,7 @@ class Rouge(Evaluator):
     metrics = _specs()
 
     def __init__(
-        self, use_stemmer: bool = False, tokenizer: str = "auto", beta: float = 1.0
+        self, use_stemmer: bool = True, tokenizer: str = "auto", beta: float = 1.0
     ) -> None:
         check(isinstance(use_stemmer, bool), "use_stemmer", "Rouge", "a boolean", use_stemmer)
         check(
