@@ -130,3 +130,33 @@ def test_cli_plan_then_assess_and_junit_exit_codes(tmp_path: Path) -> None:
     assert (out / "run" / "manifest.json").stat().st_mtime_ns == before
     refused = runner.invoke(cli, ["plan", str(demo_suite_path()), "--out", str(plan_path)])
     assert refused.exit_code != 0
+
+
+def test_review_cases_come_first_in_the_labeling_queue_and_new_labels_count(  # type: ignore[no-untyped-def]
+    demo, tmp_path: Path
+) -> None:
+    import pandas as pd
+
+    from assay.label.queue import uncertain_cases
+
+    assessment, out = demo
+    results = pd.read_parquet(out / "run" / "results.parquet")
+    flags, _ = uncertain_cases(results, out / "run", None)
+    table = assessment.verdicts["correct answers"].table
+    review = {(r.case_id, r.model) for r in table[table["verdict"] == "REVIEW"].itertuples()}
+    assert review and review <= {k for k, v in flags.items() if v}
+    assert len(results) > 0
+    # annotators label the REVIEW cases (here: a labels file); re-running counts them as labels
+    labels = tmp_path / "new_labels.csv"
+    rows = ["id,model,correct"] + [f"{case_id},{model},1" for case_id, model in sorted(review)]
+    labels.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    plan, _ = demo_plan()
+    relabelled = plan.model_copy(
+        update={"labels": plan.labels.model_copy(update={"source": ["suite", str(labels)]})}
+    )
+    again = assess(relabelled, out)
+    before = {d.model: d for d in assessment.decisions if d.check == "correct answers"}
+    after = {d.model: d for d in again.decisions if d.check == "correct answers"}
+    for model, decision in after.items():
+        assert decision.n_labelled >= before[model].n_labelled
+    assert sum(d.n_labelled for d in after.values()) > sum(d.n_labelled for d in before.values())

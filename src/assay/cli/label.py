@@ -11,6 +11,7 @@ from assay.cli.progress import console
 
 @click.command("label")
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+# RUN_DIR may be an assessment directory (``assay assess``): its cases routed to REVIEW come first.
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
 @click.option(
@@ -69,6 +70,8 @@ def command(
     from assay.label.store import Store, database_url
 
     check_bind(host, allow_remote)
+    if (run_dir / "verdict.json").is_file():  # an assessment: label its run, REVIEW cases first
+        run_dir = run_dir / "run"
     store = Store(database_url(run_dir, db))
     project = LabelProject(
         run_dir,

@@ -214,8 +214,9 @@ def uncertain_cases(
     elif (Path(run_dir) / "calibrated.parquet").is_file():
         frame = pd.read_parquet(Path(run_dir) / "calibrated.parquet")
         metrics = [m for m in str(frame["metric"].iloc[0]).split("+")] if len(frame) else []
+    review = review_cases(run_dir)
     if frame is None:
-        return {}, []
+        return review, []
     flags: dict[tuple[str, str], bool] = {}
     for row in frame[["case_id", "model", "prediction_set"]].itertuples(index=False):
         members = _set_members(row.prediction_set)
@@ -223,7 +224,22 @@ def uncertain_cases(
             key = (str(row.case_id), str(row.model))
             flags[key] = flags.get(key, False) or len(members) != 1
     logger.info("calibrator: %d of %d cases uncertain", sum(flags.values()), len(flags))
+    for key in review:
+        flags[key] = True
     return flags, metrics
+
+
+def review_cases(run_dir: str | Path) -> dict[tuple[str, str], bool]:
+    """Cases an assessment routed to REVIEW, when ``run_dir`` is the run of an assessment
+    (``ASSESSMENT/run``; the verdicts are in ``ASSESSMENT/verdict_cases.csv``)."""
+    path = Path(run_dir).parent / "verdict_cases.csv"
+    if not path.is_file():
+        return {}
+    table = pd.read_csv(path, dtype={"case_id": str, "model": str})
+    if "verdict" not in table:
+        return {}
+    review = table[table["verdict"] == "REVIEW"]
+    return {(str(r.case_id), str(r.model)): True for r in review.itertuples(index=False)}
 
 
 def _set_members(raw: Any) -> list[Any] | None:

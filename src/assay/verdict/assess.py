@@ -23,7 +23,7 @@ from assay.errors import InvalidInputError
 from assay.fileio import write_text
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
-from assay.verdict.labels import Key, labels_from_cases, labels_from_file
+from assay.verdict.labels import Key, labels_from_cases, labels_from_file, labels_from_store
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan
 
 logger = logging.getLogger(__name__)
@@ -117,13 +117,22 @@ def _case_frame(cases: list[Any]) -> pd.DataFrame:
     return frame.set_index(["case_id", "model"])
 
 
-def _load_labels(plan: ValidationPlan, cases: list[Any]) -> dict[str, dict[Key, int]]:
+def _load_labels(
+    plan: ValidationPlan, cases: list[Any], run_dir: Path | None
+) -> dict[str, dict[Key, int]]:
+    """Labels per criterion from the plan's sources, later sources overriding earlier ones."""
     criteria = {c.label for c in plan.check if c.label}
-    if plan.labels.source == "none" or not criteria:
-        return {c: {} for c in criteria}
-    if plan.labels.source == "suite":
-        return labels_from_cases(cases, criteria)
-    return labels_from_file(plan.resolve(plan.labels.source), criteria)
+    merged: dict[str, dict[Key, int]] = {c: {} for c in criteria}
+    for source in plan.labels.sources if criteria else []:
+        if source == "suite":
+            found = labels_from_cases(cases, criteria)
+        elif source == "store":
+            found = labels_from_store(run_dir, criteria) if run_dir is not None else {}
+        else:
+            found = labels_from_file(plan.resolve(source), criteria)
+        for criterion, values in found.items():
+            merged[criterion].update(values)
+    return merged
 
 
 def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
@@ -221,7 +230,7 @@ def assess(
     results["model"] = results["model"].astype(str)
     direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
     frame = _case_frame(cases)
-    labels = _load_labels(plan, cases)
+    labels = _load_labels(plan, cases, run.path)
     models = sorted(frame.index.get_level_values("model").unique())
     decisions: list[CheckDecision] = []
     verdicts: dict[str, CaseVerdicts] = {}

@@ -83,6 +83,40 @@ def labels_from_file(path: Path, criteria: set[str]) -> dict[str, dict[Key, int]
     return out
 
 
+def labels_from_store(run_dir: Path, criteria: set[str]) -> dict[str, dict[Key, int]]:
+    """Criterion → (case id, model) → majority PASS / FAIL of the labeling app's store of a run.
+
+    Ties are left out. Only binary criteria are read (a graded criterion cannot be a PASS label).
+    """
+    from assay.label.export import label_frame
+    from assay.label.store import Store, database_url
+
+    out: dict[str, dict[Key, int]] = {c: {} for c in criteria}
+    if not (run_dir / "labels.sqlite").is_file():
+        return out
+    store = Store(database_url(run_dir, None))
+    try:
+        known = {c.name for c in store.criteria()}
+        wanted = sorted(criteria & known)
+        judgments = store.judgments()
+    finally:
+        store.close()
+    if not wanted or not judgments:
+        return out
+    frame, _ = label_frame(judgments, wanted)
+    for row in frame.to_dict("records"):
+        for criterion in wanted:
+            where = f"{run_dir}/labels.sqlite, case {row['id']!r}, criterion {criterion!r}"
+            value = (
+                to_pass(row.get(criterion), where)
+                if row.get(criterion) == row.get(criterion)
+                else None
+            )
+            if value is not None:
+                out[criterion][(str(row["id"]), str(row["model"]))] = value
+    return out
+
+
 def label_columns(path: Path) -> set[str]:
     """The criterion columns of a labels file (for messages)."""
     if path.suffix.lower() == ".csv" and path.is_file():

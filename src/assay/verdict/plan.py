@@ -48,12 +48,20 @@ class RunSection(_Strict):
 class LabelsSection(_Strict):
     """Where human labels come from and how they are split.
 
-    ``source`` is ``"suite"`` (the ``labels`` field of each case) or a CSV / JSONL file with
-    ``id``, ``model`` and one column per criterion (1 / true = PASS); ``"none"`` means the
-    verdict is uncalibrated.
+    ``source`` is one source or a list, later ones overriding earlier ones for the same case:
+    ``"suite"`` (the ``labels`` field of each case), ``"store"`` (the labeling app's store of the
+    assessment's run, majority per criterion), or a CSV / JSONL file with ``id``, ``model`` and one
+    column per criterion (1 / true = PASS). ``"none"`` means the verdict is uncalibrated.
     """
 
-    source: str = "suite"
+    source: str | list[str] = "suite"
+
+    @property
+    def sources(self) -> list[str]:
+        """The sources in order (``"none"`` gives an empty list)."""
+        items = [self.source] if isinstance(self.source, str) else list(self.source)
+        return [s for s in items if s != "none"]
+
     calibration_fraction: float = Field(default=0.5, gt=0.0, lt=1.0)
 
 
