@@ -245,7 +245,8 @@ def assess(
             check, results, frame, labels.get(check.label or "", {}), direction, plan
         )
         verdicts[check.name] = cv
-        decisions.extend(decide_check(check, cv, model) for model in models)
+        review = plan.calibration.review_in_rates
+        decisions.extend(decide_check(check, cv, model, review) for model in models)
     assessment = Assessment(plan, decisions, verdicts, run.path, models)
     if out_path is not None:
         write_assessment(assessment, out_path, cases)

@@ -11,8 +11,9 @@ For each system (model) and check:
 
 Zero tolerance (``max_fail_rate = 0``) fails on the first failing case and passes only when every
 case in scope was measured and passed. Calibrated checks bound the rate by prediction-powered
-inference (labelled test cases rectify the conformal verdicts of the unlabelled ones) when
-``ppi-python`` is installed and at least :data:`MIN_PPI_LABELS` test labels exist for the system;
+inference (the labelled cases not used to fit the calibrator rectify the calibrated P(PASS) of
+the unlabelled ones) when ``ppi-python`` is installed and at least :data:`MIN_PPI_LABELS` such
+labels exist for the system;
 otherwise, and for human labels alone, by the exact Clopper–Pearson bound on the labelled cases.
 """
 
@@ -83,25 +84,40 @@ def _bounds_rule(verdicts: pd.Series, confidence: float) -> tuple[RateBound, Rat
     )
 
 
-def _bounds_calibrated(rows: pd.DataFrame, confidence: float) -> tuple[RateBound, RateBound]:
-    """PPI: test labels rectify the unlabelled cases' verdicts; else exact labels-only bounds."""
+def _predictions(rows: pd.DataFrame, column: str, review: str, side: str) -> np.ndarray:
+    """P(PASS) of each case for the PPI bound on ``side``; undecided cases per the plan.
+
+    Unmeasured cases have no prediction: FAIL (0) for the lower bound, PASS (1) for the upper.
+    REVIEW cases are counted the same way (``conservative``) or keep their P(PASS)
+    (``calibrated``).
+    """
+    extreme = 0.0 if side == LOWER else 1.0
+    p = rows["p_pass"].to_numpy(dtype=float)
+    verdict = rows[column].to_numpy(dtype=object)
+    undecided = verdict == UNMEASURED
+    if review == "conservative":
+        undecided |= verdict == REVIEW
+    return np.where(undecided | np.isnan(p), extreme, p)
+
+
+def _bounds_calibrated(
+    rows: pd.DataFrame, confidence: float, review: str
+) -> tuple[RateBound, RateBound]:
+    """PPI: labels not used to fit the calibrator rectify the calibrated P(PASS) of the
+    unlabelled cases; else exact bounds on the human labels alone."""
     human = rows[rows["source"] == HUMAN]
-    test = human[(human["split"] == "test") & human["predicted"].notna()]
+    rectifier = human[human["split"].isin(["test", "conformal"]) & human["predicted"].notna()]
     unlabelled = rows[rows["source"] == CALIBRATED]
-    if ppi_available() and len(test) >= MIN_PPI_LABELS and len(unlabelled) >= 1:
-        y = test["label"].to_numpy(dtype=float)
-        cons_l = (test["predicted"] == PASS).to_numpy(dtype=float)
-        cons_u = (unlabelled["verdict"] == PASS).to_numpy(dtype=float)
-        opt_l = (test["predicted"] != FAIL).to_numpy(dtype=float)
-        opt_u = (unlabelled["verdict"] != FAIL).to_numpy(dtype=float)
-        # The PPI interval is a normal approximation: when the labels, or the machine's errors on
-        # them, do not vary at all its variance estimate is 0 and the bound collapses onto the
-        # point estimate. The exact labels-only bound is used then.
-        if _varies(y) and _varies(y - cons_l) and _varies(y - opt_l):
-            return (
-                ppi_bound(y, cons_l, cons_u, confidence, LOWER),
-                ppi_bound(y, opt_l, opt_u, confidence, UPPER),
-            )
+    y = rectifier["label"].to_numpy(dtype=float)
+    # The PPI interval is a normal approximation: when the labels do not vary at all its variance
+    # estimate collapses and the bound with it; the exact labels-only bound is used then.
+    if ppi_available() and len(rectifier) >= MIN_PPI_LABELS and len(unlabelled) and _varies(y):
+        bounds = []
+        for side in (LOWER, UPPER):
+            labelled = _predictions(rectifier, "predicted", review, side)
+            others = _predictions(unlabelled, "verdict", review, side)
+            bounds.append(ppi_bound(y, labelled, others, confidence, side))
+        return bounds[0], bounds[1]
     k, n = int((human["label"] == 1).sum()), len(human)
     return clopper_pearson(k, n, confidence, LOWER), clopper_pearson(k, n, confidence, UPPER)
 
@@ -110,8 +126,11 @@ def _varies(values: np.ndarray) -> bool:
     return bool(np.ptp(values) > 0)
 
 
-def decide_check(check: Check, verdicts: CaseVerdicts, model: str) -> CheckDecision:
-    """Decide one check for one system from its per-case verdicts."""
+def decide_check(
+    check: Check, verdicts: CaseVerdicts, model: str, review: str = "conservative"
+) -> CheckDecision:
+    """Decide one check for one system from its per-case verdicts (``review``: how REVIEW cases
+    enter calibrated rate bounds, see :class:`~assay.verdict.plan.CalibrationSection`)."""
     rows = verdicts.table[verdicts.table["model"] == model]
     counts = rows["verdict"].value_counts()
     machine = rows[rows["source"] != HUMAN]
@@ -149,7 +168,7 @@ def decide_check(check: Check, verdicts: CaseVerdicts, model: str) -> CheckDecis
     if check.zero_tolerance:
         return _zero_tolerance(decision, rows)
     if verdicts.calibrated:
-        lower, upper = _bounds_calibrated(rows, check.confidence)
+        lower, upper = _bounds_calibrated(rows, check.confidence, review)
     else:
         lower, upper = _bounds_rule(rows["verdict"], check.confidence)
     decision.method = lower.method

@@ -70,6 +70,10 @@ class CalibrationSection(_Strict):
 
     method: Literal["isotonic", "logistic"] = "isotonic"
     confidence: float = Field(default=0.9, gt=0.5, lt=1.0)
+    #: how REVIEW cases enter the rate bounds: ``conservative`` counts them as FAIL for the lower
+    #: bound and as PASS for the upper; ``calibrated`` uses their P(PASS) like every other case
+    #: (valid too: the labelled cases rectify any prediction; tighter)
+    review_in_rates: Literal["conservative", "calibrated"] = "conservative"
     n_boot: int = Field(default=1000, ge=100)
 
 
