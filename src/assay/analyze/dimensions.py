@@ -34,6 +34,8 @@ from assay.errors import InvalidInputError
 
 PASS, FAIL, NOT_MEASURED, INFO = "pass", "fail", "not_measured", "info"
 RULES = ("mean", "zero_tolerance", "pass_rate")
+#: Largest share of errored cases with which a check may still pass (errors never pass).
+MAX_ERROR_SHARE = 0.05
 
 
 def _check(
@@ -373,6 +375,10 @@ def _judge(spec: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
             if threshold is not None
             else (f"{_fmt(shown)} (no threshold)")
         )
+    n_error, n_ok = int(row.get("n_error") or 0), int(row.get("n_ok") or 0)
+    if n_error and n_error > MAX_ERROR_SHARE * (n_ok + n_error) and status != FAIL:
+        status = NOT_MEASURED
+        detail = f"errored on {n_error} of {n_ok + n_error} cases; {detail}"
     return {
         "label": spec["label"],
         "metric": row["metric"],
@@ -497,6 +503,8 @@ def _dimension_row(
         statuses = {c["status"] for c in checks if c["model"] == model}
         if FAIL in statuses:
             per_model[model] = FAIL
+        elif NOT_MEASURED in statuses:  # a check mostly in error: never a pass
+            per_model[model] = NOT_MEASURED
         elif PASS in statuses:
             per_model[model] = PASS
         elif INFO in statuses:

@@ -1,9 +1,10 @@
 """Gate a run: does it meet its thresholds? Data for CI (pytest plugin, JUnit XML, assertions).
 
 A gate check is one (model, metric) aggregate compared with its threshold, or one six-dimension
-verdict per model. Unmeasured metrics never fail a gate unless ``require_measured`` is set
-(DESIGN §3), but naming a metric that is not in the run at all is always a failure: the gate would
-otherwise pass silently on a typo.
+verdict per model. Metrics skipped as not applicable never fail a gate unless ``require_measured``
+is set (DESIGN §3); errors do: a metric in error on more than ``max_error_rate`` of its cases (5 %
+by default), or on every case, fails. Naming a metric that is not in the run at all is always a
+failure: the gate would otherwise pass silently on a typo.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def _metric_check(
         "higher_is_better": higher,
     }
     if value is None:
-        status = FAIL if require_measured else NOT_MEASURED
+        # errors never pass: a metric that errored everywhere fails the gate
+        status = FAIL if require_measured or row["n_error"] else NOT_MEASURED
         counts = f"{row['n_skipped']} skipped, {row['n_error']} errors"
         return {**base, "status": status, "message": f"not measured ({counts})"}
     side = "≥" if higher else "≤"
@@ -91,7 +93,7 @@ def check_run(
     dimensions: bool | Sequence[str] = False,
     dimension_config: Mapping[str, Any] | str | Path | None = None,
     require_measured: bool = False,
-    max_error_rate: float | None = None,
+    max_error_rate: float | None = 0.05,
 ) -> GateResult:
     """Check a run (or run directory) against its thresholds.
 
@@ -105,7 +107,8 @@ def check_run(
         dimension_config: six-dimension configuration (see
             :func:`assay.analyze.dimensions.load_dimension_config`).
         require_measured: fail a gated metric that no case could measure.
-        max_error_rate: fail a (model, metric) whose share of ``error`` outcomes exceeds this.
+        max_error_rate: fail a (model, metric) whose share of ``error`` outcomes exceeds this
+            (default 5 %: errors never pass; None disables the check).
 
     Example:
         >>> from assay import TestCase, evaluate
