@@ -94,9 +94,42 @@ def find_problems(
                     "evidence": {k: row[k] for k in ("value", "threshold", "n_ok", "pass_rate")},
                 }
             )
+    problems.extend(_errors(leaderboard))
     problems.extend(_most_difficult_case(outcomes))
     problems.extend(_flips(outcomes.linked_frame()))
     return problems
+
+
+def _errors(leaderboard: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One problem per (model, evaluator) whose primary metric errored on some cases.
+
+    Example:
+        >>> row = {"primary": True, "model": "m", "evaluator": "e", "metric": "x", "n_ok": 4,
+        ...        "n_skipped": 0, "n_error": 10}
+        >>> _errors([row])[0]["severity"], _errors([{**row, "n_error": 0}])
+        ('high', [])
+    """
+    out = []
+    for row in leaderboard:
+        if not row["primary"] or not row["n_error"]:
+            continue
+        total = row["n_ok"] + row["n_skipped"] + row["n_error"]
+        out.append(
+            {
+                "kind": "evaluator_errors",
+                "severity": "high" if row["n_error"] > 0.05 * total else "medium",
+                "model": row["model"],
+                "evaluator": row["evaluator"],
+                "metric": row["metric"],
+                "message": (
+                    f"Model {row['model'] or '(unnamed)'}: {row['evaluator']} could not score "
+                    f"{row['n_error']} of {total} cases (see the reasons in the results); "
+                    "unmeasured cases are never counted as passes."
+                ),
+                "evidence": {k: row[k] for k in ("n_ok", "n_skipped", "n_error")},
+            }
+        )
+    return out
 
 
 def _most_difficult_case(outcomes: PrimaryOutcomes) -> list[dict[str, Any]]:
