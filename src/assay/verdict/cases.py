@@ -208,8 +208,17 @@ def calibrated_verdicts(
         result = _labels_only(keys, labelled, reason)
         result.validity = validity
         return result
-    metric = valid[0]["metric"]
-    rows = _metric_rows(results, metric, keys)
+    chosen = [valid[0]["metric"]]
+    if len(valid) >= 2:
+        combined = _compare_combination(
+            [v["metric"] for v in valid], results, labelled, direction, calibration, seed
+        )
+        if combined is not None:
+            validity.append(combined)
+            if combined["valid"]:
+                chosen = combined["metric"].split("+")
+    metric = "+".join(chosen)
+    values, ok, skipped = _score_matrix(results, chosen, keys)
     split = pd.Series("none", index=keys, dtype=object)
     part = _split_groups(groups.loc[labelled.index], fraction, seed)
     calib_keys = part[part == "calib"].index
@@ -218,21 +227,22 @@ def calibrated_verdicts(
     split.loc[half[half == "test"].index] = "conformal"
     split.loc[part[part == "test"].index] = "test"
 
-    ok = (rows["status"] == "ok") & rows["value"].notna()
-    score = rows["value"].where(ok).astype(float)
+    score = values[chosen[0]].where(ok)
     fit = (split == "fit") & ok
     conf = (split == "conformal") & ok
     calibrator = make_calibrator(
-        calibration.method, metrics=[metric], higher_is_better=[direction.get(metric, True)]
+        calibration.method if len(chosen) == 1 else "logistic",
+        metrics=chosen,
+        higher_is_better=[direction.get(m, True) for m in chosen],
     )
     try:
-        calibrator.fit(score[fit].to_numpy()[:, None], labelled.loc[fit[fit].index].tolist())
+        calibrator.fit(values[fit].to_numpy(), labelled.loc[fit[fit].index].tolist())
         calibrator.conformalize(
-            score[conf].to_numpy()[:, None],
+            values[conf].to_numpy(),
             labelled.loc[conf[conf].index].tolist(),
             alpha=1.0 - calibration.confidence,
         )
-    except Exception as exc:
+    except Exception as exc:  # any calibration failure makes the check undecidable
         reason = f"cannot calibrate {metric} on {int(fit.sum())} + {int(conf.sum())} labels: {exc}"
         result = _labels_only(keys, labelled, reason)
         result.validity = validity
@@ -240,9 +250,9 @@ def calibrated_verdicts(
 
     p_pass = pd.Series(np.nan, index=keys)
     predicted = pd.Series(UNMEASURED, index=keys, dtype=object)
-    predicted[rows["status"] == "skipped"] = None
+    predicted[skipped] = None
     if ok.any():
-        x = score[ok].to_numpy()[:, None]
+        x = values[ok].to_numpy()
         p_pass[ok] = calibrator.predict_pass_proba(x)
         sets = calibrator.predict_set(x)
         in_pass, in_fail = sets[:, _PASS_COLUMN], sets[:, 1 - _PASS_COLUMN]
@@ -262,7 +272,7 @@ def calibrated_verdicts(
     table = table[table["verdict"].notna()].reset_index()
 
     test = table[(table["split"] == "test") & table["p_pass"].notna()]
-    validity_row = valid[0]
+    validity_row = next(v for v in validity if v["metric"] == metric)
     if len(test) and test["label"].nunique() == 2:
         validity_row["ece_test"] = expected_calibration_error(test["p_pass"], test["label"])
     if len(test):
@@ -276,8 +286,62 @@ def calibrated_verdicts(
         float((unlabelled["verdict"] == REVIEW).mean()) if len(unlabelled) else 0.0
     )
     validity_row["conformal_confidence"] = calibration.confidence
-    curve = _curve_data(calibrator, metric, table, direction.get(metric, True))
+    # drawings only for a single deciding metric (a combination has no one score axis)
+    curve = (
+        _curve_data(calibrator, metric, table, direction.get(metric, True))
+        if len(chosen) == 1
+        else {}
+    )
     return CaseVerdicts(table, metric, True, None, validity, curve)
+
+
+def _score_matrix(
+    results: pd.DataFrame, metrics: list[str], keys: pd.MultiIndex
+) -> tuple[pd.DataFrame, pd.Series, pd.Series]:
+    """Scores of ``metrics`` per case, whether all were measured, and whether any was skipped."""
+    rows = {m: _metric_rows(results, m, keys) for m in metrics}
+    values = pd.DataFrame({m: r["value"].astype(float) for m, r in rows.items()}, index=keys)
+    status = pd.DataFrame({m: r["status"] for m, r in rows.items()}, index=keys)
+    ok = (status == "ok").all(axis=1) & values.notna().all(axis=1)
+    skipped = (status == "skipped").any(axis=1) & ~ok
+    return values, ok, skipped
+
+
+def _compare_combination(
+    metrics: list[str],
+    results: pd.DataFrame,
+    labelled: pd.Series,
+    direction: dict[str, bool],
+    calibration: CalibrationSection,
+    seed: int,
+) -> dict[str, Any] | None:
+    """Validity row of the valid metrics combined (logistic), decisive only when its out-of-fold
+    AUROC beats the best single metric's with a paired bootstrap interval above 0."""
+    from assay.calibrate import compare_combined
+
+    values, ok, _ = _score_matrix(results, metrics, labelled.index)
+    y = labelled[ok.to_numpy()]
+    if len(y) < 20 or y.nunique() < 2 or y.value_counts().min() < 5:
+        return None
+    report = compare_combined(
+        values[ok].to_numpy(),
+        y.to_numpy(),
+        metrics,
+        method="logistic",
+        higher_is_better=[direction.get(m, True) for m in metrics],
+        n_boot=calibration.n_boot,
+        seed=seed,
+    )
+    low, high = report["difference_ci"]
+    return {
+        "metric": "+".join(metrics),
+        "n_labelled": len(y),
+        "auroc": report["combined_auroc"],
+        "ci_low": None,
+        "ci_high": None,
+        "problem": f"out of fold; minus best single {low:+.3f} to {high:+.3f}",
+        "valid": bool(report["combined_is_better"]),
+    }
 
 
 def _labels_only(keys: pd.MultiIndex, labelled: pd.Series, reason: str) -> CaseVerdicts:
