@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import click
@@ -45,6 +46,10 @@ def parse_thresholds(values: tuple[str, ...]) -> dict[str, float]:
             raise click.BadParameter(
                 f"{key}={raw}: not a number", param_hint="--threshold"
             ) from None
+        if not math.isfinite(out[key]):
+            raise click.BadParameter(
+                f"{key}={raw}: a threshold must be a finite number", param_hint="--threshold"
+            )
     return out
 
 

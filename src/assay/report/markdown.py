@@ -31,7 +31,7 @@ def _num(value: float | None, digits: int = 4) -> str:
 
 def table(headers: list[str], rows: list[list[Any]]) -> str:
     """Render a GitHub-flavoured Markdown table with escaped cells."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines = ["| " + " | ".join(md_escape(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 

@@ -7,8 +7,9 @@ Everything that comes from the suite or the models (names, check names) is escap
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from assay.report.markdown import md_escape, table
 from assay.verdict.plan import DIMENSIONS
 
 if TYPE_CHECKING:
@@ -18,12 +19,6 @@ if TYPE_CHECKING:
 
 def _fmt(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _md(text: Any) -> str:
-    """Markdown-safe text: no raw HTML (``&``, ``<``, ``>`` escaped), table pipes escaped."""
-    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _bound(d: CheckDecision) -> str:
@@ -60,53 +55,63 @@ def _validity_rows(assessment: Assessment) -> list[dict[str, str]]:
 
 
 def verdict_markdown(assessment: Assessment) -> str:
-    """The verdict as Markdown (``verdict.md``)."""
+    """The verdict as Markdown (``verdict.md``); every cell escaped by the report's table()."""
     dims = [d for d in DIMENSIONS if any(c.dimension == d for c in assessment.plan.check)]
+    summary = [
+        [
+            model,
+            assessment.model_decision(model),
+            *[assessment.dimension_decisions(model).get(d, "not assessed") for d in dims],
+        ]
+        for model in assessment.models
+    ]
+    checks = [
+        [
+            d.model,
+            DIMENSIONS[d.dimension],
+            d.check,
+            d.appetite,
+            d.decision,
+            _fmt(d.estimate),
+            _bound(d),
+            d.n_cases,
+            d.n_labelled,
+            d.n_review,
+            d.n_unmeasured,
+            d.method or "",
+            d.reason,
+        ]
+        for d in assessment.decisions
+    ]
     lines = [
-        f"# {_md(assessment.plan.title)}: {assessment.decision}",
+        f"# {md_escape(assessment.plan.title)}: {assessment.decision}",
         "",
         f"Exit code {assessment.exit_code} (0 PASS, 1 FAIL, 3 INCONCLUSIVE).",
         "",
-        "| system | overall | " + " | ".join(DIMENSIONS[d] for d in dims) + " |",
-        "|---|---|" + "---|" * len(dims),
-    ]
-    for model in assessment.models:
-        per = assessment.dimension_decisions(model)
-        cells = [per.get(d, "not assessed") for d in dims]
-        lines.append(
-            f"| {_md(model)} | {assessment.model_decision(model)} | " + " | ".join(cells) + " |"
-        )
-    lines += [
+        table(["system", "overall", *[DIMENSIONS[d] for d in dims]], summary),
         "",
         "## Checks",
         "",
-        "| system | dimension | check | risk appetite | decision | rate | bound | n | labelled | "
-        "review | unmeasured | method | why |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for d in assessment.decisions:
-        lines.append(
-            f"| {_md(d.model)} | {DIMENSIONS[d.dimension]} | {_md(d.check)} | {d.appetite} | "
-            f"**{d.decision}** | {_fmt(d.estimate)} | {_bound(d)} | {d.n_cases} | {d.n_labelled} | "
-            f"{d.n_review} | {d.n_unmeasured} | {d.method or ''} | {_md(d.reason)} |"
-        )
+        table(
+            ["system", "dimension", "check", "risk appetite", "decision", "rate", "bound", "n",
+             "labelled", "review", "unmeasured", "method", "why"],
+            checks,
+        ),
+    ]  # fmt: skip
     validity = _validity_rows(assessment)
     if validity:
+        columns = ["check", "metric", "auroc", "interval", "n_labelled", "decides", "ece",
+                   "coverage", "nominal", "review"]  # fmt: skip
         lines += [
             "",
             "## Measurement validity",
             "",
-            "| check | metric | AUROC | interval | labels | decides | ECE (test) | "
-            "coverage (test) | "
-            "nominal | routed to REVIEW |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for v in validity:
-            lines.append(
-                f"| {_md(v['check'])} | {_md(v['metric'])} | {v['auroc']} | {_md(v['interval'])} | "
-                f"{v['n_labelled']} | {v['decides']} | {v['ece']} | {v['coverage']} | "
-                f"{v['nominal']} | {v['review']} |"
-            )
+            table(
+                ["check", "metric", "AUROC", "interval", "labels", "decides", "ECE (test)",
+                 "coverage (test)", "nominal", "routed to REVIEW"],
+                [[v[c] for c in columns] for v in validity],
+            ),
+        ]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
