@@ -115,6 +115,13 @@ def _clip(text: Any) -> Any:
     return text
 
 
+def _redacted(text: Any) -> Any:
+    """:func:`_clip` after masking PII and secrets (the mask keeps the text's length)."""
+    from assay.safety.masking import scrub
+
+    return _clip(scrub(text)) if isinstance(text, str) else text
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -128,8 +135,12 @@ def drilldown(
     cases: dict[tuple[str, str], dict[str, Any]],
     *,
     max_cases: int = MAX_CASES,
+    redact: bool = False,
 ) -> dict[str, Any]:
     """One entry per case × model with texts, outcomes and evidence.
+
+    With ``redact`` every PII and secret value in the case texts (question, expected answer,
+    answer, retrieved context) is masked, as in every other output: reports are shared.
 
     Returns:
         ``{"entries": [...], "total": n, "shown": k}``; entries are ordered failing first.
@@ -146,6 +157,7 @@ def drilldown(
         ('a. b.', 1, {'least_grounded_sentence': 'b'})
     """
     total, results = _select(results, max_cases)
+    text = _redacted if redact else _clip
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in results[[c for c in _ROW_KEYS if c in results]].to_dict("records"):
         groups.setdefault((str(row["case_id"]), str(row["model"])), []).append(row)
@@ -174,10 +186,10 @@ def drilldown(
                 "query_type": first.get("query_type"),
                 "perturbation": first.get("perturbation"),
                 "parent_id": first.get("parent_id"),
-                "question": _clip(case.get("question")),
-                "expected": _clip(case.get("expected_answer")),
-                "answer": _clip(case.get("actual_answer")),
-                "context": [_clip(c) for c in (case.get("retrieved_context") or [])][:50],
+                "question": text(case.get("question")),
+                "expected": text(case.get("expected_answer")),
+                "answer": text(case.get("actual_answer")),
+                "context": [text(c) for c in (case.get("retrieved_context") or [])[:50]],
                 "context_ids": (case.get("context_ids") or [])[:50],
                 "metrics": metrics,
                 "evidence": evidence,
@@ -196,8 +208,10 @@ def run_drilldown(
     *,
     max_cases: int = MAX_CASES,
     full_rows: Callable[[set[tuple[str, str]]], pd.DataFrame] | None = None,
+    redact: bool = True,
 ) -> dict[str, Any]:
-    """:func:`drilldown` of a run directory, reading only the cases it will show.
+    """:func:`drilldown` of a run directory, reading only the cases it will show (redacted: it
+    feeds the shared reports).
 
     With ``full_rows``, ``results`` may lack the text columns: the chosen cases' complete rows are
     then read through ``full_rows(keys)``.
@@ -212,7 +226,7 @@ def run_drilldown(
     keys = set(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
     if full_rows is not None:  # ``results`` is lean: fetch the texts of the chosen cases only
         rows = full_rows(keys)
-    out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases)
+    out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases, redact=redact)
     out["total"] = total
     return out
 
