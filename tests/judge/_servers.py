@@ -59,9 +59,11 @@ class FakeOpenAI(_Server):
     """Answers ``POST .../chat/completions`` with ``reply(payload) -> str`` and records
     every payload and header set; ``delay`` seconds before answering."""
 
-    def __init__(self, reply: Callable[[dict[str, Any]], str], delay: float = 0.0,
-                 status: int = 200) -> None:
+    def __init__(self, reply: Callable[[dict[str, Any]], Any], delay: float = 0.0,
+                 status: int = 200, finish_reason: Callable[[dict[str, Any]], str] | None = None,
+                 ) -> None:
         self.reply, self.delay, self.status = reply, delay, status
+        self.finish_reason = finish_reason or (lambda payload: "stop")
         self.payloads: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
@@ -81,7 +83,7 @@ class FakeOpenAI(_Server):
                 text = owner.reply(payload)
                 body = {
                     "id": "x", "object": "chat.completion", "model": payload["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
+                    "choices": [{"index": 0, "finish_reason": owner.finish_reason(payload),
                                  "message": {"role": "assistant", "content": text}}],
                     "usage": {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16},
                 }

@@ -236,3 +236,12 @@ def test_make_judge_specs(monkeypatch: pytest.MonkeyPatch) -> None:
         make_judge({"model": "x", "base_url": "http://h", "tempreature": 0})
     with pytest.raises(InvalidInputError, match="concurrency"):
         make_judge({"model": "x", "base_url": "http://h", "concurrency": 0})
+
+
+def test_an_excessive_retry_after_fails_at_once_instead_of_waiting() -> None:
+    waits: list[float] = []
+    fn = Flaky(fails=10, retry_after=86_400.0)
+    judge = Judge(CallableBackend(fn), max_retries=4, sleep=waits.append)
+    [reply] = judge.complete([req("x")])
+    assert isinstance(reply, BackendError) and "asked to wait 86400 s" in str(reply)
+    assert fn.calls == 1 and waits == []

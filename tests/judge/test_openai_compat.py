@@ -103,3 +103,35 @@ def test_backend_pickles_and_validates() -> None:
         OpenAICompatBackend("m", structured="xml")
     with pytest.raises(InvalidInputError, match="base_url"):
         OpenAICompatBackend("m", base_url="ftp://x")
+
+
+def test_a_non_text_reply_fails_only_its_own_case() -> None:
+    """One reply whose content is an int or a dict must not lose the batch's other scores."""
+
+    def reply(payload: dict[str, Any]) -> Any:
+        text = payload["messages"][1]["content"]
+        return {"int": 7, "dict": {"score": 1}}.get(text, '{"score": 0.5}')
+
+    with FakeOpenAI(reply) as server:
+        judge = Judge(OpenAICompatBackend("m", f"{server.url}/v1"), max_retries=0)
+        tasks = [JsonTask(req(t), lambda v: v["score"]) for t in ("a", "int", "b", "dict")]
+        outcomes = judge.complete_json(tasks)
+    assert [o.value for o in outcomes] == [0.5, None, 0.5, None]
+    assert "not text: int" in (outcomes[1].error or "")
+    assert "not text: dict" in (outcomes[3].error or "")
+
+
+def test_a_reply_cut_at_the_token_limit_is_a_parse_failure_not_a_score() -> None:
+    def finish(payload: dict[str, Any]) -> str:
+        return "length" if payload["messages"][1]["content"] == "long" else "stop"
+
+    # the truncated reply would parse (lenient repair closes the brace) — it must not be scored
+    with FakeOpenAI(lambda payload: '{"score": 0.9', finish_reason=finish) as server:
+        judge = Judge(OpenAICompatBackend("m", f"{server.url}/v1"), max_retries=0)
+        outcomes = judge.complete_json(
+            [JsonTask(req(t), lambda v: v["score"]) for t in ("long", "short")]
+        )
+    assert outcomes[0].value is None and outcomes[0].parse_failure
+    assert "finish_reason: length" in (outcomes[0].error or "")
+    assert outcomes[1].value == 0.9
+    assert judge.stats.parse_failures == 1

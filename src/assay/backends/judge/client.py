@@ -235,6 +235,13 @@ class Judge:
             try:
                 response = self.backend.complete(request, timeout=self.timeout)
             except TransientBackendError as exc:
+                waits = exc.retry_after or 0.0
+                if waits > self.policy.max_retry_after:
+                    self.stats.add(failures=1)
+                    return BackendError(
+                        f"the judge asked to wait {waits:.0f} s (Retry-After), more than the "
+                        f"{self.policy.max_retry_after:.0f} s honoured: {exc}"
+                    )
                 if retry >= self.policy.max_retries:
                     self.stats.add(failures=1)
                     logger.warning("judge request failed after %d retries: %s", retry, exc)
@@ -284,6 +291,14 @@ class Judge:
                 outcomes[index].error = f"judge call failed: {reply}"
                 continue
             outcomes[index].responses.append(reply)
+            if reply.finish_reason == "length":  # cut off: never repaired and scored as whole
+                outcomes[index].parse_failure = True
+                outcomes[index].error = (
+                    "judge reply was cut at the token limit (finish_reason: length); raise the "
+                    "judge's max_tokens"
+                )
+                self.stats.add(parse_failures=1)
+                continue
             try:
                 outcomes[index].value = self._interpret(task, reply.text)
             except (JudgeParseError, ValueError) as exc:
@@ -301,6 +316,11 @@ class Judge:
                 outcome.error = f"judge call failed on the parse retry: {reply}"
                 continue
             outcome.responses.append(reply)
+            if reply.finish_reason == "length":
+                outcome.parse_failure = True
+                outcome.error = "judge reply was cut at the token limit on the parse retry"
+                self.stats.add(parse_failures=1)
+                continue
             try:
                 outcome.value = self._interpret(tasks[index], reply.text)
             except (JudgeParseError, ValueError) as exc:

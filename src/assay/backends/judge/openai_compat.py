@@ -197,6 +197,8 @@ class OpenAICompatBackend:
             text = choice["message"]["content"] or ""
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise BackendError(f"unexpected reply from {url}: {reply.text[:300]}") from exc
+        if not isinstance(text, str):  # fails this request only, never its batch
+            raise BackendError(f"reply content from {url} is not text: {type(text).__name__}")
         usage_data = data.get("usage") or {}
         if "prompt_tokens" in usage_data:
             usage = Usage(

@@ -26,6 +26,8 @@ class RetryPolicy:
     max_retries: int = 4
     base_delay: float = 0.5
     max_delay: float = 30.0
+    #: longest ``Retry-After`` honoured; a server asking for more fails the request at once
+    max_retry_after: float = 120.0
 
     def __post_init__(self) -> None:
         check(
