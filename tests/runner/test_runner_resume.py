@@ -124,3 +124,35 @@ def test_errors_are_final_unless_retry_errors(tmp_path: Path) -> None:
         cases, CallableConnector(fixed, name="sut"), checkpoint=log, retry_errors=True
     )
     assert len(calls) == 3 and all(c.actual_answer == "ok" for c in retried)
+
+
+@pytest.mark.parametrize(
+    ("reply", "field"),
+    [
+        ({"answer": "x", "cost_usd": float("nan")}, "cost_usd"),
+        ({"answer": "x", "cost_usd": -1.0}, "cost_usd"),
+        ({"answer": "x" * 2_000_001}, "actual_answer"),
+    ],
+)
+def test_a_reply_validate_would_reject_is_an_error_and_the_run_finishes(
+    tmp_path: Path, reply: dict[str, object], field: str
+) -> None:
+    """A NaN cost used to crash the checkpoint writer on every resume; now it is a bad reply."""
+    log = tmp_path / "ck.jsonl"
+    cases = _cases(3)
+
+    def sut(question: str) -> object:
+        return reply if question.endswith("#1") else {"answer": "fine", "cost_usd": 0.001}
+
+    mapping = {"answer": "answer", "cost_usd": "cost_usd"}
+    first = run_target(cases, CallableConnector(sut, name="sut", response=mapping), checkpoint=log)
+    bad = [c for c in first if c.metadata["run"]["status"] == "error"]
+    assert len(bad) == 1 and field in bad[0].metadata["run"]["error"]
+    assert bad[0].metadata["run"]["error_kind"] == "bad_response"
+    again = run_target(  # resumes from the checkpoint
+        cases, CallableConnector(sut, name="sut", response=mapping), checkpoint=log
+    )
+    assert [c.actual_answer for c in again] == [c.actual_answer for c in first]
+    out = tmp_path / "answered.jsonl"
+    write_suite(again, out)
+    assert len(read_suite(out).cases) == 3  # what run wrote, validate accepts

@@ -101,6 +101,20 @@ def _answered(
     return case.model_copy(update=update)
 
 
+def _invalid(answered: TestCase) -> str | None:
+    """Why an answered case would be rejected by ``assay validate`` (NaN or negative cost, an
+    oversized answer...), or None: ``run`` never writes a case the suite reader refuses."""
+    from pydantic import ValidationError
+
+    try:
+        TestCase.model_validate(answered.model_dump())
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "case"
+        return f"{field}: {first['msg']}"
+    return None
+
+
 def _failed(case: TestCase, name: str, error: TargetError, attempts: int) -> TestCase:
     run = {"status": "error", "attempts": attempts, "error_kind": error.kind, "error": str(error)}
     update = {
@@ -140,7 +154,13 @@ def ask(
         except Exception as exc:  # a bug in a user callable must not end the run
             error = TargetError(f"{type(exc).__name__}: {exc}", kind="exception", retryable=False)
         else:
-            return _answered(case, connector.name, response, attempt, time.perf_counter() - started)
+            answered = _answered(
+                case, connector.name, response, attempt, time.perf_counter() - started
+            )
+            problem = _invalid(answered)
+            if problem is None:
+                return answered
+            error = TargetError(f"invalid reply: {problem}", kind="bad_response", retryable=False)
         retryable = error.retryable or (
             settings.retry_bad_response and error.kind == "bad_response"
         )
