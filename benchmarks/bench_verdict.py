@@ -38,9 +38,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from assay.verdict.bounds import LOWER, UPPER, clopper_pearson  # noqa: E402
 from assay.verdict.decide import DECIDED_FAIL, DECIDED_PASS, INCONCLUSIVE  # noqa: E402
+from bench_calibration import DATA as FRANK  # noqa: E402
 from results_file import publish  # noqa: E402
 
-FRANK = HERE.parents[1] / "shared" / "data" / "calibration" / "frank"
 OUT = HERE / "results" / "verdict.md"
 FRANK_METRIC = "BertScore P Art"
 
@@ -124,13 +124,10 @@ def part_demo() -> list[str]:
 
 
 def load_frank() -> pd.DataFrame:
-    """FRANK annotations joined with the metric outputs; ``label`` 1 = PASS (Factuality == 1)."""
-    human = pd.DataFrame(json.loads((FRANK / "human_annotations.json").read_text()))
-    scores = pd.DataFrame(
-        json.loads((FRANK / "baseline_factuality_metrics_outputs.json").read_text())
-    )
-    frame = human.merge(scores, on=["hash", "model_name"], suffixes=("", "_metrics"))
-    frame["label"] = (frame["Factuality"] == 1).astype(int)
+    """FRANK rows scored by :data:`FRANK_METRIC` (``label`` 1 = PASS, as in bench_calibration)."""
+    from bench_calibration import load_frank as load_all
+
+    frame = load_all()
     return frame[frame[FRANK_METRIC].notna()].reset_index(drop=True)
 
 
