@@ -2,10 +2,12 @@
 
 Per context sentence, the best similarity to any answer sentence (mean and weighted mean), and
 the Wasserstein distance between the context's and the answer's sentence distributions (uniform
-weights on sentences): the exact optimal-transport distance (POT's ``emd2``) and the paper's
-uniform-average approximation, which averages every sentence's distance to its nearest sentence on
-the other side in both directions (each direction is a relaxed transport problem, so the
-approximation never exceeds the exact distance).
+weights on sentences): the exact optimal-transport distance (POT's ``emd2``) and an
+approximation. By default the approximation is HCAT §3.3.2's: the mean of all pairwise distances,
+``(1/nk) sum_i sum_j d(c_i, a_j)`` (the cost of the independent coupling, so never below the exact
+distance). ``approx="nearest"`` gives the older nearest-neighbour form, the mean of every
+sentence's distance to its nearest sentence on the other side in both directions (each direction
+is a relaxed transport problem, so never above the exact distance).
 
 With uniform weights on ``n`` and ``m`` sentences the transport problem has an integral optimum
 on ``L = lcm(n, m)`` mass units, so it is exactly an ``L x L`` assignment problem: when ``L`` is at
@@ -40,6 +42,7 @@ from assay.evaluators.registry import register
 from assay.params import check
 
 COSTS = ("cosine", "euclidean")
+APPROXIMATIONS = ("pairwise", "nearest")
 
 
 def cost_matrix(sims: np.ndarray, cost: str) -> np.ndarray:
@@ -55,14 +58,20 @@ def cost_matrix(sims: np.ndarray, cost: str) -> np.ndarray:
     return np.sqrt(np.clip(2.0 - 2.0 * sims, 0.0, 4.0))
 
 
-def wasserstein_approx(costs: np.ndarray) -> float:
-    """Uniform-average approximation of the Wasserstein distance: the mean of the average
-    nearest-neighbour cost from each side (a lower bound of the exact distance).
+def wasserstein_approx(costs: np.ndarray, approx: str = "pairwise") -> float:
+    """Approximate Wasserstein distance from a context x answer cost matrix.
+
+    ``"pairwise"`` (HCAT §3.3.2): the mean of all pairwise costs, an upper bound of the exact
+    distance. ``"nearest"``: the mean of the average nearest-neighbour cost from each side, a
+    lower bound.
 
     Example:
-        >>> wasserstein_approx(np.array([[0.0, 1.0], [1.0, 0.5]]))
-        0.25
+        >>> costs = np.array([[0.0, 1.0], [1.0, 0.5]])
+        >>> wasserstein_approx(costs), wasserstein_approx(costs, "nearest")
+        (0.625, 0.25)
     """
+    if approx == "pairwise":
+        return float(costs.mean())
     return float((costs.min(axis=1).mean() + costs.min(axis=0).mean()) / 2.0)
 
 
@@ -126,7 +135,8 @@ class EmbCompleteness(EmbeddingEvaluator):
         ),
         MetricSpec(
             "emb_completeness_wasserstein_approx",
-            "uniform-average (nearest-neighbour) approximation of the Wasserstein distance",
+            "approximate Wasserstein distance: mean of all pairwise distances (HCAT §3.3.2; "
+            "approx parameter)",
             higher_is_better=False,
             range=(0.0, 2.0),
         ),
@@ -137,12 +147,21 @@ class EmbCompleteness(EmbeddingEvaluator):
         embedder: str | Embedder = DEFAULT_SPEC,
         weights: str | Sequence[float] = "length",
         cost: str = "cosine",
+        approx: str = "pairwise",
     ) -> None:
         super().__init__(embedder)
         check_weights(weights, type(self).__name__)
         check(cost in COSTS, "cost", type(self).__name__, f"one of {COSTS}", cost)
+        check(
+            approx in APPROXIMATIONS,
+            "approx",
+            type(self).__name__,
+            f"one of {APPROXIMATIONS}",
+            approx,
+        )
         self.weights = weights
         self.cost = cost
+        self.approx = approx
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
         return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
@@ -170,7 +189,7 @@ class EmbCompleteness(EmbeddingEvaluator):
                     Status.OK, float(np.average(best, weights=weights))
                 ),
                 "emb_completeness_wasserstein_approx": Outcome(
-                    Status.OK, wasserstein_approx(costs)
+                    Status.OK, wasserstein_approx(costs, self.approx)
                 ),
             }
             try:
@@ -192,7 +211,12 @@ class EmbCompleteness(EmbeddingEvaluator):
                 CaseResult(
                     outcomes,
                     explanation,
-                    {"max_sims": rounded(best), "least_covered": missed, "cost": self.cost},
+                    {
+                        "max_sims": rounded(best),
+                        "least_covered": missed,
+                        "cost": self.cost,
+                        "approx": self.approx,
+                    },
                 )
             )
         return out
