@@ -2,12 +2,48 @@
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 #: Text fields longer than this (characters) are rejected as almost certainly malformed input.
 MAX_FIELD_CHARS = 2_000_000
+#: Deepest nesting accepted in ``labels`` and ``metadata`` (and any field).
+MAX_DEPTH = 32
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sanity_problem(data: dict[str, Any]) -> str | None:
+    """The first value no output could hold faithfully, as ``field: why``; None when all is well.
+
+    Rejected: non-finite numbers (NaN, ±Infinity: a copy of the suite would differ from the input),
+    text with lone surrogates (it cannot be written as UTF-8), nesting deeper than
+    :data:`MAX_DEPTH`. Iterative, so hostile depth cannot exhaust the stack.
+
+    Example:
+        >>> sanity_problem({"latency_s": float("nan")})
+        'latency_s: not a finite number'
+        >>> sanity_problem({"question": "a" + chr(0xD800) + "b"})
+        'question: text with a lone surrogate (not valid Unicode)'
+        >>> sanity_problem({"metadata": {"a": [[[]]]}}) is None
+        True
+    """
+    stack: list[tuple[str, Any, int]] = [(str(k), v, 0) for k, v in data.items()]
+    while stack:
+        path, value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"{path}: nested deeper than {MAX_DEPTH} levels"
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{path}: not a finite number"
+        if isinstance(value, str) and _SURROGATE.search(value):
+            return f"{path}: text with a lone surrogate (not valid Unicode)"
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{k}", v, depth + 1) for k, v in value.items())
+        elif isinstance(value, list | tuple):
+            stack.extend((f"{path}[{i}]", v, depth + 1) for i, v in enumerate(value))
+    return None
 
 
 class TestCase(BaseModel):
@@ -53,6 +89,16 @@ class TestCase(BaseModel):
     latency_s: float | None = Field(default=None, ge=0)
     cost_usd: float | None = Field(default=None, ge=0)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sane(cls, data: Any) -> Any:
+        """Finite numbers, valid Unicode, bounded depth (see :func:`sanity_problem`)."""
+        if isinstance(data, dict):
+            problem = sanity_problem(data)
+            if problem is not None:
+                raise ValueError(problem)
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -90,8 +90,14 @@ def _json_safe(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def _record_to_case(record: dict[str, Any], row: int, source: str) -> TestCase:
-    fields = {k: _json_safe(v) for k, v in record.items() if k in CASE_FIELDS}
+def _record_to_case(
+    record: dict[str, Any], row: int, source: str, *, nan_is_empty: bool = False
+) -> TestCase:
+    """Validate one record; ``nan_is_empty`` for tables (CSV / Parquet: an empty cell reads as
+    NaN). In JSON a NaN is a value the sanitiser refuses, never silently dropped."""
+    fields = {
+        k: _json_safe(v) if nan_is_empty else v for k, v in record.items() if k in CASE_FIELDS
+    }
     extra = {k: v for k, v in record.items() if k not in CASE_FIELDS}
     if extra:
         fields["metadata"] = {**(fields.get("metadata") or {}), **extra}
@@ -128,6 +134,8 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{path}: row {number}: invalid JSON: {exc.msg}") from None
+        except (RecursionError, ValueError) as exc:  # hostile depth; a 5,000-digit number
+            raise InvalidInputError(f"{path}: row {number}: unreadable JSON: {exc}") from None
         if not isinstance(record, dict):
             raise InvalidInputError(f"{path}: row {number}: expected a JSON object per line")
         yield number, record
@@ -138,6 +146,8 @@ def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         data = json.loads(_decode(path))
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{path}: row {exc.lineno}: invalid JSON: {exc.msg}") from None
+    except (RecursionError, ValueError) as exc:  # hostile depth; a 5,000-digit number
+        raise InvalidInputError(f"{path}: unreadable JSON: {exc}") from None
     if isinstance(data, dict) and isinstance(data.get("cases"), list):
         data = data["cases"]
     if not isinstance(data, list):
@@ -232,7 +242,9 @@ def read_suite(path: str | os.PathLike[str], *, fmt: str | None = None) -> TestS
     problems: list[str] = []
     for row, record in _READERS[fmt](file):
         try:
-            cases.append(_record_to_case(record, row, str(file)))
+            cases.append(
+                _record_to_case(record, row, str(file), nan_is_empty=fmt in ("csv", "parquet"))
+            )
         except InvalidInputError as exc:
             problems.append(str(exc))
     if problems:
