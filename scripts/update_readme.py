@@ -3,7 +3,8 @@
 Blocks look like ``<!-- BEGIN generated:NAME -->`` ... ``<!-- END generated:NAME -->``. NAME is
 ``catalogue`` (the evaluator registry) or a file under ``benchmarks/results/`` (e.g.
 ``pii.md``) written by a benchmark script; ``calibration.md#Targets`` takes only the section under
-the heading ``## Targets``. Run with ``--check`` to fail when README is stale.
+the heading ``## Targets``; ``reference-toc`` (in ``docs/reference-definitions.md``) lists every
+registered evaluator by family. Run with ``--check`` to fail when a file is stale.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ BLOCK = re.compile(r"(<!-- BEGIN generated:(\S+) -->\n)(.*?)(<!-- END generated:
 
 def render(name: str) -> str:
     """The content of block ``name``."""
+    if name == "reference-toc":
+        return reference_toc()
     if name == "catalogue":
         from assay.evaluators.registry import catalogue
         from assay.report.catalogue import catalogue_markdown
@@ -37,21 +40,42 @@ def render(name: str) -> str:
     return text.strip() + f"\n\n_(from `benchmarks/results/{file}`)_\n"
 
 
+def reference_toc() -> str:
+    """Every registered evaluator, grouped by family (the reference document's contents)."""
+    from assay.evaluators.registry import evaluator_class, evaluator_names
+
+    families: dict[str, list[str]] = {}
+    for name in evaluator_names():
+        families.setdefault(evaluator_class(name).family, []).append(name)
+    return "".join(
+        f"- **{family}**: " + ", ".join(f"`{n}`" for n in sorted(names)) + "\n"
+        for family, names in sorted(families.items())
+    )
+
+
 def updated(text: str) -> str:
     """README text with every generated block re-rendered."""
     return BLOCK.sub(lambda m: m.group(1) + render(m.group(2)) + m.group(4), text)
 
 
+GENERATED_FILES = ("README.md", "docs/reference-definitions.md")
+
+
 def main() -> int:
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    new = updated(text)
-    if "--check" in sys.argv:
-        if new != text:
-            print("README.md is stale: run 'make readme'", file=sys.stderr)
-            return 1
-        return 0
-    readme.write_text(new, encoding="utf-8")
+    stale = []
+    for relative in GENERATED_FILES:
+        path = ROOT / relative
+        text = path.read_text(encoding="utf-8")
+        new = updated(text)
+        if new == text:
+            continue
+        if "--check" in sys.argv:
+            stale.append(relative)
+        else:
+            path.write_text(new, encoding="utf-8")
+    if stale:
+        print(f"{', '.join(stale)} stale: run 'make readme'", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -40,6 +40,7 @@ def test_answer_relevancy_max_mean_min() -> None:
         {
             "emb_answer_relevancy_max": 0.8,
             "emb_answer_relevancy_mean": 0.4,
+            "emb_answer_relevancy_weighted": (6 * 0.8 + 3 * 0.0) / 9,  # word-count weights
             "emb_answer_relevancy_min": 0.0,
         }
     )

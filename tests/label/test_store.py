@@ -165,3 +165,20 @@ def test_sqlite_journal_is_wal(tmp_path: Path) -> None:
     store = _store(f"sqlite:///{tmp_path / 'l.sqlite'}")
     with store.transaction() as tx:
         assert tx.fetchone("PRAGMA journal_mode")[0] == "wal"
+
+
+def test_the_app_only_accepts_labels_for_items_leased_to_the_annotator(db_url: str) -> None:
+    store = _store(db_url)
+    a = store.annotator_for_token(store.add_annotator("a"))["id"]  # type: ignore[index]
+    b = store.annotator_for_token(store.add_annotator("b"))["id"]  # type: ignore[index]
+    leased = store.next_item(a, overlap=1)
+    assert leased is not None
+    with store.transaction() as tx:
+        others = [r[0] for r in tx.fetchall("SELECT id FROM items WHERE id <> ?", (leased,))]
+    with pytest.raises(InvalidInputError, match="was not given to you"):
+        store.submit(others[0], a, {"grounded": 1, "quality": 3}, require_lease=True)
+    with pytest.raises(InvalidInputError, match="was not given to you"):  # a's item, not b's
+        store.submit(leased, b, {"grounded": 1, "quality": 3}, require_lease=True)
+    store.submit(leased, a, {"grounded": 1, "quality": 3}, require_lease=True)
+    store.submit(leased, a, {"grounded": 0, "quality": 2}, require_lease=True)  # a revision
+    assert [j["value"] for j in store.judgments() if j["criterion"] == "grounded"] == [0]

@@ -1,8 +1,10 @@
 """Embedding evaluators against their reference definitions.
 
-Reference: the HCAT paper §3.3.2 (completeness as the Wasserstein distance between context and
+References: the HCAT paper §3.3.2 (completeness as the Wasserstein distance between context and
 answer sentence embeddings, approximated by the mean of all pairwise distances,
-(1/nk) Σᵢ Σⱼ d(cᵢ, aⱼ)).
+(1/nk) Σᵢ Σⱼ d(cᵢ, aⱼ)); HCAT §3.4 (answer relevancy: each answer sentence's max similarity over
+the question's sentences, and its weighted form); H2O Sonar's "answer relevancy (sentence
+similarity)" (max over the answer's sentences of the similarity to the question).
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assay.data.case import TestCase
 from assay.errors import InvalidInputError
+from assay.evaluators.embedding_answer import EmbAnswerRelevancy
 from assay.evaluators.embedding_completeness import (
     EmbCompleteness,
     wasserstein_approx,
     wasserstein_exact,
 )
+from assay.testing.fake_embedder import TableEmbedder
 
 WORKED = np.array([[0.0, 1.0], [1.0, 0.5]])
 
@@ -46,3 +51,39 @@ def test_exact_distance_is_kept_and_lies_between_the_two_approximations() -> Non
 def test_unknown_approximation_is_rejected() -> None:
     with pytest.raises(InvalidInputError, match="'approx' parameter of EmbCompleteness"):
         EmbCompleteness(approx="sinkhorn")
+
+
+Q1, Q2 = "I have a current account.", "What is the monthly fee?"
+A1, A2 = "The monthly fee is 12 euros.", "Penguins are birds."
+RELEVANCY_TABLE = TableEmbedder(
+    {
+        Q1: [0.0, 1.0, 0.0],
+        Q2: [1.0, 0.0, 0.0],
+        A1: [0.8, 0.6, 0.0],  # cos 0.8 with Q2, 0.6 with Q1
+        A2: [0.0, 0.6, 0.8],  # cos 0.0 with Q2, 0.6 with Q1
+    }
+)
+
+
+def _relevancy(**params: object) -> dict[str, float | None]:
+    evaluator = EmbAnswerRelevancy(embedder=RELEVANCY_TABLE, **params)  # type: ignore[arg-type]
+    (result,) = evaluator.evaluate(
+        [TestCase(id="r", question=f"{Q1} {Q2}", actual_answer=f"{A1} {A2}")]
+    )
+    return {k: o.value for k, o in result.outcomes.items()}
+
+
+def test_hcat_3_4_answer_sentence_relevance_is_the_max_over_question_sentences() -> None:
+    got = _relevancy()
+    # per answer sentence: A1 max(0.6, 0.8) = 0.8, A2 max(0.6, 0.0) = 0.6
+    assert got["emb_answer_relevancy_mean"] == pytest.approx((0.8 + 0.6) / 2)
+    assert got["emb_answer_relevancy_min"] == pytest.approx(0.6)
+    # H2O Sonar "answer relevancy (sentence similarity)": max over answer sentences
+    assert got["emb_answer_relevancy_max"] == pytest.approx(0.8)
+
+
+def test_hcat_3_4_weighted_form() -> None:
+    # word-count weights by default: A1 has 6 words, A2 3
+    assert _relevancy()["emb_answer_relevancy_weighted"] == pytest.approx((6 * 0.8 + 3 * 0.6) / 9)
+    explicit = _relevancy(weights=[1.0, 3.0])["emb_answer_relevancy_weighted"]
+    assert explicit == pytest.approx((0.8 + 3 * 0.6) / 4)

@@ -12,9 +12,11 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
+    check_weights,
     cosine_matrix,
     quote,
     rounded,
+    sentence_weights,
     sentences_of,
     stack,
 )
@@ -79,22 +81,33 @@ def _pairs(
 
 @register
 class EmbAnswerRelevancy(EmbeddingEvaluator):
-    """Similarity of each answer sentence to the question: max, mean and min."""
+    """Relevance of each answer sentence to the question (HCAT §3.4): its best similarity to any
+    question sentence, summarised as mean, weighted mean, max and min over answer sentences."""
 
     name = "emb_answer_relevancy"
-    description = "Cosine similarity of the question to each answer sentence: max, mean and min."
+    description = (
+        "Per answer sentence, max cosine similarity to a question sentence (HCAT §3.4): "
+        "mean, weighted mean, max and min."
+    )
     requires = ("question", "actual_answer")
     metrics = (
         MetricSpec(
             "emb_answer_relevancy_mean",
-            "mean over answer sentences of the similarity to the question",
+            "mean over answer sentences of the max similarity to a question sentence",
             range=(-1.0, 1.0),
             threshold=0.4,
             primary=True,
         ),
         MetricSpec(
+            "emb_answer_relevancy_weighted",
+            "weighted mean (weights parameter) over answer sentences of the max similarity to a "
+            "question sentence (HCAT §3.4's weighted form)",
+            range=(-1.0, 1.0),
+        ),
+        MetricSpec(
             "emb_answer_relevancy_max",
-            "similarity of the most relevant answer sentence to the question",
+            "similarity of the most relevant answer sentence to the question (H2O Sonar's "
+            "answer relevancy, sentence similarity)",
             range=(-1.0, 1.0),
         ),
         MetricSpec(
@@ -104,14 +117,18 @@ class EmbAnswerRelevancy(EmbeddingEvaluator):
         ),
     )
 
-    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
+    def __init__(
+        self, embedder: str | Embedder = DEFAULT_SPEC, weights: str | Sequence[float] = "length"
+    ) -> None:
         super().__init__(embedder)
+        check_weights(weights, type(self).__name__)
+        self.weights = weights
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
-        return [(case.question or "").strip(), *sentences_of(case.actual_answer)]
+        return [*sentences_of(case.question), *sentences_of(case.actual_answer)]
 
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [((c.question or "").strip(), sentences_of(c.actual_answer)) for c in cases]
+        parts = [(sentences_of(c.question), sentences_of(c.actual_answer)) for c in cases]
         vectors = self.encode_cases(cases)
         out = []
         for question, answer in parts:
@@ -119,17 +136,23 @@ class EmbAnswerRelevancy(EmbeddingEvaluator):
                 what = "answer" if not answer else "question"
                 out.append(CaseResult.skipped(self.metric_names(), f"the {what} is empty"))
                 continue
-            sims = cosine_matrix(stack(vectors, answer), vectors[question][None, :])[:, 0]
+            sims = cosine_matrix(stack(vectors, answer), stack(vectors, question)).max(axis=1)
+            weights = sentence_weights(answer, self.weights, self.name)
             worst = int(np.argmin(sims))
             out.append(
                 CaseResult.ok(
                     {
                         "emb_answer_relevancy_mean": float(sims.mean()),
+                        "emb_answer_relevancy_weighted": float(np.average(sims, weights=weights)),
                         "emb_answer_relevancy_max": float(sims.max()),
                         "emb_answer_relevancy_min": float(sims[worst]),
                     },
                     f"least relevant answer sentence ({sims[worst]:.2f}): {quote(answer[worst])!r}",
-                    {"sentences": [quote(s) for s in answer], "sims": rounded(sims)},
+                    {
+                        "sentences": [quote(s) for s in answer],
+                        "sims": rounded(sims),
+                        "question_sentences": len(question),
+                    },
                 )
             )
         return out

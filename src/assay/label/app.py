@@ -198,6 +198,7 @@ def create_app(project: LabelProject, *, allowed_hosts: list[str] | None = None)
                 {} if skipped else values,
                 comment,
                 skipped=skipped,
+                require_lease=True,
             )
         except InvalidInputError as exc:
             return PlainTextResponse(str(exc), status_code=400)

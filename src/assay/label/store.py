@@ -383,8 +383,14 @@ class Store:
         comment: str = "",
         *,
         skipped: bool = False,
+        require_lease: bool = False,
     ) -> None:
-        """Record (or replace) one annotator's judgment of one item, committed on return."""
+        """Record (or replace) one annotator's judgment of one item, committed on return.
+
+        With ``require_lease`` (the web app) the item must have been leased to the annotator by
+        :meth:`next_item`, or already judged by them (a revision): nobody labels items of their
+        own choosing or beyond the overlap.
+        """
         with self.transaction(lock=True) as tx:
             if tx.fetchone("SELECT id FROM items WHERE id = ?", (item_id,)) is None:
                 raise InvalidInputError(f"no item {item_id}")
@@ -392,6 +398,14 @@ class Store:
                 "SELECT id FROM judgments WHERE item_id = ? AND annotator_id = ?",
                 (item_id, annotator_id),
             )
+            leased = tx.fetchone(
+                "SELECT 1 FROM assignments WHERE item_id = ? AND annotator_id = ?",
+                (item_id, annotator_id),
+            )
+            if require_lease and row is None and leased is None:
+                raise InvalidInputError(
+                    f"item {item_id} was not given to you; label the item the queue shows"
+                )
             if row is None:
                 row = tx.fetchone(
                     "INSERT INTO judgments (item_id, annotator_id, skipped, comment, created_at) "

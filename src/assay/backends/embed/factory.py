@@ -8,13 +8,13 @@ process and shared by every evaluator that names it.
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
 from assay.backends.embed import minilm
 from assay.backends.embed.base import Embedder
 from assay.backends.embed.cache import CachedEmbedder, EmbeddingCache, default_cache_dir
+from assay.backends.offline import offline_mode
 from assay.params import check
 
 #: The spec used when none is given.
@@ -35,8 +35,7 @@ def _backend(spec: str) -> Embedder:
         return FakeEmbedder()
     from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
 
-    offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes")
-    return SentenceTransformerEmbedder(spec, offline=offline)
+    return SentenceTransformerEmbedder(spec, offline=offline_mode())
 
 
 def get_embedder(

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,29 +18,12 @@ import numpy as np
 
 from assay.backends.embed import minilm
 from assay.backends.embed.base import DTYPE, l2_normalise
+from assay.backends.offline import no_network
 from assay.errors import BackendError, require
 
 logger = logging.getLogger(__name__)
 _LOCK = threading.Lock()
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.onnx")
-
-
-@contextlib.contextmanager
-def _offline(enabled: bool) -> Iterator[None]:
-    """Set ``HF_HUB_OFFLINE=1`` (and transformers' twin) for the duration of a load."""
-    if not enabled:
-        yield
-        return
-    saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
-    os.environ.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 class SentenceTransformerEmbedder:
@@ -98,7 +80,7 @@ class SentenceTransformerEmbedder:
                     minilm.verify(Path(self.model))
                 local = Path(self.model).is_dir()
                 try:
-                    with _offline(self.offline or local):
+                    with no_network(self.offline or local):
                         self._model = SentenceTransformer(
                             self.model, device=self.device, local_files_only=self.offline or local
                         )

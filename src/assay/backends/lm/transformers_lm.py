@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from assay.backends.nli.hf import LazyHFModel, how_to_provide, load_pretrained, offline_mode
+from assay.backends.nli.hf import LazyHFModel, how_to_provide, load_pretrained
+from assay.backends.offline import offline_mode
 
 
 class TransformersLM(LazyHFModel):

@@ -9,12 +9,12 @@ how to provide one.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
+from assay.backends.offline import no_network, offline_advice, offline_mode
 from assay.errors import BackendError, require
 
 _LOCK = threading.Lock()
@@ -23,11 +23,6 @@ _LOCK = threading.Lock()
 #: ``classification_head.out_proj`` (BART, mBART), ``classifier`` (BERT, ALBERT, DistilBERT,
 #: DeBERTa-v2/v3, ModernBERT), ``score`` (decoder-only models such as Llama/Qwen classifiers).
 HEAD_PATHS = ("classifier.out_proj", "classification_head.out_proj", "classifier", "score")
-
-
-def offline_mode() -> bool:
-    """Whether ``HF_HUB_OFFLINE`` asks never to reach the Hugging Face Hub."""
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes")
 
 
 def how_to_provide(what: str, examples: str, extra: str) -> str:
@@ -94,7 +89,11 @@ def load_pretrained(
         False
     """
     transformers = import_transformers(extra)
-    with _LOCK:
+    offline = offline_mode()
+    if offline:
+        kwargs["local_files_only"] = True
+        advice = f"{advice} {offline_advice()}".strip()
+    with _LOCK, no_network(offline):
         try:
             tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
             model = getattr(transformers, auto_class).from_pretrained(source, **kwargs)
