@@ -212,7 +212,7 @@ def test_corpus_details_are_stored_per_evaluator_and_model(tmp_path: Path) -> No
     assert manifest["files"]["corpus_details.json"] == sha256_file(out / "corpus_details.json")
     report = (out / "report.md").read_text()
     assert "## Confusion matrices" in report and "### classification, model b" in report
-    assert "| true \\ predicted | neg | pos |\n|---|---|---|\n| neg | 2 | 1 |" in report
+    assert "| true ↓ predicted → | neg | pos |\n|---|---|---|\n| neg | 2 | 1 |" in report
 
     plain = assay.evaluate(cases, ["exact_match"], out=tmp_path / "plain")
     assert plain.corpus_details == {} and not (tmp_path / "plain" / "corpus_details.json").exists()

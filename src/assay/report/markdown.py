@@ -148,7 +148,7 @@ def confusion_markdown(corpus_details: dict[str, dict[str, Any]]) -> list[str]:
         <BLANKLINE>
         ### classification, model a
         <BLANKLINE>
-        | true \\ predicted | neg | pos |
+        | true ↓ predicted → | neg | pos |
         |---|---|---|
         | neg | 3 | 1 |
         | pos | 0 | 2 |
@@ -167,7 +167,7 @@ def confusion_markdown(corpus_details: dict[str, dict[str, Any]]) -> list[str]:
                 continue
             names = [label or "(empty)" for label in labels]
             rows = [[name, *counts] for name, counts in zip(names, matrix, strict=True)]
-            headers = ["true \\ predicted", *(md_escape(name) for name in names)]
+            headers = ["true ↓ predicted →", *names]  # table() escapes the headers
             sections += [table(headers, rows), ""]
     if not sections:
         return []
