@@ -26,8 +26,13 @@ def test_regions_are_shaded_in_score_order_with_their_ranges() -> None:
     assert classes == ["fail", "review", "pass"]
     xs = [float(x) for x in re.findall(r'class="region-\w+" x="([\d.]+)"', svg)]
     assert xs == sorted(xs) and len(set(xs)) == 3
-    assert "FAIL: scores 0 to 0.25" in _titles(svg)
-    assert "PASS: scores 0.75 to 1" in _titles(svg)
+    assert "FAIL: scores 0 to 0.375" in _titles(svg)
+    assert "REVIEW: scores 0.375 to 0.625" in _titles(svg)
+    assert "PASS: scores 0.625 to 1" in _titles(svg)
+    widths = [
+        float(w) for w in re.findall(r'class="region-\w+" x="[\d.]+" y="\d+" width="([\d.]+)"', svg)
+    ]
+    assert abs(sum(widths) - 320) < 0.5  # regions tile the plot: no gaps between them
 
 
 def test_curve_rises_on_screen_as_p_pass_rises() -> None:

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from assay.data.dialogue import Trajectory, Turn
+
 #: Text fields longer than this (characters) are rejected as almost certainly malformed input.
 MAX_FIELD_CHARS = 2_000_000
 #: Deepest nesting accepted in ``labels`` and ``metadata`` (and any field).
@@ -89,6 +91,10 @@ class TestCase(BaseModel):
     latency_s: float | None = Field(default=None, ge=0)
     cost_usd: float | None = Field(default=None, ge=0)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    turns: list[Turn] | None = None
+    scenario: str | None = None
+    expected_outcome: str | None = None
+    trajectory: Trajectory | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -145,7 +151,15 @@ class TestCase(BaseModel):
             return {str(k): v for k, v in value.items()}
         return value
 
-    @field_validator("question", "expected_answer", "actual_answer", "condition", mode="after")
+    @field_validator(
+        "question",
+        "expected_answer",
+        "actual_answer",
+        "condition",
+        "scenario",
+        "expected_outcome",
+        mode="after",
+    )
     @classmethod
     def _bounded_text(cls, value: str | None) -> str | None:
         if value is not None and len(value) > MAX_FIELD_CHARS:
@@ -162,6 +176,17 @@ class TestCase(BaseModel):
             if total > MAX_FIELD_CHARS:
                 raise ValueError(
                     f"the texts are {total:,} characters long; the limit is {MAX_FIELD_CHARS:,}"
+                )
+        return value
+
+    @field_validator("turns", mode="after")
+    @classmethod
+    def _bounded_turns(cls, value: list[Turn] | None) -> list[Turn] | None:
+        if value is not None:
+            total = sum(len(turn.content) for turn in value)
+            if total > MAX_FIELD_CHARS:
+                raise ValueError(
+                    f"the turns are {total:,} characters long; the limit is {MAX_FIELD_CHARS:,}"
                 )
         return value
 

@@ -32,6 +32,8 @@ _NESTED = (
     "relevant_context",
     "labels",
     "metadata",
+    "turns",
+    "trajectory",
 )
 _MAX_REPORTED_ERRORS = 50
 
@@ -109,9 +111,30 @@ def _record_to_case(
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            field = ".".join(str(part) for part in err["loc"]) or "<row>"
-            problems.append(f"{source}: row {row}, field {field!r}: {err['msg']}")
+            problems.append(f"{source}: row {row}, {_location(err['loc'])}: {err['msg']}")
         raise InvalidInputError("\n".join(problems)) from None
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    """Name the place of a validation error: a turn or step (1-based) and the field.
+
+    Example:
+        >>> _location(("turns", 2, "content"))
+        "turn 3, field 'content'"
+        >>> _location(("trajectory", "steps", 0, "name"))
+        "trajectory step 1, field 'name'"
+        >>> _location(("question",))
+        "field 'question'"
+    """
+    parts = list(loc)
+    where = ""
+    if len(parts) >= 2 and parts[0] == "turns" and isinstance(parts[1], int):
+        where, parts = f"turn {parts[1] + 1}, ", parts[2:] or ["turns"]
+    elif len(parts) >= 3 and parts[0] == "trajectory" and isinstance(parts[2], int):
+        kind = "step" if parts[1] == "steps" else "expected call"
+        where, parts = f"trajectory {kind} {parts[2] + 1}, ", parts[3:] or [parts[1]]
+    field = ".".join(str(part) for part in parts) or "<row>"
+    return f"{where}field {field!r}"
 
 
 def _decode(path: Path) -> str:

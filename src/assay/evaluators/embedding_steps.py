@@ -133,6 +133,25 @@ class EmbStepAlignment(EmbeddingEvaluator):
             higher_is_better=False,
             range=(0.0, float("inf")),
         ),
+        MetricSpec(
+            "emb_step_insertions",
+            "answer steps aligned to no context step (H2O Sonar: 'gap in original (insertion)', "
+            "possible hallucination)",
+            higher_is_better=False,
+            range=(0.0, float("inf")),
+        ),
+        MetricSpec(
+            "emb_step_deletions",
+            "context steps aligned to no answer step (H2O Sonar: 'gap in generated (deletion)')",
+            higher_is_better=False,
+            range=(0.0, float("inf")),
+        ),
+        MetricSpec(
+            "emb_step_mismatches",
+            "aligned context and answer steps below match_threshold",
+            higher_is_better=False,
+            range=(0.0, float("inf")),
+        ),
     )
 
     def __init__(
@@ -214,6 +233,9 @@ class EmbStepAlignment(EmbeddingEvaluator):
                         "emb_step_alignment": 1.0 - result["edits"] / longest,
                         "emb_step_completeness": result["matches"] / len(context),
                         "emb_step_edits": float(result["edits"]),
+                        "emb_step_insertions": float(result["insertions"]),
+                        "emb_step_deletions": float(result["deletions"]),
+                        "emb_step_mismatches": float(result["mismatches"]),
                     },
                     explanation,
                     details,

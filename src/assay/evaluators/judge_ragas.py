@@ -8,7 +8,7 @@ from typing import Any
 
 from assay.backends.judge.factory import JudgeSpec
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, MetricSpec, Status
+from assay.evaluators.base import CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.judge_answer import JudgeAnswerRelevancy
 from assay.evaluators.judge_rag import (
     JudgeContextPrecision,
@@ -33,12 +33,24 @@ def harmonic_mean(values: Sequence[float]) -> float:
     return len(values) / sum(1.0 / v for v in values)
 
 
+def component_metric(evaluator_name: str) -> str:
+    """The RAGAS metric name of a component evaluator.
+
+    Example:
+        >>> component_metric("judge_context_recall")
+        'judge_ragas_context_recall'
+    """
+    return "judge_ragas_" + evaluator_name.removeprefix("judge_")
+
+
 @register
 class JudgeRagas(EmbeddingJudgeEvaluator):
     """Harmonic mean of ``judge_faithfulness``, ``judge_answer_relevancy`` (negative cosines
     count as 0), ``judge_context_precision`` and ``judge_context_recall``, computed with one
-    shared judge; the components are in ``details``. A case whose component could not be measured
-    is an error (or skipped) naming that component, never a partial mean.
+    shared judge. Each component is also a metric (``judge_ragas_faithfulness``, ...), as RAGAS
+    reports them beside the score. A case whose component could not be measured has that
+    component's status and reason, and the score is an error (or skipped) naming the component,
+    never a partial mean.
 
     Reproducible counterpart: the embedding family (``emb_groundedness``,
     ``emb_answer_relevancy``, ``emb_context_relevancy``) with retrieval metrics.
@@ -55,6 +67,12 @@ class JudgeRagas(EmbeddingJudgeEvaluator):
     metrics = (
         MetricSpec("judge_ragas", "harmonic mean of the four RAGAS components", threshold=0.7,
                    primary=True),
+        MetricSpec("judge_ragas_faithfulness", "RAGAS faithfulness (as judge_faithfulness)"),
+        MetricSpec("judge_ragas_answer_relevancy",
+                   "RAGAS answer relevancy (as judge_answer_relevancy)", range=(-1.0, 1.0)),
+        MetricSpec("judge_ragas_context_precision",
+                   "RAGAS context precision (as judge_context_precision)"),
+        MetricSpec("judge_ragas_context_recall", "RAGAS context recall (as judge_context_recall)"),
     )
 
     def __init__(self, judge: JudgeSpec = None, embedder: Any = "minilm",
@@ -90,24 +108,29 @@ class JudgeRagas(EmbeddingJudgeEvaluator):
     def _result(self, results: list[CaseResult], parts: list[JudgeEvaluator]) -> CaseResult:
         values: dict[str, float] = {}
         usage: dict[str, Any] = {}
+        outcomes: dict[str, Outcome] = {}
+        failed: tuple[str, Outcome] | None = None
         for part, result in zip(parts, results, strict=True):
             outcome = result.outcomes[part.name]
             usage[part.name] = result.details.get("judge")
-            if outcome.status is not Status.OK:
-                reason = f"{part.name} {outcome.status.value}: {outcome.reason}"
-                failed = (CaseResult.skipped if outcome.status is Status.SKIPPED
-                          else CaseResult.error)([self.name], reason)
-                failed.details = {"components": values, "judge": usage}
-                return failed
-            assert outcome.value is not None
-            values[part.name] = outcome.value
-        clipped = [max(0.0, v) for v in values.values()]
-        value = harmonic_mean(clipped)
+            outcomes[component_metric(part.name)] = outcome
+            if outcome.status is Status.OK:
+                assert outcome.value is not None
+                values[part.name] = outcome.value
+            elif failed is None:
+                failed = (part.name, outcome)
+        details: dict[str, Any] = {"components": values, "judge": usage}
+        if failed is not None:
+            name, outcome = failed
+            reason = f"{name} {outcome.status.value}: {outcome.reason}"
+            outcomes[self.name] = Outcome(outcome.status, None, reason)
+            return CaseResult(outcomes, reason, details)
+        value = harmonic_mean([max(0.0, v) for v in values.values()])
+        outcomes[self.name] = Outcome(Status.OK, value)
         weakest = min(values, key=lambda k: values[k])
-        return CaseResult.ok({self.name: value},
-                             f"RAGAS {value:.2f}; weakest component {weakest} "
-                             f"({values[weakest]:.2f})",
-                             {"components": values, "judge": usage})
+        return CaseResult(outcomes,
+                          f"RAGAS {value:.2f}; weakest component {weakest} "
+                          f"({values[weakest]:.2f})", details)
 
     def plan(self, case: TestCase) -> list[PlannedCall]:
         return [call for part in self.components() for call in part.plan(case)]

@@ -22,14 +22,21 @@ _LEFT, _WIDTH, _TOP, _HEIGHT = 44, 320, 12, 170
 
 
 def _regions(curve: dict[str, Any]) -> list[tuple[str, float, float]]:
-    """Contiguous (region, start score, end score) runs along the score grid."""
+    """Contiguous (region, start score, end score) runs along the score grid; adjacent runs meet
+    at the :func:`thresholds`, so the shading has no gaps and its edges are the drawn thresholds.
+    """
     grid, region = curve["grid"], curve["region"]
     runs: list[tuple[str, float, float]] = []
     for i, name in enumerate(region):
         if runs and runs[-1][0] == name:
             runs[-1] = (name, runs[-1][1], grid[i])
         else:
-            runs.append((name, grid[i], grid[i]))
+            if runs:
+                edge = (grid[i - 1] + grid[i]) / 2
+                runs[-1] = (runs[-1][0], runs[-1][1], edge)
+                runs.append((name, edge, grid[i]))
+            else:
+                runs.append((name, grid[i], grid[i]))
     return runs
 
 
