@@ -177,10 +177,11 @@ def test_killed_worker_loses_and_duplicates_nothing(tmp_path: Path, mode: str) -
         batch_size=3,
         executor=RayExecutor(num_workers=2, mode=mode, max_retries=2),
     )
-    assert {p.name: p.read_text() for p in markers.iterdir()} == {
-        "c4.attempts": "2",
-        "c10.attempts": "2",
-    }  # each chosen batch really died once, then ran again
+    attempts = {p.name: int(p.read_text()) for p in markers.iterdir()}
+    # each chosen batch really died, then ran again; on a loaded machine Ray may start a batch
+    # once more (a slow actor restart), which must not change the results below
+    assert set(attempts) == {"c4.attempts", "c10.attempts"}
+    assert all(n >= 2 for n in attempts.values())
     assert list(run.results["case_id"]) == [c.id for c in _cases()]  # once each, in order
     pd.testing.assert_frame_equal(local.results, run.results)
 

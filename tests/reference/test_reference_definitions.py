@@ -3,15 +3,29 @@ for every evaluator, the reference definition, assay's default, alternatives, di
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+from functools import cache
 from pathlib import Path
-
-from assay.evaluators.registry import evaluator_names
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "reference-definitions.md"
 TOC = re.compile(
     r"<!-- BEGIN generated:reference-toc -->.*?<!-- END generated:reference-toc -->", re.S
 )
+
+
+@cache
+def evaluator_names() -> list[str]:
+    """The evaluators assay ships, listed in a fresh process: other tests register their own
+    (e.g. a prompt file's judge evaluator) in this one."""
+    code = (
+        "import json; from assay.evaluators.registry import evaluator_names; "
+        "print(json.dumps(evaluator_names()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return list(json.loads(out.stdout))
 
 
 def _body() -> str:
