@@ -23,9 +23,9 @@ from scipy import stats
 
 from assay.analyze.summary import analyze_run
 from assay.analyze.uncertainty import bootstrap_ci
-from assay.engine.run import EvaluationRun
 from assay.fileio import write_text
 from assay.report import write_reports
+from assay.rundir.run import EvaluationRun
 
 HERE = Path(__file__).resolve().parent
 RESAMPLES = 1000
