@@ -14,6 +14,7 @@ from assay.backends.judge.factory import JudgeSpec
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.registry import register
+from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_text
 from assay.judge.base import JudgeEvaluator, PlannedCall, context_text, share
 from assay.judge.tasks import numbered_verdicts, score_task, verdict_task
 from assay.params import check
@@ -184,26 +185,35 @@ class JudgeStereotypes(_SeverityJudge):
 
 @register
 class JudgeSummarization(JudgeEvaluator):
-    """Whether the answer is a good summary of the retrieved context (1 good, 0 bad).
+    """Whether the answer is a good summary of the source document (1 good, 0 bad).
 
-    Reproducible counterparts: ROUGE against a reference summary (``rouge``) and embedding /
-    NLI groundedness of the summary in its source.
+    The document is read from the field named by ``source`` (the retrieved context by default;
+    :mod:`assay.evaluators.summary_source`). Reproducible counterparts: ROUGE against a reference
+    summary (``rouge``) and embedding / NLI groundedness of the summary in its source.
     """
 
     name = "judge_summarization"
     description = (
-        "LLM judge: 1 if the answer is a good summary of the retrieved context, else 0. "
+        "LLM judge: 1 if the answer is a good summary of the source document (the retrieved "
+        "context by default), else 0. "
         "Judge-free counterparts: emb_summary_completeness, rouge, emb_groundedness."
     )
     counterpart = "emb_summary_completeness, rouge, emb_groundedness"
-    requires = ("retrieved_context", "actual_answer")
+    requires = (DEFAULT_SUMMARY_SOURCE, "actual_answer")
     metrics = (
-        MetricSpec("judge_summarization", "1 for a good summary of the context, 0 for a bad one",
+        MetricSpec("judge_summarization", "1 for a good summary of the source, 0 for a bad one",
                    threshold=1.0, primary=True),
     )
 
+    def __init__(self, judge: JudgeSpec = None, source: str = DEFAULT_SUMMARY_SOURCE) -> None:
+        super().__init__(judge)
+        self.source = check_source(source, type(self).__name__)
+        self.requires = (self.source, "actual_answer")  # type: ignore[misc]
+
     def _task(self, case: TestCase) -> Any:
-        return verdict_task("summarization", {"source": context_text(case),
+        source = (context_text(case) if self.source == "retrieved_context"
+                  else source_text(case, self.source))
+        return verdict_task("summarization", {"source": source,
                                               "summary": case.actual_answer or ""})
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:

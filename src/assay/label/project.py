@@ -43,6 +43,9 @@ class LabelProject:
             most-measured primary metric).
         calibrator: calibrator file (default ``RUN_DIR/calibration/calibrator.json``).
         n_bins: score bins; seed: order inside strata.
+        show_machine: show machine scores, verdicts, evidence and score bins beside the label
+            form (review work). Off by default: labels that calibrate a metric must not be
+            anchored on that metric.
     """
 
     def __init__(
@@ -56,8 +59,10 @@ class LabelProject:
         calibrator: str | Path | None = None,
         n_bins: int = 5,
         seed: int = 0,
+        show_machine: bool = False,
     ) -> None:
         self.run_dir = Path(run_dir)
+        self.show_machine = show_machine
         run = load_run(self.run_dir)  # a complete, unaltered run only
         if not (self.run_dir / SUITE_FILE).is_file():
             raise InvalidInputError(f"{self.run_dir}: no {SUITE_FILE} (re-run 'assay evaluate')")
