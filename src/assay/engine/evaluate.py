@@ -135,7 +135,9 @@ def evaluate(
         evaluators: registered names or evaluator instances.
         params: constructor parameters per evaluator name, used with names.
         thresholds: metric name → threshold, overriding the metric's default.
-        out: run directory to write; without it results are kept in memory only.
+        out: run directory to write, with its reports (HTML, Markdown, ``analysis.json``);
+            without it results are kept in memory only and no report is built (call
+            :func:`assay.report.write_reports` to ask for one).
         overwrite: replace an existing run directory.
         seed: recorded in the manifest (evaluators that sample take their own ``seed`` parameter).
         batch_size: cases per evaluator batch; bounds memory on large suites.
@@ -181,7 +183,7 @@ def evaluate(
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _evaluate_into(
                 suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started,
-                loaded, ex,
+                loaded, ex, reports=out is not None,
             )  # fmt: skip
         final = run_dir.commit()
     except BaseException:
@@ -205,6 +207,8 @@ def _evaluate_into(
     started: datetime,
     calibrators: Sequence[Any] = (),
     executor: Executor | None = None,
+    *,
+    reports: bool = True,
 ) -> EvaluationRun:
     cases = suite.cases
     executor = executor or LocalExecutor()
@@ -285,9 +289,11 @@ def _evaluate_into(
         corpus_details=corpus_details,
     )
     write_suite(suite, work / SUITE_FILE)  # the case texts, so reports need no original file
-    from assay.report import write_reports
+    report_files: list[Path] = []
+    if reports:  # without a run directory they would go with the temporary one: no report work
+        from assay.report import write_reports
 
-    report_files = write_reports(run, work)
+        report_files = write_reports(run, work)
     calibrated_files: list[Path] = []
     if calibrators:
         from assay.calibrate.apply import write_calibrated
