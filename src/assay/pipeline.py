@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
+from assay.analyze.judge_checks import JudgeOutputs
 from assay.analyze.leaderboard import LeaderboardBuilder
 from assay.data.case import TestCase
 from assay.data.suite import TestSuite, read_suite
@@ -54,7 +55,9 @@ def evaluate(
         evaluators: registered names or evaluator instances.
         params: constructor parameters per evaluator name, used with names.
         thresholds: metric name → threshold, overriding the metric's default.
-        out: run directory to write; without it results are kept in memory only.
+        out: run directory to write, with its reports (HTML, Markdown, ``analysis.json``);
+            without it results are kept in memory only and no report is built (call
+            :func:`assay.report.write_reports` to ask for one).
         overwrite: replace an existing run directory.
         seed: recorded in the manifest (evaluators that sample take their own ``seed`` parameter).
         batch_size: cases per evaluator batch; bounds memory on large suites.
@@ -100,7 +103,7 @@ def evaluate(
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _run_pipeline(
                 suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started,
-                loaded, ex,
+                loaded, ex, reports=out is not None,
             )  # fmt: skip
         final = run_dir.commit()
     except BaseException:
@@ -124,6 +127,8 @@ def _run_pipeline(
     started: datetime,
     calibrators: Sequence[Any],
     executor: Executor,
+    *,
+    reports: bool = True,
 ) -> EvaluationRun:
     cases = suite.cases
     # -- score: rows stream to the results table and to the analysis builders
@@ -133,12 +138,16 @@ def _run_pipeline(
     outcomes = PrimaryOutcomes(
         linked_ids={c.id for c in perturbed} | {c.parent_id or "" for c in perturbed}
     )
+    judged = {e.name for e in evaluators if e.family == "judge"}
+    judge_outputs = JudgeOutputs(
+        judged, {c.id: len((c.actual_answer or "").split()) for c in cases} if judged else {}
+    )
     try:
         scored = score(
             cases,
             evaluators,
             thresholds=thresholds,
-            sinks=[writer.write, board.add, outcomes.add],
+            sinks=[writer.write, board.add, outcomes.add, judge_outputs.add],
             executor=executor,
             batch_size=batch_size,
             progress=progress,
@@ -156,7 +165,7 @@ def _run_pipeline(
             "cost_usd": [c.cost_usd for c in cases],
         }
     )
-    problems = find_problems(leaderboard, outcomes)
+    problems = find_problems(leaderboard, outcomes) + judge_outputs.problems()
     insights = find_insights(leaderboard, usage)
     files = [
         *writer.paths,
@@ -188,10 +197,11 @@ def _run_pipeline(
         path=work,
         corpus_details=scored.corpus_details,
     )
-    # -- report
-    from assay.report import write_reports
+    # -- report (without a run directory they would go with the temporary one: no report work)
+    if reports:
+        from assay.report import write_reports
 
-    files += write_reports(run, work)
+        files += write_reports(run, work)
     # -- calibrate
     if calibrators:
         from assay.calibrate.apply import write_calibrated
