@@ -49,6 +49,10 @@ def _matrix(values: np.ndarray, plan: Plan) -> np.ndarray:
 class _SummaC(NLIEvaluator):
     requires = ("question", "actual_answer")
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        """Document (question) and summary (answer) sentences, for the head's prefetch."""
+        return split_sentences(case.question) + split_sentences(case.actual_answer)
+
     def _score_all(self, cases: Sequence[TestCase]) -> tuple[list[Plan | str], NLIScores | None]:
         pairs = PairCollector()
         plans = _plans(cases, pairs)
