@@ -12,13 +12,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from assay.rundir.records import Finding
+
 #: Problem kinds shown as one group when there are at least :data:`MIN_GROUP` of them.
 GROUPED = ("perturbation_flip",)
 MIN_GROUP = 4
 
 
-def group_problems(problems: Sequence[dict[str, Any]]
-                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def group_problems(problems: Sequence[Finding]
+                   ) -> tuple[list[Finding], list[dict[str, Any]]]:
     """``(singles, groups)``: problems listed one by one, and groups of many of one kind.
 
     A group holds ``kind``, ``count``, ``severity`` (the highest of its items), ``summary``
@@ -31,7 +33,7 @@ def group_problems(problems: Sequence[dict[str, Any]]
         >>> len(singles), groups[0]["summary"]
         (1, '5 perturbation flips (5 pass → fail); by perturbation: typo 5; by model: m 5.')
     """
-    by_kind: dict[str, list[dict[str, Any]]] = {}
+    by_kind: dict[str, list[Finding]] = {}
     for problem in problems:
         by_kind.setdefault(str(problem.get("kind")), []).append(problem)
     grouped = {k for k in GROUPED if len(by_kind.get(k, [])) >= MIN_GROUP}
@@ -40,13 +42,13 @@ def group_problems(problems: Sequence[dict[str, Any]]
     return singles, groups
 
 
-def _counts(items: Sequence[dict[str, Any]], field: str) -> str:
+def _counts(items: Sequence[Finding], field: str) -> str:
     counts = Counter(str(i.get(field) or "(unnamed)") for i in items)
     return ", ".join(f"{name} {n}" for name, n in counts.most_common(8)) + (
         ", …" if len(counts) > 8 else "")
 
 
-def _group(kind: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+def _group(kind: str, items: list[Finding]) -> dict[str, Any]:
     worse = sum(i.get("severity") == "high" for i in items)
     severity = "high" if worse else "low"
     summary = (f"{len(items)} {kind.replace('_', ' ')}s ({worse} pass → fail); by "
