@@ -39,6 +39,7 @@ from assay.evaluators.embedding_base import prefetch_embeddings
 from assay.evaluators.registry import get_evaluator
 from assay.fileio import write_json
 from assay.params import check
+from assay.safety.masking import redact
 
 logger = logging.getLogger(__name__)
 
@@ -251,8 +252,9 @@ def _evaluate_into(
             "cost_usd": [c.cost_usd for c in cases],
         }
     )
-    problems = find_problems(leaderboard, outcomes)
-    insights = find_insights(leaderboard, usage)
+    # Their messages name slices and models, which come from the suite: masked like every report.
+    problems = redact(find_problems(leaderboard, outcomes))
+    insights = redact(find_insights(leaderboard, usage))
     write_json(work / LEADERBOARD_FILE, leaderboard)
     write_json(work / PROBLEMS_FILE, problems)
     write_json(work / INSIGHTS_FILE, insights)
