@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
+from assay.analyze.judge_checks import JudgeOutputs
 from assay.analyze.leaderboard import LeaderboardBuilder
 from assay.data.case import TestCase
 from assay.data.suite import TestSuite, read_suite, write_suite
@@ -215,6 +216,10 @@ def _evaluate_into(
     outcomes = PrimaryOutcomes(
         linked_ids={c.id for c in perturbed} | {c.parent_id or "" for c in perturbed}
     )
+    judged = {e.name for e in evaluators if e.family == "judge"}
+    judge_outputs = JudgeOutputs(
+        judged, {c.id: len((c.actual_answer or "").split()) for c in cases} if judged else {}
+    )
     timings: dict[str, float] = {}
     corpus_details: dict[str, dict[str, Any]] = {}  # evaluator → model → details (small)
     try:
@@ -231,6 +236,7 @@ def _evaluate_into(
                 writer.write(rows)
                 board.add(rows)
                 outcomes.add(rows)
+                judge_outputs.add(rows)
                 _accumulate(evaluator, batch, results, accumulators)
                 done += len(batch)
                 if progress is not None:
@@ -253,7 +259,7 @@ def _evaluate_into(
         }
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
-    problems = redact(find_problems(leaderboard, outcomes))
+    problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems())
     insights = redact(find_insights(leaderboard, usage))
     write_json(work / LEADERBOARD_FILE, leaderboard)
     write_json(work / PROBLEMS_FILE, problems)
