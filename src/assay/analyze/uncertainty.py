@@ -192,14 +192,15 @@ def clopper_pearson_interval(
         >>> round(float(low[0]), 3), float(high[0])
         (0.884, 1.0)
     """
-    from scipy.stats import beta  # imported here: scipy.stats is slow to import
+    # The beta quantile straight from scipy.special: importing scipy.stats costs seconds.
+    from scipy.special import betaincinv
 
     k = np.asarray(successes, dtype=np.float64).ravel()
     total = np.asarray(n, dtype=np.float64).ravel()
     alpha = (1.0 - confidence) / 2.0
     with np.errstate(invalid="ignore"):
-        low = np.where(k > 0, beta.ppf(alpha, k, total - k + 1), 0.0)
-        high = np.where(k < total, beta.ppf(1.0 - alpha, k + 1, total - k), 1.0)
+        low = np.where(k > 0, betaincinv(k, total - k + 1, alpha), 0.0)
+        high = np.where(k < total, betaincinv(k + 1, total - k, 1.0 - alpha), 1.0)
     return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
 
 

@@ -59,6 +59,10 @@ class _SummaC(NLIEvaluator):
         self.source = check_source(source, type(self).__name__)
         self.requires = (self.source, "actual_answer")  # type: ignore[misc]
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        """Document (question) and summary (answer) sentences, for the head's prefetch."""
+        return split_sentences(case.question) + split_sentences(case.actual_answer)
+
     def _score_all(self, cases: Sequence[TestCase]) -> tuple[list[Plan | str], NLIScores | None]:
         pairs = PairCollector()
         plans = _plans(cases, pairs, self.source)

@@ -1,4 +1,4 @@
-"""Report writers. Each consumes an :class:`~assay.engine.run.EvaluationRun`; none computes."""
+"""Report writers. Each consumes an :class:`~assay.rundir.EvaluationRun`; none computes."""
 
 from __future__ import annotations
 
@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from assay.fileio import write_json, write_text
 from assay.report.markdown import leaderboard_markdown, report_markdown
+from assay.rundir.layout import ANALYSIS_FILE, HTML_FILE, LEADERBOARD_MD, REPORT_MD
 
 if TYPE_CHECKING:
-    from assay.engine.run import EvaluationRun
+    from assay.rundir.run import EvaluationRun
 
-__all__ = ["ANALYSIS_FILE", "HTML_FILE", "write_reports"]
-
-HTML_FILE = "report.html"
-ANALYSIS_FILE = "analysis.json"
+__all__ = ["write_reports"]
 
 
 def write_reports(
@@ -77,8 +75,8 @@ def write_reports(
         calibration=redact(read_calibration(directory)),
     )
     return [
-        write_text(directory / "leaderboard.md", leaderboard_markdown(shown.leaderboard)),
-        write_text(directory / "report.md", report_markdown(shown, analysis)),
+        write_text(directory / LEADERBOARD_MD, leaderboard_markdown(shown.leaderboard)),
+        write_text(directory / REPORT_MD, report_markdown(shown, analysis)),
         write_json(directory / ANALYSIS_FILE, analysis),
         write_text(directory / HTML_FILE, page),
     ]

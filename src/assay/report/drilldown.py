@@ -14,9 +14,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from assay.engine.run import SUITE_FILE
+from assay.rundir.layout import (
+    CALIBRATED_FILE,
+    CALIBRATION_FILES,
+    MANIFEST_FILE,
+    SUITE_FILE,
+    THRESHOLD_FILES,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +59,11 @@ _METRIC_KEYS = (
     "threshold",
     "reason",
 )
-REPORT_PATTERNS = ("calibration*.json", "thresholds*.json")
+#: Calibration reports shown in the HTML report → their plot data file.
+REPORT_FILES = {
+    CALIBRATION_FILES["report"]: CALIBRATION_FILES["plot"],
+    THRESHOLD_FILES["report"]: THRESHOLD_FILES["plot"],
+}
 
 
 def read_cases(
@@ -88,7 +99,6 @@ def _original_suite(
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Runs made before ``suite.jsonl`` was copied: the suite named in the manifest, if it is
     still there and unchanged (same sha256)."""
-    from assay.engine.run import MANIFEST_FILE
     from assay.fileio import sha256_file
 
     try:
@@ -122,12 +132,21 @@ def _redacted(text: Any) -> Any:
     return _clip(scrub(text)) if isinstance(text, str) else text
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return value
+def _column(series: pd.Series) -> list[Any]:
+    """A column as Python values, missing and non-finite values as None (one vectorised pass
+    per column instead of a check per cell)."""
+    missing = series.isna().to_numpy().copy()
+    if pd.api.types.is_float_dtype(series.dtype):
+        missing |= ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+    values = series.astype(object).tolist()
+    return [None if gone else value for value, gone in zip(values, missing, strict=True)]
+
+
+def _rows(results: pd.DataFrame) -> list[dict[str, Any]]:
+    """The drill-down's result rows as dicts, built column by column (no ``to_dict``)."""
+    names = [c for c in _ROW_KEYS if c in results]
+    columns = [_column(results[c]) for c in names]
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 
 def drilldown(
@@ -159,14 +178,13 @@ def drilldown(
     total, results = _select(results, max_cases)
     text = _redacted if redact else _clip
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in results[[c for c in _ROW_KEYS if c in results]].to_dict("records"):
+    for row in _rows(results):
         groups.setdefault((str(row["case_id"]), str(row["model"])), []).append(row)
     entries = []
     for (case_id, model), rows in groups.items():
         case = cases.get((case_id, model), {})
         metrics, evidence = [], []
         for row in rows:
-            row = {k: _clean(v) for k, v in row.items()}
             metrics.append({k: row.get(k) for k in _METRIC_KEYS})
             if row.get("primary") and (row.get("explanation") or row.get("details")):
                 evidence.append(
@@ -177,7 +195,7 @@ def drilldown(
                         "details": _details(row.get("details")),
                     }
                 )
-        first = {k: _clean(v) for k, v in rows[0].items()}
+        first = rows[0]
         entries.append(
             {
                 "case_id": str(case_id),
@@ -289,18 +307,17 @@ def read_calibration(directory: Path) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     reports = [
         p
-        for pattern in REPORT_PATTERNS
+        for name in REPORT_FILES
         for base in ("", "*/")
-        for p in sorted(directory.glob(base + pattern))
-        if not p.stem.endswith("_plot")
+        for p in sorted(directory.glob(base + name))
     ]
-    tables = sorted(directory.glob("calibrated.parquet"))
+    tables = [directory / CALIBRATED_FILE] if (directory / CALIBRATED_FILE).is_file() else []
     for path in dict.fromkeys([*reports, *tables]):
         name = path.relative_to(directory).as_posix()
         try:
             if path.suffix == ".json":
                 data = _finite(json.loads(path.read_text(encoding="utf-8")))
-                plot = path.with_name(f"{path.stem}_plot.json")
+                plot = path.with_name(REPORT_FILES[path.name])
                 bins = None
                 if plot.is_file():
                     bins = _finite(json.loads(plot.read_text(encoding="utf-8"))).get("reliability")

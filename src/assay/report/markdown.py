@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay.rundir.records import LeaderboardRow
+
 if TYPE_CHECKING:
-    from assay.engine.run import EvaluationRun
+    from assay.rundir.run import EvaluationRun
 
 
 def md_escape(text: object) -> str:
@@ -36,7 +39,7 @@ def table(headers: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def run_details(manifest: dict[str, Any] | None) -> dict[str, Any]:
+def run_details(manifest: Mapping[str, Any] | None) -> dict[str, Any]:
     """The run details a report's header shows, from the run manifest (None where unknown).
 
     Example:
@@ -57,7 +60,7 @@ def run_details(manifest: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def leaderboard_markdown(leaderboard: list[dict[str, Any]]) -> str:
+def leaderboard_markdown(leaderboard: Sequence[LeaderboardRow]) -> str:
     """The leaderboard as a Markdown table (models × metrics with outcome counts)."""
     headers = [
         "model",
