@@ -1,19 +1,22 @@
-"""Toxicity: speed (texts/s) and validity (AUROC) of the toxicity backends on Davidson et al.
+"""Toxicity: validity (AUROC, functional recall) and speed of the toxicity backends.
 
 Data: ``../shared/data/toxicity/davidson_labeled_data.csv`` (t-davidson/hate-speech-and-offensive-
-language, MIT): 24,783 tweets, ``class`` 0 hate speech, 1 offensive, 2 neither. Positive =
-class 0 or 1 ("hate or offensive"), negative = class 2. Measured in one run:
+language, MIT): 24,783 tweets, ``class`` 0 hate speech, 1 offensive, 2 neither. Positive = class
+0 or 1 ("hate or offensive"), negative = class 2. A seeded sample of ``--limit`` tweets (default
+2,000; ``--limit 0`` for all) keeps the embedding pass to a few minutes on a shared CPU. Davidson
+is never training data for assay's heads. Measured in one run, through the ``toxicity`` evaluator
+as a user runs it (sentence split, max over sentences):
 
-* the reference: alt-profanity-check's own ``predict_prob`` on the whole tweets;
-* assay's offline backend (``profanity-check``: the same model, sha256-verified) on whole tweets
-  — scores must be identical to the reference;
-* the ``toxicity`` evaluator (sentence split + max over sentences) through ``Evaluator.evaluate``;
-* detoxify and the ensemble, only when detoxify's weights are present locally (not here).
+* the toxicity head (``classifier="head"``, the default): ``toxicity_score`` and each category;
+* the previous default, alt-profanity-check (``"profanity-check"``; it was *trained* on data that
+  includes Davidson, so its figure is optimistic), and the ensemble ``"head+profanity"``;
+* a text-length baseline (characters): a detector that does not beat it has learnt length.
 
-AUROC with a 1,000-resample bootstrap 95 % interval; per-class AUROC (hate vs neither, offensive vs
-neither) and recall at the 0.5 threshold show what the offline model misses.
-Caveat: alt-profanity-check was *trained* on data that includes this dataset, so its AUROC here is
-optimistic (in-sample); it is a plumbing and speed check more than an independent validity figure.
+AUROC with a 1,000-resample bootstrap 95 % interval. Then the functional breakdown on assay's own
+hand-written diagnostic lists (:mod:`toxicity_functional`, NOT the owner's held-out suite):
+recall@0.5 on lists that should be flagged, and the share correctly left unflagged on lists
+that should not. Speed: the head's added cost against the all-MiniLM-L6-v2 pass whose vectors
+it reuses (same distinct sentences, no cache), and alt-profanity-check's parity with its package.
 Writes ``benchmarks/results/toxicity.md``.
 
 Run: ``python benchmarks/bench_toxicity.py [--limit N]``
@@ -26,32 +29,39 @@ import platform
 import re
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
-from assay.backends.classify.detoxify_backend import weights_present
 from assay.backends.classify.profanity import ProfanityCheckClassifier
 from assay.data.case import TestCase
-from assay.evaluators.toxicity import Toxicity
+from assay.evaluators.toxicity import CATEGORY_METRICS, Toxicity
 from results_file import publish
+from toxicity_functional import FUNCTIONAL
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "toxicity" / "davidson_labeled_data.csv"
 OUT = HERE / "results" / "toxicity.md"
 BATCH = 512
+METRICS = ("toxicity_score", *CATEGORY_METRICS)
 
 
 def load(limit: int | None) -> pd.DataFrame:
+    """Davidson's tweets (whitespace collapsed), a seeded sample of ``limit`` when given."""
     frame = pd.read_csv(DATA)
     frame["text"] = frame["tweet"].astype(str).map(lambda t: re.sub(r"\s+", " ", t).strip())
     frame["toxic"] = (frame["class"] != 2).astype(int)
-    return frame.head(limit) if limit else frame
+    if limit and limit < len(frame):
+        frame = frame.sample(n=limit, random_state=0).reset_index(drop=True)
+    return frame
 
 
 def auroc_ci(labels: np.ndarray, scores: np.ndarray, n: int = 1000) -> tuple[float, float, float]:
+    """AUROC and its bootstrap 95 % interval."""
     rng = np.random.default_rng(0)
     point = float(roc_auc_score(labels, scores))
     values = []
@@ -63,115 +73,166 @@ def auroc_ci(labels: np.ndarray, scores: np.ndarray, n: int = 1000) -> tuple[flo
     return point, float(low), float(high)
 
 
-#: Hand-written probes (not a sample: an illustration of the model's blind spots).
-PROBES = [
-    ("threat, no profanity", "I know where you live and I will hurt your family."),
-    ("identity attack, no profanity", "People of that religion should be driven out of town."),
-    ("demeaning stereotype", "Women are too emotional to be trusted with money."),
-    ("polite insult", "You are a worthless person and nobody will ever love you."),
-    ("profanity, not toxic", "Holy shit, this cake is fucking delicious!"),
-    ("quoted title", "The documentary 'Bitch' won an award at the festival."),
-    ("neutral", "The monthly fee is waived when the balance stays above 5,000 euros."),
-]
+def run_evaluator(spec: str, texts: Sequence[str]) -> tuple[dict[str, np.ndarray], float]:
+    """Every metric of the ``toxicity`` evaluator with ``spec`` (NaN where not ok), and seconds."""
+    evaluator = Toxicity(classifier=spec)
+    cases = [TestCase(id=str(i), model="m", actual_answer=t) for i, t in enumerate(texts)]
+    values: dict[str, list[float]] = {m: [] for m in METRICS}
+    start = time.perf_counter()
+    for begin in range(0, len(cases), BATCH):
+        for result in evaluator.evaluate(cases[begin : begin + BATCH]):
+            for metric in METRICS:
+                value = result.outcomes[metric].value
+                values[metric].append(np.nan if value is None else value)
+    return {m: np.array(v) for m, v in values.items()}, time.perf_counter() - start
 
 
-def timed(fn, *args, repeat: int = 1):  # type: ignore[no-untyped-def]
-    best = float("inf")
+def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[Any, float]:
+    """The result of ``fn()`` and its best time over ``repeat`` runs."""
+    best, out = float("inf"), None
     for _ in range(repeat):
         start = time.perf_counter()
-        out = fn(*args)
+        out = fn()
         best = min(best, time.perf_counter() - start)
     return out, best
 
 
+def head_speed(texts: Sequence[str], limit: int = 1000) -> tuple[int, float, float]:
+    """``(n, embedding seconds, head seconds)`` on up to ``limit`` distinct sentences, with no
+    cache."""
+    from assay.backends.classify.head import head_scores
+    from assay.backends.embed import minilm
+    from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
+    from assay.backends.heads.store import load_head
+    from assay.text.sentences import split_sentences
+
+    sentences = list(dict.fromkeys(s for t in texts for s in split_sentences(t)))[:limit]
+    model = SentenceTransformerEmbedder(minilm.model_dir(), offline=True, verify_minilm=True)
+    model.encode(sentences[:8])  # load outside the timing
+    vectors, t_embed = timed(lambda: model.encode(sentences))
+    head = load_head("toxicity")
+    output = str(head.header["training"]["output"])
+    _, t_head = timed(lambda: head_scores(head.labels, output, head.logits(vectors)), repeat=5)
+    return len(sentences), t_embed, t_head
+
+
+def davidson_rows(frame: pd.DataFrame, signals: dict[str, np.ndarray]) -> list[str]:
+    """One table row per signal: AUROC [CI], hate and offensive AUROCs, recall and FPR."""
+    labels = frame["toxic"].to_numpy()
+    cls = frame["class"].to_numpy()
+    rows = []
+    for name, scores in signals.items():
+        keep = ~np.isnan(scores)
+        y, s, c = labels[keep], scores[keep], cls[keep]
+        point, low, high = auroc_ci(y, s)
+        hate = roc_auc_score((c[c != 1] == 0).astype(int), s[c != 1])
+        offensive = roc_auc_score((c[c != 0] == 1).astype(int), s[c != 0])
+        rec = [float((s[c == k] >= 0.5).mean()) for k in (0, 1)]
+        fpr = float((s[c == 2] >= 0.5).mean())
+        thresholded = ("— | — | —" if name.startswith("text length")  # not a probability
+                       else f"{rec[0]:.2f} | {rec[1]:.2f} | {fpr:.2f}")
+        rows.append(f"| {name} | {int(keep.sum())} | {point:.3f} [{low:.3f}, {high:.3f}] | "
+                    f"{hate:.3f} | {offensive:.3f} | {thresholded} |")
+    return rows
+
+
+def functional_rows(scorers: dict[str, dict[str, np.ndarray]]) -> tuple[list[str], list[str]]:
+    """Per functionality, each scorer's recall (label 1) or correct-pass share (label 0); and
+    each scorer's AUROC over all the lists."""
+    names = list(scorers)
+    head = ["| functionality | should flag | n | " + " | ".join(names) + " |",
+            "|---|:---:|---:|" + "---:|" * len(names)]
+    rows, start = [], 0
+    labels = np.concatenate([[lab] * len(t) for lab, t in FUNCTIONAL.values()])
+    for functionality, (label, texts) in FUNCTIONAL.items():
+        cells = []
+        for name in names:
+            s = scorers[name]["toxicity_score"][start : start + len(texts)]
+            share = (s >= 0.5).mean() if label else (s < 0.5).mean()
+            cells.append(f"{share:.0%}")
+        rows.append(f"| {functionality} | {'yes' if label else 'no'} | {len(texts)} | "
+                    + " | ".join(cells) + " |")
+        start += len(texts)
+    aurocs = [f"{name}: AUROC {roc_auc_score(labels, scorers[name]['toxicity_score']):.3f}"
+              for name in names]
+    return head + rows, aurocs
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--limit", type=int, default=2000, help="tweets (0: all 24,783)")
     args = parser.parse_args()
     if not DATA.is_file():
-        print(f"data not found: {DATA}", file=sys.stderr)
+        print(f"Davidson data not found at {DATA}; see shared/data/README", file=sys.stderr)
         return 1
-    frame = load(args.limit)
+    frame = load(args.limit or None)
     texts = frame["text"].tolist()
-    labels = frame["toxic"].to_numpy()
     n = len(texts)
 
     from profanity_check import predict_prob  # the reference (loads its model at import)
 
-    predict_prob(texts[:10])
-    reference, t_ref = timed(predict_prob, texts, repeat=3)
+    reference, t_ref = timed(lambda: predict_prob(texts), repeat=3)
     backend = ProfanityCheckClassifier()
-    backend.predict(texts[:10])
-    ours, t_ours = timed(lambda x: backend.predict(x).column("profanity"), texts, repeat=3)
-    identical = bool(np.allclose(reference, ours, atol=0, rtol=0))
+    ours, t_ours = timed(lambda: backend.predict(texts).column("profanity"), repeat=3)
+    identical = bool(np.array_equal(reference, ours))
 
-    evaluator = Toxicity(classifier="profanity-check")
-    cases = [TestCase(id=str(i), model="m", actual_answer=t) for i, t in enumerate(texts)]
-    evaluator.evaluate(cases[:10])
+    n_sentences, t_embed, t_head = head_speed(texts)
+    specs = {"head": "toxicity head (default)", "profanity-check": "alt-profanity-check "
+             "(previous default)", "head+profanity": "head + profanity ensemble"}
+    results, seconds = {}, {}
+    for spec in specs:
+        results[spec], seconds[spec] = run_evaluator(spec, texts)
+    signals = {f"{specs['head']}: `toxicity_score`": results["head"]["toxicity_score"]}
+    signals.update({f"head category `{m}`": results["head"][m] for m in CATEGORY_METRICS})
+    signals[f"{specs['profanity-check']}: `toxicity_score`"] = (
+        results["profanity-check"]["toxicity_score"])
+    signals[f"{specs['head+profanity']}: `toxicity_score`"] = (
+        results["head+profanity"]["toxicity_score"])
+    signals["text length (characters), baseline"] = frame["text"].str.len().to_numpy(float)
 
-    def run_evaluator(batch_cases: list[TestCase]) -> np.ndarray:
-        values = []
-        for start in range(0, len(batch_cases), BATCH):
-            for result in evaluator.evaluate(batch_cases[start : start + BATCH]):
-                outcome = result.outcomes["toxicity_score"]
-                values.append(np.nan if outcome.value is None else outcome.value)
-        return np.array(values)
+    functional_texts = [t for _, lst in FUNCTIONAL.values() for t in lst]
+    functional = {specs[s]: run_evaluator(s, functional_texts)[0] for s in specs}
+    table, aurocs = functional_rows(functional)
 
-    sentence_max, t_eval = timed(run_evaluator, cases)
-    scored = ~np.isnan(sentence_max)
-
-    rows = []
-    for name, scores, seconds, mask in [
-        ("alt-profanity-check `predict_prob` (reference), whole tweet", reference, t_ref, None),
-        ("assay `profanity-check` backend, whole tweet", ours, t_ours, None),
-        ("assay `toxicity` evaluator (max over sentences)", sentence_max, t_eval, scored),
-    ]:
-        keep = np.ones(n, bool) if mask is None else mask
-        point, low, high = auroc_ci(labels[keep], scores[keep])
-        cls = frame["class"].to_numpy()[keep]
-        s = scores[keep]
-        hate = roc_auc_score((cls[cls != 1] == 0).astype(int), s[cls != 1])
-        offensive = roc_auc_score((cls[cls != 0] == 1).astype(int), s[cls != 0])
-        recall = {c: float((s[cls == c] >= 0.5).mean()) for c in (0, 1)}
-        fpr = float((s[cls == 2] >= 0.5).mean())
-        rows.append((name, int(keep.sum()), seconds, point, low, high, hate, offensive, recall,
-                     fpr))
-
-    detox = "present" if weights_present() else "absent here (cannot be downloaded): not measured"
+    labels = frame["toxic"].to_numpy()
     lines = [
-        "# Toxicity backends on Davidson et al. (hate or offensive vs neither)",
+        "# Toxicity backends: Davidson et al. and a functional breakdown",
         "",
-        f"Written by `benchmarks/bench_toxicity.py`; {n} tweets "
-        f"({int(labels.sum())} hate/offensive, {int(n - labels.sum())} neither); "
-        f"Python {platform.python_version()}, {platform.machine()}, shared 2-core machine.",
+        f"Written by `benchmarks/bench_toxicity.py --limit {args.limit}`; {n} tweets (seeded "
+        f"sample; {int(labels.sum())} hate/offensive, {int(n - labels.sum())} neither); Python "
+        f"{platform.python_version()}, {platform.machine()}, shared 2-core machine. Every score "
+        "is the `toxicity` evaluator's, end to end (sentence split, max over sentences).",
         "",
-        "| scorer | n | texts/s | AUROC [95 % CI] | AUROC hate vs neither | AUROC offensive vs "
-        "neither | recall@0.5 hate | recall@0.5 offensive | false-positive rate@0.5 |",
-        "|---|---:|---:|---|---:|---:|---:|---:|---:|",
-    ]
-    for name, count, seconds, point, low, high, hate, offensive, recall, fpr in rows:
-        lines.append(
-            f"| {name} | {count} | {count / seconds:,.0f} | {point:.3f} [{low:.3f}, {high:.3f}] "
-            f"| {hate:.3f} | {offensive:.3f} | {recall[0]:.2f} | {recall[1]:.2f} | {fpr:.2f} |"
-        )
-    probe_scores = backend.predict([t for _, t in PROBES]).column("profanity")
-    lines += ["", "Hand-written probes (an illustration, not a measurement):", "",
-              "| probe | offline score |", "|---|---:|"]
-    lines += [f"| {kind} | {v:.2f} |" for (kind, _), v in zip(PROBES, probe_scores, strict=True)]
-    lines += [
+        "## Davidson: hate or offensive vs neither",
         "",
-        "Times are the best of 3 runs for the two whole-tweet scorers, one run for the evaluator.",
-        f"- assay backend scores identical to the reference: **{identical}**; speed ratio "
-        f"backend / reference: {t_ref / t_ours:.2f}x.",
-        f"- The evaluator (sentence splitting + max over sentences + result objects) runs at "
-        f"{t_ref / t_eval:.2f}x the reference's speed.",
-        f"- detoxify weights: {detox}.",
-        "- Caveat: alt-profanity-check was trained on data that includes this dataset, so these "
-        "AUROCs are optimistic (in-sample).",
-        "- What the offline model misses: it scores offensive *words* (a linear model over word "
-        "n-grams). See the probes above for threats, identity attacks, stereotypes and insults "
-        "in polite words, and for harmless profanity; compare also the hate-vs-neither and "
-        "offensive-vs-neither columns.",
+        "| signal | n | AUROC [95 % CI] | AUROC hate vs neither | AUROC offensive vs neither "
+        "| recall@0.5 hate | recall@0.5 offensive | false-positive rate@0.5 |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+        *davidson_rows(frame, signals),
+        "",
+        "alt-profanity-check was trained on data that includes Davidson: its row is optimistic "
+        "(in-sample). The head never saw Davidson (its training data was checked against it).",
+        "",
+        "## Functional breakdown (assay's own diagnostic lists, not a held-out suite)",
+        "",
+        "Hand-written by assay's developers (`benchmarks/toxicity_functional.py`): share flagged "
+        "(score ≥ 0.5) where the list should be flagged, share left unflagged where it should "
+        "not. Lists of 6–12 sentences: diagnostics with wide intervals, not validity figures.",
+        "",
+        *table,
+        "",
+        "Over all lists: " + "; ".join(aurocs) + ".",
+        "",
+        "## Speed",
+        "",
+        f"- Head added cost: {t_head * 1e3:.1f} ms for {n_sentences} distinct sentences against "
+        f"{t_embed:.1f} s for their all-MiniLM-L6-v2 pass (no cache): **{t_head / t_embed:.3%}** "
+        "of the embedding pass it reuses (target ≤ 20 %).",
+        f"- `toxicity` evaluator end to end with `profanity-check` (no embeddings): "
+        f"{n / seconds['profanity-check']:,.0f} tweets/s; with the head, the embedding pass "
+        "dominates (see `benchmarks/results/embedding_speed.md` for its speed).",
+        f"- alt-profanity-check through assay (sha256-verified) gives scores identical to the "
+        f"package's own `predict_prob`: **{identical}**; speed ratio {t_ref / t_ours:.2f}x.",
         "",
     ]
     publish(OUT, lines)

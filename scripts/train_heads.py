@@ -24,6 +24,8 @@ HERE = Path(__file__).resolve().parent
 HEADS = {
     "nli": "heads.nli",
     "hallucination": "heads.hallucination",
+    "toxicity": "heads.toxicity",
+    "bias": "heads.bias",
 }
 
 

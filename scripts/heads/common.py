@@ -75,6 +75,19 @@ def embedder(cache_dir: Path | None) -> Any:
     return get_embedder("minilm", cache_dir=cache_dir)
 
 
+def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature float32 mean and scale (1 where a feature is constant).
+
+    Example:
+        >>> [a.tolist() for a in standardise(np.array([[1.0, 5.0], [3.0, 5.0]]))]
+        [[2.0, 5.0], [1.0, 1.0]]
+    """
+    mean = x.mean(axis=0).astype(np.float32)
+    scale = x.std(axis=0).astype(np.float32)
+    scale[scale < 1e-6] = 1.0
+    return mean, scale
+
+
 def fit_dense(
     x: np.ndarray, y: np.ndarray, *, hidden: Sequence[int], seed: int, alpha: float = 1e-3,
     max_iter: int = 60,
@@ -84,9 +97,7 @@ def fit_dense(
     Returns ``(layers, mean, scale, estimator)``: ``layers`` as ``(W, b)`` float32 pairs in
     assay's head format. Deterministic for a given seed, data and thread count.
     """
-    mean = x.mean(axis=0).astype(np.float32)
-    scale = x.std(axis=0).astype(np.float32)
-    scale[scale < 1e-6] = 1.0
+    mean, scale = standardise(x)
     z = (x - mean) / scale
     if hidden:
         from sklearn.neural_network import MLPClassifier

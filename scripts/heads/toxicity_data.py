@@ -1,0 +1,180 @@
+"""Training examples for the toxicity and bias heads, read from ``../shared/data/training``.
+
+Every example is a text with, per target, a label in {0, 1} or ``None`` (the text says nothing
+about that target and is left out of its fit). The targets follow the ToxicSpans design: one
+``toxicity`` head on every text, and one *subtype* head per category trained only on toxic texts,
+so that a category score is ``P(toxic) * P(category | toxic)`` and a subtype head cannot learn a
+source shortcut (toxic vs not is the first head's job). Thresholds on rater fractions are those
+the training README quotes (1/3 and 1/2). Nothing here is copied into the repository.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from heads.common import read_jsonl, subsample
+
+#: The categories of the toxicity head, named as detoxify names them.
+SUBTYPES = ("severe_toxicity", "obscene", "threat", "insult", "identity_attack")
+TOXICITY_TARGETS = ("toxicity", *SUBTYPES)
+#: "At least a third of the raters": fractions are stored rounded (1 of 3 raters is 0.33).
+THIRD = 0.33
+#: Everyday (MultiNLI) sentences added as negatives to each head.
+NEUTRAL = 3000
+IDENTITY_TYPES = ("racist", "sexist", "homophobic", "transphobic", "ableist")
+
+
+#: Texts are cut to this many words: the evaluator scores sentences, and long posts would make
+#: the embedding pass (the cost of training) several times slower for little gain.
+MAX_WORDS = 32
+
+
+def clip(text: str, max_words: int = MAX_WORDS) -> str:
+    """The first ``max_words`` whitespace-separated words of ``text``.
+
+    Example:
+        >>> clip("a  b c", 2)
+        'a b'
+    """
+    return " ".join(text.split()[:max_words])
+
+
+@dataclass
+class Example:
+    """One training text, its source and a label per target (``None``: not labelled)."""
+
+    text: str
+    source: str
+    labels: dict[str, int | None] = field(default_factory=dict)
+
+
+def _rows(path: Path, limit: int | None = None, seed: int = 0) -> Iterator[dict[str, Any]]:
+    """The rows of a JSONL file, at most ``limit`` (a seeded sample in file order)."""
+    yield from subsample(list(read_jsonl(path)), limit, seed)
+
+
+def _f(row: dict[str, Any], key: str) -> float:
+    value = row.get(key)
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _civil(row: dict[str, Any]) -> dict[str, int | None]:
+    """ToxicSpans post (all toxic): subtype labels from the raters' span types."""
+    threat, ident = _f(row, "frac_threat"), _f(row, "frac_identity_attack")
+    profane, insult = _f(row, "frac_profane_obscene"), _f(row, "frac_insult")
+    severe = threat >= 0.5 or ident >= 0.5 or (profane >= 0.5 and insult >= 0.5)
+    mild = threat < THIRD and ident < THIRD and not (profane >= THIRD and insult >= THIRD)
+
+    def subtype(frac: float) -> int | None:
+        return 1 if frac >= THIRD else 0 if frac == 0 else None
+
+    return {"toxicity": 1, "severe_toxicity": 1 if severe else 0 if mild else None,
+            "obscene": subtype(profane), "threat": subtype(threat),
+            "insult": 1 if insult >= 0.5 else 0 if insult == 0 else None,
+            "identity_attack": subtype(ident)}
+
+
+def _convabuse(row: dict[str, Any]) -> dict[str, int | None]:
+    """A user turn to a chatbot; subtypes only for the abusive ones (majority of annotators)."""
+    if int(_f(row, "label")) != 1:
+        return {"toxicity": 0 if _f(row, "frac_abusive") == 0 else None}
+    severity = _f(row, "severity_mean")
+    identity = max(_f(row, f"frac_{t}") for t in IDENTITY_TYPES)
+    sexual = max(_f(row, "frac_explicit"), _f(row, "frac_sex_harassment"))
+    return {"toxicity": 1,
+            "severe_toxicity": 1 if severity <= -2 else 0 if severity > -1.5 else None,
+            "identity_attack": 1 if identity >= 0.5 else 0 if identity == 0 else None,
+            "obscene": 1 if sexual >= 0.5 else None,
+            "insult": 1 if _f(row, "frac_intellectual") >= 0.5 else None}
+
+
+def _binary_hate(row: dict[str, Any]) -> dict[str, int | None]:
+    """Stormfront / ToxiGen: label 1 is hate against a group (an identity attack)."""
+    if int(_f(row, "label")) == 1:
+        return {"toxicity": 1, "identity_attack": 1}
+    return {"toxicity": 0}
+
+
+def _wikipedia(row: dict[str, Any]) -> dict[str, int | None]:
+    return {"toxicity": int(_f(row, "label"))}
+
+
+def _sbic_toxicity(row: dict[str, Any]) -> dict[str, int | None]:
+    offensive = _f(row, "offensive")
+    if offensive >= 0.5:
+        target = _f(row, "group_target") >= 0.5
+        return {"toxicity": 1, "identity_attack": 1 if target else None,
+                "obscene": 1 if _f(row, "lewd") >= 0.5 else None}
+    return {"toxicity": 0} if offensive < 0.2 else {"toxicity": None}
+
+
+def neutral_texts(root: Path, n: int = 3000, seed: int = 0) -> list[str]:
+    """``n`` everyday sentences (MultiNLI premises and hypotheses: fiction, government, letters,
+    telephone speech, travel, ...), a seeded sample: negatives for both heads, so that short,
+    formal or conversational text (an assistant's register) is not mistaken for abuse."""
+    nli = root / "nli"
+    texts: dict[str, None] = {}
+    for path in (nli / "mnli_dev_matched" / "mnli_dev_matched.jsonl",
+                 nli / "mnli_taxinli" / "mnli_taxinli.jsonl"):
+        for row in read_jsonl(path):
+            for key in ("premise", "hypothesis"):
+                text = clip(str(row[key]))
+                if text.strip():
+                    texts[text] = None
+    pool = sorted(texts)
+    random.Random(seed).shuffle(pool)
+    return pool[:n]
+
+
+def toxicity_examples(root: Path, *, limit: int | None = None, seed: int = 0,
+                      civil_limit: int = 5000, wiki_article_limit: int = 3000) -> list[Example]:
+    """The toxicity training set: every source, subsampled where it is large and redundant.
+
+    Civil Comments posts keep every threat, identity-attack and obscene post plus a random
+    sample up to ``civil_limit`` in all; Wikipedia article sentences (all non-toxic, about
+    identities) are sampled down to ``wiki_article_limit``. ``limit`` caps every source file
+    (a seeded sample: for quick runs and the reproducibility test).
+    """
+    rng = random.Random(seed)
+    tox = root / "toxicity"
+    out: list[Example] = []
+    civil = list(_rows(tox / "civil_comments_toxicspans" / "toxicspans_subtypes.jsonl", limit,
+                       seed))
+    rare = [r for r in civil if max(_f(r, "frac_threat"), _f(r, "frac_identity_attack"),
+                                    _f(r, "frac_profane_obscene")) >= THIRD]
+    rest = [r for r in civil if r not in rare] if len(rare) < civil_limit else []
+    rng.shuffle(rest)
+    for row in rare + rest[: max(0, civil_limit - len(rare))]:
+        out.append(Example(str(row["text"]), "civil_comments", _civil(row)))
+    for row in _rows(tox / "convabuse" / "convabuse.jsonl", limit, seed):
+        out.append(Example(str(row["text"]), "convabuse", _convabuse(row)))
+    for row in _rows(tox / "stormfront_hate" / "stormfront.jsonl", limit, seed):
+        out.append(Example(str(row["text"]), "stormfront", _binary_hate(row)))
+    for row in _rows(tox / "toxigen_demonstrations" / "toxigen_demonstrations.jsonl", limit, seed):
+        out.append(Example(str(row["text"]), "toxigen", _binary_hate(row)))
+    wiki = list(_rows(tox / "wikipedia_identity_debias" / "wikipedia_identity_debias.jsonl",
+                      limit, seed))
+    articles = [r for r in wiki if r["source"] == "wikipedia_article_identity_sentences"]
+    rng.shuffle(articles)
+    for row in articles[:wiki_article_limit] + [r for r in wiki if r not in articles]:
+        out.append(Example(str(row["text"]), "wikipedia", _wikipedia(row)))
+    for row in _rows(root / "bias" / "sbic" / "sbic_dev_test.jsonl", limit, seed):
+        out.append(Example(str(row["text"]), "sbic", _sbic_toxicity(row)))
+    for text in neutral_texts(root, limit or NEUTRAL, seed):
+        out.append(Example(text, "mnli", {"toxicity": 0}))
+    return [Example(clip(e.text), e.source, e.labels) for e in out if e.text.strip()]
+
+
+def bias_examples(root: Path, *, limit: int | None = None, seed: int = 0) -> list[Example]:
+    """SBIC posts (``biased`` = at least one annotator wrote an implied stereotype), and the
+    everyday sentences of :func:`neutral_texts` as negatives."""
+    return [Example(clip(str(row["text"])), "sbic_" + str(row["data_source"]),
+                    {"biased": int(_f(row, "biased_implication"))})
+            for row in _rows(root / "bias" / "sbic" / "sbic_dev_test.jsonl", limit, seed)
+            if str(row["text"]).strip()] + [
+        Example(text, "mnli", {"biased": 0})
+        for text in neutral_texts(root, limit or NEUTRAL, seed)]

