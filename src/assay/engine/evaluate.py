@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay.analyze.evaluator_problems import EvaluatorProblems
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
 from assay.analyze.judge_checks import JudgeOutputs
 from assay.analyze.leaderboard import LeaderboardBuilder
@@ -223,6 +224,7 @@ def _evaluate_into(
     judge_outputs = JudgeOutputs(
         judged, {c.id: len((c.actual_answer or "").split()) for c in cases} if judged else {}
     )
+    reported = EvaluatorProblems()
     timings: dict[str, float] = {}
     corpus_details: dict[str, dict[str, Any]] = {}  # evaluator → model → details (small)
     try:
@@ -240,6 +242,8 @@ def _evaluate_into(
                 board.add(rows)
                 outcomes.add(rows)
                 judge_outputs.add(rows)
+                reported.add_batch(evaluator.name, [c.model or "" for c in batch],
+                                   [c.id for c in batch], results)
                 _accumulate(evaluator, batch, results, accumulators)
                 done += len(batch)
                 if progress is not None:
@@ -247,6 +251,9 @@ def _evaluate_into(
             for model, accumulator in accumulators.items():
                 for metric, value in accumulator.finish().items():
                     board.set_corpus(model, metric, value)
+                    if value is None:
+                        reported.add_corpus(evaluator.name, model, metric,
+                                            getattr(accumulator, "not_computed_reason", None))
                 if isinstance(accumulator, CorpusDetails):
                     corpus_details.setdefault(evaluator.name, {})[model] = accumulator.details()
             timings[evaluator.name] = round(time.perf_counter() - t0, 4)
@@ -261,7 +268,8 @@ def _evaluate_into(
             "cost_usd": [c.cost_usd for c in cases],
         }
     )
-    problems = find_problems(leaderboard, outcomes) + judge_outputs.problems()
+    problems = (find_problems(leaderboard, outcomes) + judge_outputs.problems()
+                + reported.problems())
     insights = find_insights(leaderboard, usage)
     write_json(work / LEADERBOARD_FILE, leaderboard)
     write_json(work / PROBLEMS_FILE, problems)
