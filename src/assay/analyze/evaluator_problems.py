@@ -5,14 +5,17 @@ give, in ``CaseResult.details["problems"]``: a list of ``{"kind": ..., "message"
 (see :func:`assay.evaluators.base.problem`; a plain string counts as kind ``"evaluator"``), as
 H2O Sonar's evaluators add problems to their report. A corpus metric that could not be computed
 (e.g. too few cases) is one too, with the accumulator's ``not_computed_reason`` when it gives
-one. The engine streams both into :class:`EvaluatorProblems`, which folds them into one
-``problems.json`` entry per (model, evaluator, kind) with the number of cases and examples.
+one. The pipeline streams the result rows into :class:`EvaluatorProblems` (a row sink), which
+folds them into one ``problems.json`` entry per (model, evaluator, kind) with the number of cases
+and examples.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
 from typing import Any
+
+from assay.rundir.records import ResultRow
 
 #: Case ids kept as examples per problem entry.
 EXAMPLES = 5
@@ -50,12 +53,14 @@ class EvaluatorProblems:
                 kind, message = "evaluator", str(item)
             self._record(model, evaluator, kind, message, case_id)
 
-    def add_batch(self, evaluator: str, models: Sequence[str], case_ids: Sequence[str],
-                  results: Sequence[Any]) -> None:
-        """Take the problems of a batch of :class:`~assay.evaluators.base.CaseResult`."""
-        for model, case_id, result in zip(models, case_ids, results, strict=True):
-            if result.details:
-                self.add_case(evaluator, model, case_id, result.details)
+    def add(self, rows: list[ResultRow]) -> None:
+        """Row sink: take the problems in the details of a batch of result rows (the engine
+        puts a case's details, as JSON, on its primary-metric row)."""
+        for row in rows:
+            text = row["details"]
+            if row["primary"] and text is not None and '"problems"' in text:
+                self.add_case(row["evaluator"], row["model"] or "", row["case_id"],
+                              json.loads(text))
 
     def add_corpus(self, evaluator: str, model: str, metric: str, reason: str | None) -> None:
         """A corpus metric of ``model`` that could not be computed, and why."""
