@@ -11,6 +11,7 @@ import pytest
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.judge_ragas import JudgeRagas
+from assay.testing import with_test_doubles
 
 CASE = TestCase(
     id="q1",
@@ -28,7 +29,7 @@ COMPONENTS = {
 
 
 def test_ragas_components_are_metrics_beside_the_harmonic_mean() -> None:
-    [result] = JudgeRagas.for_testing().evaluate([CASE])
+    [result] = with_test_doubles(JudgeRagas).evaluate([CASE])
     parts = result.details["components"]
     for metric, component in COMPONENTS.items():
         assert result.outcomes[metric].status is Status.OK
