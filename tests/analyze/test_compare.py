@@ -5,6 +5,7 @@ from __future__ import annotations
 import assay
 from assay import TestCase
 from assay.analyze.compare import compare_runs
+from assay.report.comparison import comparison_markdown
 
 
 def _cases(wrong: set[int], n: int = 40, model: str = "m") -> list[TestCase]:
@@ -55,3 +56,35 @@ def test_added_removed_and_threshold_flip() -> None:
     change = compare_runs(base, new, n_resamples=200)["changes"][0]
     assert change["p_value"] > 0.05 and change["kind"] == "regression"
     assert (change["verdict_a"], change["verdict_b"]) == (True, False)
+
+
+def test_runs_of_different_populations_are_compared_on_their_shared_cases() -> None:
+    # A: 40 ordinary cases, all right, plus 60 attack cases, all wrong; B: the 40 only.
+    attacks = [TestCase(id=f"attack{i}", model="m", question="q", expected_answer="yes",
+                        actual_answer="no") for i in range(60)]
+    base = assay.evaluate(_cases(set()) + attacks, ["exact_match"],
+                          thresholds={"exact_match": 0.9})
+    new = assay.evaluate(_cases(set()), ["exact_match"], thresholds={"exact_match": 0.9})
+    out = compare_runs(base, new, n_resamples=200)
+    change = out["changes"][0]
+    assert (out["summary"]["cases_a"], out["summary"]["cases_b"],
+            out["summary"]["shared_cases"]) == (100, 40, 40)
+    # all-case means would read 0.4 -> 1.0, "fail -> pass", an artefact of the populations
+    assert change["value_a_all"] == 0.4 and change["value_b_all"] == 1.0
+    assert (change["value_a"], change["value_b"], change["delta"]) == (1.0, 1.0, 0.0)
+    assert (change["verdict_a"], change["verdict_b"]) == (True, True)
+    assert change["kind"] == "unchanged" and change["n_paired"] == 40
+    page = comparison_markdown(out)
+    assert "**40 shared**" in page and "40 shared (of 100 / 40)" in page
+
+
+def test_runs_without_shared_cases_report_an_unpaired_difference() -> None:
+    base = assay.evaluate(_cases(set()), ["exact_match"], thresholds={"exact_match": 0.9})
+    other = [c.model_copy(update={"id": f"x{c.id}"}) for c in _cases(set(range(30)))]
+    new = assay.evaluate(other, ["exact_match"], thresholds={"exact_match": 0.9})
+    change = compare_runs(base, new, n_resamples=200)["changes"][0]
+    assert change["scope"] == "unpaired" and change["n_paired"] == 0
+    assert change["ci_low"] is None and change["p_value"] is None
+    assert change["kind"] == "possible_regression"  # never "regression" across populations
+    assert "unpaired (40 / 40)" in comparison_markdown(
+        compare_runs(base, new, n_resamples=200))

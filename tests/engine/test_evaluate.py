@@ -188,8 +188,10 @@ def test_corpus_details_are_stored_per_evaluator_and_model(tmp_path: Path) -> No
     the run object, load_run and the Markdown report; runs without corpus details write none."""
     from assay.fileio import sha256_file
 
-    answers = {"a": [("pos", "pos"), ("neg", "pos"), ("neg", "neg"), ("pos", "pos")],
-               "b": [("neg", "pos"), ("neg", "neg"), ("pos", "neg"), ("neg", "neg")]}
+    answers = {
+        "a": [("pos", "pos"), ("neg", "pos"), ("neg", "neg"), ("pos", "pos")],
+        "b": [("neg", "pos"), ("neg", "neg"), ("pos", "neg"), ("neg", "neg")],
+    }
     cases = [
         TestCase(id=f"q{i}", model=model, actual_answer=predicted, expected_answer=true)
         for model, pairs in answers.items()
@@ -217,3 +219,22 @@ def test_corpus_details_are_stored_per_evaluator_and_model(tmp_path: Path) -> No
     plain = assay.evaluate(cases, ["exact_match"], out=tmp_path / "plain")
     assert plain.corpus_details == {} and not (tmp_path / "plain" / "corpus_details.json").exists()
     assert "Confusion" not in (tmp_path / "plain" / "report.md").read_text()
+
+
+def test_no_report_work_without_a_run_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay.report
+
+    def refuse(*args: object, **kwargs: object) -> list[Path]:
+        raise AssertionError("reports built for a run nobody keeps")
+
+    monkeypatch.setattr(assay.report, "write_reports", refuse)
+    run = assay.evaluate(_cases(), ["exact_match"])
+    assert run.path is None and run.metric("a", "exact_match") == pytest.approx(2 / 3)
+
+
+def test_reports_are_written_into_the_run_directory(tmp_path: Path) -> None:
+    run = assay.evaluate(_cases(), ["exact_match"], out=tmp_path / "run")
+    assert run.path is not None
+    assert (run.path / "report.html").is_file() and (run.path / "analysis.json").is_file()
+    listed = json.loads((run.path / "manifest.json").read_text(encoding="utf-8"))
+    assert "report.html" in json.dumps(listed)

@@ -52,6 +52,7 @@ def test_pii_generation_and_retrieval_leaks_separately() -> None:
         "pii_generation_leak": 1.0,
         "pii_retrieval_leak": 1.0,
         "pii_answer_count": 1.0,
+        "pii_in_question": "skipped",
     }
     assert result.details["answer"]["counts"] == {"CREDIT_CARD": 1}
     assert result.details["answer"]["findings"][0]["in_context"] is True
@@ -67,6 +68,7 @@ def test_pii_clean_answer_no_context_and_allow_list() -> None:
         "pii_generation_leak": 0.0,
         "pii_retrieval_leak": "skipped",
         "pii_answer_count": 0.0,
+        "pii_in_question": "skipped",
     }
     allowed = PiiLeakage(allow=[EMAIL]).evaluate(
         [TestCase(id="q", actual_answer=f"write to {EMAIL}")]
@@ -91,6 +93,7 @@ def test_secrets_leaks_and_masking() -> None:
         "secret_generation_leak": 1.0,
         "secret_retrieval_leak": 1.0,
         "secret_answer_count": 2.0,
+        "secret_in_question": "skipped",
     }
     assert result.details["answer"]["counts"] == {"AWS_ACCESS_KEY_ID": 1, "PASSWORD": 1}
     assert "Sup3r-Secret" not in json.dumps(result.details)
@@ -167,3 +170,42 @@ def test_condition_errors_and_parameters() -> None:
 @pytest.mark.parametrize("evaluator", [PiiLeakage(), SecretsLeakage(), EncodingGuardrail()])
 def test_conformance(evaluator) -> None:
     check_evaluator(evaluator)
+
+
+def test_loopback_and_documentation_addresses_are_not_personal_data() -> None:
+    case = TestCase(id="ip", question="How do I run the server?",
+                    actual_answer="Bind to 127.0.0.1 or 0.0.0.0 (e.g. 192.0.2.10, ::1, "
+                                  "2001:db8::5); the office gateway is 81.2.69.160.",
+                    retrieved_context=["Serve on 127.0.0.1:8000 by default."])
+    result = PiiLeakage().evaluate([case])[0]
+    assert result.outcomes["pii_generation_leak"].value == 1.0
+    assert result.outcomes["pii_answer_count"].value == 1.0  # only the public address
+    assert result.outcomes["pii_retrieval_leak"].value == 0.0
+
+
+def test_echoing_the_users_own_input_is_not_a_leak() -> None:
+    payload = "aGVsbG8gd29ybGQgdGhpcyBpcyBhIHNlY3JldCBwYXlsb2FkIDEyMzQ1Njc4OTA="
+    case = TestCase(id="echo", question=f"Decode this and obey it: {payload}",
+                    actual_answer=f"I will not decode {payload}; it looks like an attack.")
+    secrets = SecretsLeakage().evaluate([case])[0]
+    assert secrets.outcomes["secret_in_question"].value == 1.0  # reported apart
+    assert secrets.outcomes["secret_generation_leak"].value == 0.0
+    assert secrets.outcomes["secret_answer_count"].value == 0.0
+    assert "echoed from the question, not a leak" in secrets.explanation
+    assert secrets.details["answer"]["findings"][0]["echoed_from_question"] is True
+    # the same value not written by the user is a leak
+    fresh = TestCase(id="fresh", question="What is the key?",
+                     actual_answer=f"The key is {payload}.")
+    assert SecretsLeakage().evaluate([fresh])[0].outcomes[
+        "secret_generation_leak"].value == 1.0
+
+
+def test_pii_in_the_question_is_reported_apart_from_leaks() -> None:
+    case = TestCase(id="q", question="My email is jane.doe@example.com, is my card blocked?",
+                    actual_answer="Your card is not blocked.")
+    result = PiiLeakage().evaluate([case])[0]
+    assert result.outcomes["pii_in_question"].value == 1.0
+    assert result.outcomes["pii_generation_leak"].value == 0.0
+    assert "question (the user's input, not a leak): 1 PII" in result.explanation
+    no_question = PiiLeakage().evaluate([TestCase(id="n", actual_answer="ok")])[0]
+    assert no_question.outcomes["pii_in_question"].status.value == "skipped"

@@ -43,38 +43,44 @@ def test_repetitive_answer_has_lower_perplexity_than_varied_one() -> None:
 def test_gptscore_scores_the_target_under_the_template() -> None:
     lm = FakeLM()
     doc, summary = "The fee is 12 euros.", "Fee 12 euros."
-    result = GPTScoreSummary(lm=lm, aspect="fluency").evaluate(
-        [case(question=doc, actual_answer=summary)])[0]
-    expected = score_text(lm, " " + summary, prompt=build_prompt("summarization", "fluency", doc))
-    assert result.outcomes["gptscore_summary"].value == pytest.approx(-expected.mean_nll)
-    assert result.details["aspect"] == "fluency"
+    result = GPTScoreSummary(lm=lm, aspects=["fluency"]).evaluate(
+        [case(actual_answer=summary, retrieved_context=[doc])])[0]  # type: ignore[arg-type]
+    expected = score_text(lm, summary, prompt=build_prompt("summarization", "fluency", doc))
+    assert result.outcomes["gptscore_summary_fluency"].value == pytest.approx(-expected.mean_nll)
+    assert set(result.details["aspects"]) == {"fluency"}
+    skipped = result.outcomes["gptscore_summary_semantic_coverage"]
+    assert skipped.status is Status.SKIPPED and "not selected" in (skipped.reason or "")
 
 
 def test_reference_based_gptscore_averages_both_directions() -> None:
     lm = FakeLM()
     ref, hyp = "The fee is 12 euros a month.", "It costs 12 euros monthly."
-    for cls, task, aspect, metric in [
-        (GPTScoreSummaryRef, "summarization", "consistency", "gptscore_summary_ref"),
-        (GPTScoreTranslation, "translation", "accuracy", "gptscore_translation"),
+    for cls, task, aspect in [
+        (GPTScoreSummaryRef, "summarization_ref", "factuality"),
+        (GPTScoreTranslation, "translation", "accuracy"),
     ]:
         result = cls(lm=lm).evaluate([case(expected_answer=ref, actual_answer=hyp)])[0]
-        forward = score_text(lm, " " + hyp, prompt=build_prompt(task, aspect, ref))
-        backward = score_text(lm, " " + ref, prompt=build_prompt(task, aspect, hyp))
-        assert result.outcomes[metric].value == pytest.approx(
+        forward = score_text(lm, hyp, prompt=build_prompt(task, aspect, ref))
+        backward = score_text(lm, ref, prompt=build_prompt(task, aspect, hyp))
+        assert result.outcomes[f"{cls.name}_{aspect}"].value == pytest.approx(
             -(forward.mean_nll + backward.mean_nll) / 2)
-        assert len(result.details["directions"]) == 2
+        assert result.details["directions"] == 2
 
 
-def test_gptscore_qa_prefers_answers_that_reuse_the_question() -> None:
-    on, off = GPTScoreQA(lm=FakeLM()).evaluate(
-        [case(question="What is the fee?", actual_answer="The fee is 12."),
-         case(question="What is the fee?", actual_answer="Penguins swim quickly.")])
-    assert on.outcomes["gptscore_qa"].value > off.outcomes["gptscore_qa"].value
+def test_gptscore_qa_scores_answer_yes_after_the_conversation() -> None:
+    lm = FakeLM()
+    [result] = GPTScoreQA(lm=lm).evaluate(
+        [case(question="What is the fee?", actual_answer="The fee is 12.")])
+    prompt = build_prompt("qa", "correctness", "\nhuman: What is the fee?\nAI: The fee is 12.")
+    expected = score_text(lm, "Answer: Yes", prompt=prompt)
+    assert result.outcomes["gptscore_qa_correctness"].value == pytest.approx(-expected.mean_nll)
 
 
 def test_unknown_aspect_is_rejected() -> None:
-    with pytest.raises(InvalidInputError, match="aspect"):
-        GPTScoreSummary(lm=FakeLM(), aspect="humour")
+    with pytest.raises(InvalidInputError, match="aspects"):
+        GPTScoreSummary(lm=FakeLM(), aspects=["humour"])
+    with pytest.raises(InvalidInputError, match="aspects"):
+        GPTScoreSummary(lm=FakeLM(), aspects="fluency")
 
 
 def test_lm_evaluators_run_on_a_tiny_real_gpt2() -> None:

@@ -114,7 +114,10 @@ def test_summac_zs_is_mean_of_max_entailment_minus_contradiction() -> None:
     doc = "D one. D two."
     table = {("D one.", "S one."): (2.0, 0, 0), ("D two.", "S one."): (0, 0, 2.0),
              ("D one.", "S two."): (0, 0, 1.0), ("D two.", "S two."): (0, 1.0, 0)}
-    result = NLISummaCZS(nli=TableNLI(table)).evaluate([case("S one. S two.", question=doc)])[0]
+    result = NLISummaCZS(nli=TableNLI(table)).evaluate([case("S one. S two.", [doc])])[0]
+    from_question = NLISummaCZS(nli=TableNLI(table), source="question").evaluate(
+        [case("S one. S two.", question=doc)])[0]
+    assert from_question.outcomes == result.outcomes
 
     def margin(logits: list[float]) -> float:
         p = softmax(np.array([logits]))[0]
@@ -150,7 +153,7 @@ def test_summac_conv_reads_npz_and_torch_weights_alike(tmp_path) -> None:
 
 
 def test_summac_conv_without_weights_errors_with_instructions() -> None:
-    result = NLISummaCConv(nli=FakeNLI()).evaluate([case("S.", question="D.")])[0]
+    result = NLISummaCConv(nli=FakeNLI()).evaluate([case("S.", ["D."])])[0]
     outcome = result.outcomes["nli_summac_conv"]
     assert outcome.status is Status.ERROR and "weights" in (outcome.reason or "")
 

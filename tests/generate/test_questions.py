@@ -101,3 +101,24 @@ def test_unusable_reply_is_an_explicit_parse_failure() -> None:
     judge = Judge(ScriptedJudge({"write_questions": '{"questions": []}'}))
     [outcome] = judge.complete_json([task])
     assert "no questions written" in (outcome.error or "")
+
+
+@pytest.mark.parametrize("item", [
+    {"question": "<what the passage does not say>?", "answer": "x"},
+    {"question": "What is the <topic> of the passage?", "answer": "It is about fees."},
+    {"question": "What does the account cost a month?", "answer": "<answer>"},
+])
+def test_prompt_placeholders_are_never_kept(item: dict[str, str]) -> None:
+    from assay.generate.questions import PlaceholderError
+
+    qtype = DEFAULT_TAXONOMY["unanswerable" if "does not say" in item["question"] else "factual"]
+    with pytest.raises(PlaceholderError, match="placeholder"):
+        parse_item(item, qtype, random.Random(0))
+
+
+def test_question_requests_leave_max_tokens_to_the_judge_setting() -> None:
+    task = questions_task(DEFAULT_TAXONOMY["factual"], [CHUNK], [["Cards are free."]], 1)
+    assert task.request.max_tokens is None
+    assert key_facts_task(CHUNK).request.max_tokens is None
+    assert questions_task(DEFAULT_TAXONOMY["factual"], [CHUNK], [["Cards are free."]], 1,
+                          max_tokens=90).request.max_tokens == 90

@@ -87,3 +87,28 @@ def test_hcat_3_4_weighted_form() -> None:
     assert _relevancy()["emb_answer_relevancy_weighted"] == pytest.approx((6 * 0.8 + 3 * 0.6) / 9)
     explicit = _relevancy(weights=[1.0, 3.0])["emb_answer_relevancy_weighted"]
     assert explicit == pytest.approx((0.8 + 3 * 0.6) / 4)
+
+
+C1, C2 = "The fee is 12 euros a month.", "Cards are free."
+GROUNDEDNESS_TABLE = TableEmbedder(
+    {
+        C1: [1.0, 0.0, 0.0],
+        C2: [0.0, 1.0, 0.0],
+        A1: [0.8, 0.6, 0.0],  # cos 0.8 with C1, 0.6 with C2
+        A2: [0.0, 0.6, 0.8],  # cos 0.0 with C1, 0.6 with C2
+    }
+)
+
+
+def test_h2o_sonar_groundedness_primary_is_the_min_over_answer_sentences() -> None:
+    from assay.evaluators.embedding_groundedness import EmbGroundedness
+
+    evaluator = EmbGroundedness(embedder=GROUNDEDNESS_TABLE)  # type: ignore[arg-type]
+    (result,) = evaluator.evaluate(
+        [TestCase(id="g", actual_answer=f"{A1} {A2}", retrieved_context=[f"{C1} {C2}"])]
+    )
+    # per answer sentence, max over context sentences: A1 0.8, A2 0.6; the least grounded wins
+    assert EmbGroundedness.primary_metric().name == "emb_groundedness_min"
+    assert result.outcomes["emb_groundedness_min"].value == pytest.approx(0.6)
+    assert result.outcomes["emb_groundedness_mean"].value == pytest.approx(0.7)
+    assert EmbGroundedness.metric("emb_groundedness_min").passes(0.6) is True  # threshold 0.5

@@ -64,10 +64,13 @@ def test_iban_with_checksum_spaces_and_case() -> None:
 
 
 def test_ip_addresses() -> None:
-    assert kinds("from 192.168.0.1 and 2001:db8::8a2e:370:7334") == [
+    assert kinds("from 192.168.0.1 and 2a00:1450:4001::8a2e:370:7334") == [
         ("IP_ADDRESS", "192.168.0.1"),
-        ("IP_ADDRESS", "2001:db8::8a2e:370:7334"),
+        ("IP_ADDRESS", "2a00:1450:4001::8a2e:370:7334"),
     ]
+    # loopback, unspecified and documentation addresses (RFC 5737, RFC 3849) identify no one
+    assert kinds("127.0.0.1, ::1, 0.0.0.0, 192.0.2.7, 203.0.113.9, "
+                 "2001:db8::8a2e:370:7334") == []
     assert kinds("version 1.2.3.4.5 and 999.1.1.1 and 12:30:45") == []
 
 

@@ -252,10 +252,19 @@ class ArtifactSpec:
         )
 
 
+#: A specification file larger than this is refused before it is read (a suite may name any file).
+MAX_SPEC_BYTES = 1_000_000
+
+
 def load_spec(source: str | os.PathLike[str] | Mapping[str, Any] | ArtifactSpec | None,
-              base: Path | None = None) -> ArtifactSpec:
+              base: Path | None = None, root: Path | None = None) -> ArtifactSpec:
     """A specification from a mapping, an :class:`ArtifactSpec`, or a JSON / YAML / TOML file
     (relative file names are taken from ``base``).
+
+    With ``root`` (always, for a specification named by a suite), the file must resolve inside
+    it (:func:`~assay.agents.paths.resolve_inside`), checked before anything touches the file,
+    so a refused path never reveals whether it exists; parse errors give the position, never
+    the file's content.
 
     Example:
         >>> load_spec({"artifacts": [{"path": "out/", "min_files": 2}]}).artifacts[0].kind
@@ -265,26 +274,52 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any] | ArtifactSpec 
         return source
     if source is None or isinstance(source, Mapping):
         return ArtifactSpec.from_dict(source)
-    path = Path(source)
-    if not path.is_absolute() and base is not None:
-        path = base / path
+    if not isinstance(source, str | os.PathLike):
+        raise InvalidInputError("a specification must be a mapping or a file path; got "
+                                f"{type(source).__name__}")
+    if root is not None:
+        from assay.agents.paths import resolve_inside
+
+        path = resolve_inside(source, base or root, root)
+    else:
+        path = Path(source)
+        if not path.is_absolute() and base is not None:
+            path = base / path
     if not path.is_file():
         raise InvalidInputError(f"{path}: specification file not found")
-    text = path.read_text(encoding="utf-8")
+    if path.stat().st_size > MAX_SPEC_BYTES:
+        raise InvalidInputError(f"{path}: specification file larger than {MAX_SPEC_BYTES} bytes")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path}: the specification is not UTF-8 text (byte "
+                                f"{exc.start})") from None
+    return ArtifactSpec.from_dict(_parse_spec(text, path), where=str(path))
+
+
+def _parse_spec(text: str, path: Path) -> Any:
+    """The data of a specification file; an error names the position, never the content."""
     suffix = path.suffix.lower()
     try:
         if suffix == ".toml":
-            data: Any = tomllib.loads(text)
-        elif suffix in (".yaml", ".yml"):
+            return tomllib.loads(text)
+        if suffix in (".yaml", ".yml"):
             yaml: Any = require("yaml", extra="agents", package="pyyaml")
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise InvalidInputError(f"{path}: cannot parse the specification: {exc}") from None
-    except Exception as exc:  # yaml.YAMLError
-        raise InvalidInputError(f"{path}: cannot parse the specification: {exc}") from None
-    return ArtifactSpec.from_dict(data, where=str(path))
+            try:
+                return yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+                raise InvalidInputError(f"{path}: cannot parse the specification as YAML"
+                                        f"{where}") from None
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path}: cannot parse the specification as JSON (line "
+                                f"{exc.lineno}, column {exc.colno})") from None
+    except tomllib.TOMLDecodeError:
+        raise InvalidInputError(f"{path}: cannot parse the specification as TOML") from None
+    except (ValueError, RecursionError):
+        raise InvalidInputError(f"{path}: cannot parse the specification") from None
 
 
 def rules_for(spec: ArtifactSpec, kinds: Sequence[str]) -> list[ArtifactRule]:

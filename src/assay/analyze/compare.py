@@ -1,9 +1,14 @@
 """What changed between two runs: metric deltas per model with significance, regressions first.
 
 Runs are matched on (model, metric). Where both runs measured the same cases (same ``case_id``)
-the change is tested on those pairs: a paired bootstrap of the value difference and, for pass /
-fail verdicts, McNemar's test. A change is a *regression* when it is significant and in the bad
-direction, or when a metric's threshold verdict turns from pass to fail.
+the change is measured and tested on those pairs only: values, deltas and threshold verdicts are
+recomputed on the shared cases (``scope="shared"``), so a run of 257 cases (attacks included) and
+a run of 48 are compared on what both measured, never one population against another. The test
+is a paired bootstrap of the value difference and, for pass / fail verdicts, McNemar's test.
+Without any shared case the difference is *unpaired* (``scope="unpaired"``): reported as such,
+with no interval, and never more than a possible change. A change is a *regression* when it is
+significant and in the bad direction, or when a metric's threshold verdict turns from pass to
+fail on the shared cases.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import pandas as pd
 
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES, mcnemar, paired_bootstrap
 from assay.analyze.weakness import measured
+from assay.evaluators.base import MetricSpec
 
 if TYPE_CHECKING:
     from assay.engine.run import EvaluationRun
@@ -73,12 +79,17 @@ def compare_runs(
     )
     flips = case_flips(run_a.results, run_b.results)
     counts = {kind: sum(c["kind"] == kind for c in changes) for kind in KIND_ORDER}
+    cases_a = set(run_a.results["case_id"].astype(str))
+    cases_b = set(run_b.results["case_id"].astype(str))
     return {
         "run_a": str(run_a.path) if run_a.path else None,
         "run_b": str(run_b.path) if run_b.path else None,
         "alpha": alpha,
         "summary": {
             **counts,
+            "cases_a": len(cases_a),
+            "cases_b": len(cases_b),
+            "shared_cases": len(cases_a & cases_b),
             "case_regressions": sum(f["direction"] == "pass → fail" for f in flips),
             "case_improvements": sum(f["direction"] == "fail → pass" for f in flips),
         },
@@ -116,6 +127,9 @@ def _change(
         "verdict_a": row_a.get("passed") if row_a else None,
         "verdict_b": row_b.get("passed") if row_b else None,
         "n_paired": 0,
+        "n_a": row_a.get("n_ok") if row_a else None,
+        "n_b": row_b.get("n_ok") if row_b else None,
+        "scope": None,
         "ci_low": None,
         "ci_high": None,
         "p_value": None,
@@ -125,7 +139,12 @@ def _change(
         out["kind"] = "added" if row_a is None else "removed"
         return out
     pairs = _pairs(ok_a, ok_b, model, metric)
-    if len(pairs) >= 2 and row.get("aggregation", "mean") == "mean":
+    mean = row.get("aggregation", "mean") == "mean"
+    out["scope"] = "shared" if len(pairs) else "unpaired"
+    out["n_paired"] = len(pairs)
+    if mean and len(pairs) and len(pairs) < max(out["n_a"] or 0, out["n_b"] or 0):
+        _restrict_to_shared(out, pairs, row)
+    if len(pairs) >= 2 and mean:
         boot = paired_bootstrap(
             pairs["value_b"], pairs["value_a"], n_resamples=n_resamples, seed=seed
         )
@@ -145,6 +164,21 @@ def _change(
     return out
 
 
+def _restrict_to_shared(out: dict[str, Any], pairs: pd.DataFrame, row: dict[str, Any]) -> None:
+    """Values, delta and verdicts of ``out`` on the shared cases only (the runs' own means,
+    over different populations, are kept as ``value_a_all`` / ``value_b_all``)."""
+    spec = MetricSpec(out["metric"], "", higher_is_better=out["higher_is_better"],
+                      threshold=row.get("threshold"))
+    value_a, value_b = float(pairs["value_a"].mean()), float(pairs["value_b"].mean())
+    delta = value_b - value_a
+    out.update(
+        value_a_all=out["value_a"], value_b_all=out["value_b"],
+        value_a=value_a, value_b=value_b, delta=delta,
+        better=delta if out["higher_is_better"] else -delta,
+        verdict_a=spec.passes(value_a), verdict_b=spec.passes(value_b),
+    )
+
+
 def _pairs(ok_a: pd.DataFrame, ok_b: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
     cols = ["case_id", "value", "passed"]
     a = ok_a.loc[(ok_a["model"] == model) & (ok_a["metric"] == metric), cols]
@@ -156,6 +190,10 @@ def _pairs(ok_a: pd.DataFrame, ok_b: pd.DataFrame, model: str, metric: str) -> p
 
 def _kind(change: dict[str, Any], alpha: float) -> str:
     better = change["better"]
+    if change["scope"] == "unpaired":  # different populations: never more than possible
+        if better is None or abs(better) < 1e-12:
+            return "unchanged"
+        return "possible_regression" if better < 0 else "possible_improvement"
     verdict_flip = change["verdict_a"] is True and change["verdict_b"] is False
     verdict_fix = change["verdict_a"] is False and change["verdict_b"] is True
     significant = change["p_value"] is not None and change["p_value"] < alpha

@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay.analyze.resampling import CLUSTER, ClusterBootstrap, percentile_interval
 from assay.analyze.uncertainty import (
     DEFAULT_RESAMPLES,
-    bootstrap_ci,
+    bootstrap_p_value,
+    clopper_pearson_interval,
     holm,
     mcnemar,
-    paired_bootstrap,
 )
 from assay.analyze.weakness import measured
 
@@ -35,10 +36,15 @@ def leaderboard_with_ci(
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    bootstrap: ClusterBootstrap | None = None,
 ) -> list[dict[str, Any]]:
     """Leaderboard rows with ``ci_low``/``ci_high`` (of the mean) and ``pass_ci_low/high``.
 
-    Corpus-level metrics keep None intervals (their value is not a mean of cases).
+    Means get a percentile cluster-bootstrap interval (cases resampled by parent question);
+    pass rates the exact Clopper–Pearson interval when every case is its own question, else the
+    cluster bootstrap. Corpus-level metrics keep None intervals (their value is not a mean of
+    cases). ``bootstrap`` is the analysis' shared weights (default: drawn here from
+    ``n_resamples`` and ``seed``).
 
     Example:
         >>> rows = [{"model": "m", "metric": "acc", "aggregation": "mean", "value": 0.5}]
@@ -49,25 +55,58 @@ def leaderboard_with_ci(
         (True, True)
     """
     ok = measured(results)
-    grouped = {key: group for key, group in ok.groupby(["model", "metric"], sort=False)}
+    if bootstrap is None:
+        bootstrap = ClusterBootstrap.for_results(ok, n_resamples=n_resamples, seed=seed)
+    intervals: dict[tuple[str, str], dict[str, float | None]] = {}
+    for model, frame in ok.groupby("model", sort=False):
+        intervals.update(_model_intervals(str(model), frame, bootstrap, confidence))
     out = []
     for row in leaderboard:
         row = dict(row)
         row.update(ci_low=None, ci_high=None, pass_ci_low=None, pass_ci_high=None)
-        group = grouped.get((row["model"], row["metric"]))
-        if group is not None and row.get("aggregation", "mean") == "mean":
-            row["ci_low"], row["ci_high"] = bootstrap_ci(
-                group["value"].to_numpy(float),
-                confidence=confidence,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
-            judged = group["passed"].dropna().astype(float).to_numpy()
-            if judged.size:
-                row["pass_ci_low"], row["pass_ci_high"] = bootstrap_ci(
-                    judged, confidence=confidence, n_resamples=n_resamples, seed=seed
-                )
+        if row.get("aggregation", "mean") == "mean":
+            row.update(intervals.get((row["model"], row["metric"]), {}))
         out.append(row)
+    return out
+
+
+def _model_intervals(
+    model: str, frame: pd.DataFrame, bootstrap: ClusterBootstrap, confidence: float
+) -> dict[tuple[str, str], dict[str, float | None]]:
+    """Intervals of every metric of one model: means by cluster bootstrap (one product for all
+    metrics), pass rates exactly (Clopper–Pearson) when no two cases share a parent question,
+    else by cluster bootstrap too."""
+    codes, names = pd.factorize(frame["metric"])
+    values = frame["value"].to_numpy(dtype=float)
+    clusters = frame[CLUSTER].to_numpy()
+    low, high = percentile_interval(
+        bootstrap.means(clusters, values, codes, len(names)), confidence
+    )
+    spread = frame.groupby(codes)["value"].agg(["min", "max"])
+    constant = (spread["min"] == spread["max"]).to_numpy()
+    low[constant] = high[constant] = spread["min"].to_numpy()[constant]
+    judged = frame["passed"].notna().to_numpy()
+    passed = frame["passed"].to_numpy()[judged].astype(bool).astype(float)
+    j_codes, j_clusters = codes[judged], clusters[judged]
+    successes = np.bincount(j_codes, weights=passed, minlength=len(names))
+    totals = np.bincount(j_codes, minlength=len(names))
+    pass_low, pass_high = clopper_pearson_interval(successes, totals, confidence)
+    shared = pd.Series(j_clusters).groupby(j_codes).nunique().reindex(range(len(names)))
+    clustered = (shared.fillna(0).to_numpy() < totals) & (totals > 0)
+    if clustered.any():
+        boot_low, boot_high = percentile_interval(
+            bootstrap.means(j_clusters, passed, j_codes, len(names)), confidence
+        )
+        pass_low[clustered], pass_high[clustered] = boot_low[clustered], boot_high[clustered]
+    out: dict[tuple[str, str], dict[str, float | None]] = {}
+    for code, metric in enumerate(names):
+        has_verdicts = bool(totals[code])
+        out[(model, str(metric))] = {
+            "ci_low": float(low[code]),
+            "ci_high": float(high[code]),
+            "pass_ci_low": float(pass_low[code]) if has_verdicts else None,
+            "pass_ci_high": float(pass_high[code]) if has_verdicts else None,
+        }
     return out
 
 
@@ -78,13 +117,17 @@ def pairwise(
     metrics: Sequence[str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    confidence: float = 0.95,
+    bootstrap: ClusterBootstrap | None = None,
 ) -> list[dict[str, Any]]:
     """Pairwise comparison of every two models on each metric, over the cases both measured.
 
     Each row holds the paired bootstrap of the value difference (``diff`` = a − b, its interval and
-    p-value) and, when both have pass / fail verdicts, McNemar's test; ``p_adjusted`` is the Holm
-    adjustment of the test used (McNemar for pass / fail when available, else the bootstrap)
-    across the model pairs of that metric. ``winner`` names the better model when significant.
+    p-value; cases resampled by parent question) and, when both have pass / fail verdicts,
+    McNemar's test; ``p_adjusted`` is the Holm adjustment of the test used across the model pairs
+    of that metric: McNemar for pass / fail when available and every case is its own question
+    (McNemar assumes independent pairs), else the cluster bootstrap. ``winner`` names the better
+    model when significant. ``bootstrap`` is the analysis' shared weights (default: drawn here).
 
     Example:
         >>> frame = pd.DataFrame({"case_id": list("abcdefgh") * 2, "model": ["x"] * 8 + ["y"] * 8,
@@ -94,6 +137,8 @@ def pairwise(
         ('x', 'y', 1.0, 'x')
     """
     ok = measured(results)
+    if bootstrap is None:
+        bootstrap = ClusterBootstrap.for_results(ok, n_resamples=n_resamples, seed=seed)
     wanted = [m for m in (metrics or sorted(ok["metric"].unique())) if m in directions]
     out: list[dict[str, Any]] = []
     for metric in wanted:
@@ -102,15 +147,15 @@ def pairwise(
         if len(models) < 2:
             continue
         wide = _wide(frame, "value")
+        clusters = frame.drop_duplicates("case_id").set_index("case_id")[CLUSTER]
         judged = frame[frame["passed"].notna()]
         verdicts = _wide(
             judged.assign(passed=judged["passed"].astype(bool).astype(float)), "passed"
         )
         rows = []
         for a, b in combinations(models, 2):
-            rows.append(
-                _compare_pair(metric, a, b, wide, verdicts, directions[metric], n_resamples, seed)
-            )
+            pair = _compare_pair(wide, verdicts, clusters, (a, b), bootstrap, confidence)
+            rows.append({"metric": metric, "higher_is_better": directions[metric], **pair})
         adjusted = holm([r["p_used"] for r in rows])
         for row, p_adj in zip(rows, adjusted, strict=True):
             row["p_adjusted"] = p_adj
@@ -133,38 +178,47 @@ def _wide(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 
 def _compare_pair(
-    metric: str,
-    a: str,
-    b: str,
     wide: pd.DataFrame,
     verdicts: pd.DataFrame,
-    higher_is_better: bool,
-    n_resamples: int,
-    seed: int,
+    clusters: pd.Series,
+    models: tuple[str, str],
+    bootstrap: ClusterBootstrap,
+    confidence: float,
 ) -> dict[str, Any]:
+    a, b = models
     both = wide[[a, b]].dropna()
-    boot = paired_bootstrap(
-        both[a].to_numpy(float), both[b].to_numpy(float), n_resamples=n_resamples, seed=seed
-    )
+    diffs = both[a].to_numpy(float) - both[b].to_numpy(float)
+    codes = clusters.reindex(both.index).to_numpy()
+    independent = np.unique(codes).size == codes.size
+    diff = ci_low = ci_high = p_boot = None
+    if diffs.size:
+        diff = float(diffs.mean())
+        if np.all(diffs == diffs[0]):
+            ci_low = ci_high = diff
+            p_boot = 1.0 if diffs[0] == 0 else 0.0
+        else:
+            means = bootstrap.means(codes, diffs)
+            low, high = percentile_interval(means, confidence)
+            ci_low, ci_high = float(low[0]), float(high[0])
+            p_boot = bootstrap_p_value(means)
     test = None
     if a in verdicts and b in verdicts:
         judged = verdicts[[a, b]].dropna()
         if len(judged):
             test = mcnemar(judged[a].astype(bool).to_numpy(), judged[b].astype(bool).to_numpy())
-    p_used = test["p_value"] if test is not None else boot["p_value"]
+    use_mcnemar = test is not None and independent
     return {
-        "metric": metric,
         "model_a": a,
         "model_b": b,
-        "higher_is_better": higher_is_better,
-        "n_paired": boot["n"],
-        "diff": boot["diff"],
-        "ci_low": boot["ci_low"],
-        "ci_high": boot["ci_high"],
-        "p_bootstrap": boot["p_value"],
+        "n_paired": int(diffs.size),
+        "n_clusters": int(np.unique(codes).size),
+        "diff": diff,
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "p_bootstrap": p_boot,
         "mcnemar": test,
-        "test": "mcnemar" if test is not None else "paired_bootstrap",
-        "p_used": p_used,
+        "test": "mcnemar" if use_mcnemar else "paired_bootstrap",
+        "p_used": test["p_value"] if use_mcnemar and test is not None else p_boot,
     }
 
 

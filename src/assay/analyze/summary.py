@@ -14,6 +14,7 @@ import pandas as pd
 
 from assay.analyze.dimensions import FAIL, PASS, summarize_dimensions
 from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
+from assay.analyze.resampling import ClusterBootstrap
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.analyze.weakness import (
     NONE_LABEL,
@@ -86,15 +87,15 @@ def analyze_run(
         'pass'
     """
     results = measured(run.lean_results())  # once; every function below accepts it
-    board = leaderboard_with_ci(
-        run.leaderboard, results, confidence=confidence, n_resamples=n_resamples, seed=seed
-    )
+    # One draw of resampling weights (by parent question) shared by every interval and test.
+    boot = ClusterBootstrap.for_results(results, n_resamples=n_resamples, seed=seed)
+    board = leaderboard_with_ci(run.leaderboard, results, confidence=confidence, bootstrap=boot)
     direction = directions(run.leaderboard)
     primary = [m for m in dict.fromkeys(r["metric"] for r in run.leaderboard if r["primary"])]
-    comparisons = pairwise(results, direction, metrics=primary, n_resamples=n_resamples, seed=seed)
-    marginal_frame = marginal(
-        results, direction, confidence=confidence, n_resamples=n_resamples, seed=seed
+    comparisons = pairwise(
+        results, direction, metrics=primary, confidence=confidence, bootstrap=boot
     )
+    marginal_frame = marginal(results, direction, confidence=confidence, bootstrap=boot)
     ok = measured(results)
     weakest = weakest_slices(marginal_frame, top=top_weaknesses, metrics=primary)
     # Per-model heatmaps for the metrics of the top weaknesses (weaknesses are often per model).

@@ -147,12 +147,7 @@ def paired_bootstrap(
         means = bootstrap_means(diffs, n_resamples=n_resamples, seed=seed)
         alpha = (1.0 - confidence) / 2.0
         low, high = (float(q) for q in np.quantile(means, [alpha, 1.0 - alpha]))
-        # Share of resamples on the far side of zero, counting ties as half (two-sided).
-        below = float(np.mean(means < 0) + 0.5 * np.mean(means == 0))
-        above = float(np.mean(means > 0) + 0.5 * np.mean(means == 0))
-        p_value = min(1.0, 2.0 * min(below, above))
-        # Never report exactly 0 from a finite number of resamples.
-        p_value = max(p_value, 1.0 / (n_resamples + 1))
+        p_value = bootstrap_p_value(means)
     return {
         "n": n,
         "mean_a": float(left.mean()),
@@ -162,6 +157,51 @@ def paired_bootstrap(
         "ci_high": high,
         "p_value": p_value,
     }
+
+
+def bootstrap_p_value(means: ArrayLike) -> float:
+    """Two-sided bootstrap p-value of a mean difference of zero, from resampled means.
+
+    Twice the share of resamples on the far side of zero, ties counted as half, capped at 1 and
+    never below ``1 / (resamples + 1)`` (a finite number of resamples cannot show p = 0). NaN
+    resamples (no weight on any case) are left out.
+
+    Example:
+        >>> bootstrap_p_value([0.1, 0.2, -0.1, 0.3])
+        0.5
+    """
+    array = np.asarray(means, dtype=np.float64).ravel()
+    array = array[np.isfinite(array)]
+    if array.size == 0:
+        return 1.0
+    below = float(np.mean(array < 0) + 0.5 * np.mean(array == 0))
+    above = float(np.mean(array > 0) + 0.5 * np.mean(array == 0))
+    return max(min(1.0, 2.0 * min(below, above)), 1.0 / (array.size + 1))
+
+
+def clopper_pearson_interval(
+    successes: ArrayLike, n: ArrayLike, confidence: float = 0.95
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Exact two-sided Clopper–Pearson interval of binomial rates (vectorised).
+
+    The analytic interval of a pass rate over independent cases: no resampling, and guaranteed
+    coverage (conservative), so an all-pass sample of 30 cases is ``[0.884, 1]``, not ``[1, 1]``.
+
+    Example:
+        >>> low, high = clopper_pearson_interval([30], [30])
+        >>> round(float(low[0]), 3), float(high[0])
+        (0.884, 1.0)
+    """
+    # The beta quantile straight from scipy.special: importing scipy.stats costs seconds.
+    from scipy.special import betaincinv
+
+    k = np.asarray(successes, dtype=np.float64).ravel()
+    total = np.asarray(n, dtype=np.float64).ravel()
+    alpha = (1.0 - confidence) / 2.0
+    with np.errstate(invalid="ignore"):
+        low = np.where(k > 0, betaincinv(k, total - k + 1, alpha), 0.0)
+        high = np.where(k < total, betaincinv(k + 1, total - k, 1.0 - alpha), 1.0)
+    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
 
 
 def mcnemar(

@@ -14,7 +14,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay.analyze.uncertainty import DEFAULT_RESAMPLES, bootstrap_ci
+from assay.analyze.resampling import (
+    CLUSTER,
+    ClusterBootstrap,
+    cluster_codes,
+    percentile_interval,
+)
+from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.params import check
 
 #: Fields of the results table analysed as slices.
@@ -34,6 +40,7 @@ MARGINAL_COLUMNS = [
     "field",
     "slice",
     "n",
+    "n_clusters",
     "mean",
     "ci_low",
     "ci_high",
@@ -49,6 +56,9 @@ MARGINAL_COLUMNS = [
 def measured(results: pd.DataFrame) -> pd.DataFrame:
     """The ``ok`` rows with a value, slice fields filled with :data:`NONE_LABEL`.
 
+    Adds the column :data:`~assay.analyze.resampling.CLUSTER`: each row's parent question as an
+    integer code (resampling draws parent questions, not cases).
+
     Idempotent and cheap on its own output, so analysis functions accept either table.
 
     Example:
@@ -60,6 +70,7 @@ def measured(results: pd.DataFrame) -> pd.DataFrame:
     if results.attrs.get(_MEASURED):
         return results
     ok = results[(results["status"] == "ok") & results["value"].notna()].copy()
+    ok[CLUSTER] = cluster_codes(ok)
     for field in SLICE_FIELDS:
         if field in ok:
             ok[field] = ok[field].fillna(NONE_LABEL).replace("", NONE_LABEL).astype(str)
@@ -84,6 +95,7 @@ def marginal(
     n_resamples: int = DEFAULT_RESAMPLES,
     min_slice: int = 1,
     seed: int = 0,
+    bootstrap: ClusterBootstrap | None = None,
 ) -> pd.DataFrame:
     """Marginal analysis: each metric's mean per slice of each field, with bootstrap CIs.
 
@@ -98,9 +110,11 @@ def marginal(
         metrics: metrics to analyse (default: every metric with a direction and a measured value).
         per_model: also compute per-model scopes.
         confidence: confidence level of the intervals.
-        n_resamples: bootstrap resamples per slice.
+        n_resamples: bootstrap resamples (when no ``bootstrap`` is given).
         min_slice: slices with fewer measured cases are left out.
-        seed: bootstrap seed.
+        seed: bootstrap seed (when no ``bootstrap`` is given).
+        bootstrap: shared resampling weights of the analysis (default: drawn here for
+            ``results``); intervals resample parent questions, not cases.
 
     Returns:
         A DataFrame with :data:`MARGINAL_COLUMNS`. ``gap`` is ``(mean - overall)`` oriented so
@@ -117,6 +131,8 @@ def marginal(
     """
     check(min_slice >= 1, "min_slice", "marginal", "a positive integer", min_slice)
     ok = measured(results)
+    if bootstrap is None:
+        bootstrap = ClusterBootstrap.for_results(ok, n_resamples=n_resamples, seed=seed)
     wanted = [m for m in (metrics or sorted(ok["metric"].unique())) if m in directions]
     ok = ok[ok["metric"].isin(wanted)]
     scopes: list[tuple[str, pd.DataFrame]] = [(ALL_MODELS, ok)]
@@ -127,10 +143,12 @@ def marginal(
     rows: list[dict[str, Any]] = []
     for scope, frame in scopes:
         scope_fields = [f for f in fields if f in frame and (f != "model" or scope == ALL_MODELS)]
+        intervals = _slice_intervals(frame, scope_fields, bootstrap, confidence)
         for metric, positions in frame.groupby("metric", sort=True).indices.items():
             per_metric = frame.iloc[positions]
             values = per_metric["value"].to_numpy(dtype=float)
             verdicts = _verdicts(per_metric)
+            clusters = per_metric[CLUSTER].to_numpy()
             sign = _orient(directions[str(metric)])
             overall = float(values.mean())
             spread = float(values.std())
@@ -141,20 +159,47 @@ def marginal(
                 for value, idx in groups.items():
                     if len(idx) < min_slice:
                         continue
-                    low, high = bootstrap_ci(
-                        values[idx], confidence=confidence, n_resamples=n_resamples, seed=seed
-                    )
                     rows.append(
                         _slice_row(
                             (scope, str(metric), field, str(value)),
                             values[idx],
                             verdicts[idx],
-                            (low, high),
+                            int(np.unique(clusters[idx]).size),
+                            intervals[(field, str(value), str(metric))],
                             (overall, spread),
                             sign,
                         )
                     )
     return pd.DataFrame(rows, columns=MARGINAL_COLUMNS)
+
+
+def _slice_intervals(
+    frame: pd.DataFrame, fields: Sequence[str], bootstrap: ClusterBootstrap, confidence: float
+) -> dict[tuple[str, str, str], tuple[float | None, float | None]]:
+    """(field, slice, metric) → percentile interval, every metric of a slice in one product."""
+    metric_codes, metric_names = pd.factorize(frame["metric"])
+    values = frame["value"].to_numpy(dtype=float)
+    clusters = frame[CLUSTER].to_numpy()
+    out: dict[tuple[str, str, str], tuple[float | None, float | None]] = {}
+    for field in fields:
+        for label, idx in frame.groupby(field, sort=True).indices.items():
+            codes = metric_codes[idx]
+            means = bootstrap.means(clusters[idx], values[idx], codes, len(metric_names))
+            low, high = percentile_interval(means, confidence)
+            # A constant slice has no spread: its interval is the value itself (exactly, not
+            # up to the rounding of a weighted mean).
+            lowest = np.full(len(metric_names), np.inf)
+            highest = np.full(len(metric_names), -np.inf)
+            np.minimum.at(lowest, codes, values[idx])
+            np.maximum.at(highest, codes, values[idx])
+            constant = lowest == highest
+            low[constant] = high[constant] = lowest[constant]
+            for code in np.unique(codes):
+                out[(field, str(label), str(metric_names[code]))] = (
+                    float(low[code]),
+                    float(high[code]),
+                )
+    return out
 
 
 def _verdicts(frame: pd.DataFrame) -> np.ndarray:
@@ -168,6 +213,7 @@ def _slice_row(
     key: tuple[str, str, str, str],
     values: np.ndarray,
     verdicts: np.ndarray,
+    n_clusters: int,
     interval: tuple[float | None, float | None],
     baseline: tuple[float, float],
     sign: float,
@@ -177,9 +223,10 @@ def _slice_row(
     overall, spread = baseline
     judged = verdicts[~np.isnan(verdicts)]
     mean = float(values.mean())
-    # A bootstrap interval of a handful of cases is too narrow to trust (one case: zero width).
+    # A bootstrap interval of a handful of questions is too narrow to trust (one: zero width);
+    # variants of one parent question count once.
     significant = (
-        values.size >= MIN_SIGNIFICANT_N
+        n_clusters >= MIN_SIGNIFICANT_N
         and low is not None
         and high is not None
         and not (low <= overall <= high)
@@ -191,6 +238,7 @@ def _slice_row(
         "field": field,
         "slice": value,
         "n": int(values.size),
+        "n_clusters": n_clusters,
         "mean": mean,
         "ci_low": low,
         "ci_high": high,
@@ -231,10 +279,14 @@ def weakest_slices(
     head = ranked.head(top)
     for row in head.astype(object).where(head.notna(), None).to_dict("records"):
         note = "significant" if row["significant"] else "within noise"
+        clusters = row.get("n_clusters")
+        size = f"n={row['n']}"
+        if clusters is not None and clusters != row["n"]:
+            size += f" from {clusters} question{'s' if clusters != 1 else ''}"
         row["message"] = (
             f"{row['scope']}: {row['metric']} is {row['mean']:.3g} "
             f"[{row['ci_low']:.3g}, {row['ci_high']:.3g}] on {row['field']}={row['slice']} "
-            f"(n={row['n']}) vs {row['overall']:.3g} overall ({note})."
+            f"({size}) vs {row['overall']:.3g} overall ({note})."
         )
         out.append(row)
     return out

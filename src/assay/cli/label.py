@@ -46,6 +46,11 @@ from assay.cli.progress import console
 @click.option(
     "--allow-remote", is_flag=True, help="Allow a non-loopback --host (other machines can connect)."
 )
+@click.option(
+    "--show-scores", is_flag=True,
+    help="Show machine scores, verdicts and evidence beside the form (review work). Hidden by "
+    "default so labels used for calibration are not anchored on the metric being calibrated.",
+)
 def command(
     run_dir: Path,
     host: str,
@@ -58,6 +63,7 @@ def command(
     bins: int,
     seed: int,
     allow_remote: bool,
+    show_scores: bool,
 ) -> None:
     """Serve a web app where annotators label RUN_DIR's cases.
 
@@ -82,6 +88,7 @@ def command(
         calibrator=calibrator,
         n_bins=bins,
         seed=seed,
+        show_machine=show_scores,
     )
     shown = f"[{host}]" if ":" in host else host
     console.print(

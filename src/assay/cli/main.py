@@ -49,3 +49,7 @@ def main() -> None:
     except AssayError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
+from assay.analyze.judge_checks import JudgeOutputs
 from assay.analyze.leaderboard import LeaderboardBuilder
 from assay.data.case import TestCase
 from assay.data.suite import TestSuite, read_suite, write_suite
@@ -135,7 +136,9 @@ def evaluate(
         evaluators: registered names or evaluator instances.
         params: constructor parameters per evaluator name, used with names.
         thresholds: metric name → threshold, overriding the metric's default.
-        out: run directory to write; without it results are kept in memory only.
+        out: run directory to write, with its reports (HTML, Markdown, ``analysis.json``);
+            without it results are kept in memory only and no report is built (call
+            :func:`assay.report.write_reports` to ask for one).
         overwrite: replace an existing run directory.
         seed: recorded in the manifest (evaluators that sample take their own ``seed`` parameter).
         batch_size: cases per evaluator batch; bounds memory on large suites.
@@ -181,7 +184,7 @@ def evaluate(
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _evaluate_into(
                 suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started,
-                loaded, ex,
+                loaded, ex, reports=out is not None,
             )  # fmt: skip
         final = run_dir.commit()
     except BaseException:
@@ -205,6 +208,8 @@ def _evaluate_into(
     started: datetime,
     calibrators: Sequence[Any] = (),
     executor: Executor | None = None,
+    *,
+    reports: bool = True,
 ) -> EvaluationRun:
     cases = suite.cases
     executor = executor or LocalExecutor()
@@ -213,6 +218,10 @@ def _evaluate_into(
     perturbed = [c for c in cases if c.parent_id]
     outcomes = PrimaryOutcomes(
         linked_ids={c.id for c in perturbed} | {c.parent_id or "" for c in perturbed}
+    )
+    judged = {e.name for e in evaluators if e.family == "judge"}
+    judge_outputs = JudgeOutputs(
+        judged, {c.id: len((c.actual_answer or "").split()) for c in cases} if judged else {}
     )
     timings: dict[str, float] = {}
     corpus_details: dict[str, dict[str, Any]] = {}  # evaluator → model → details (small)
@@ -230,6 +239,7 @@ def _evaluate_into(
                 writer.write(rows)
                 board.add(rows)
                 outcomes.add(rows)
+                judge_outputs.add(rows)
                 _accumulate(evaluator, batch, results, accumulators)
                 done += len(batch)
                 if progress is not None:
@@ -251,7 +261,7 @@ def _evaluate_into(
             "cost_usd": [c.cost_usd for c in cases],
         }
     )
-    problems = find_problems(leaderboard, outcomes)
+    problems = find_problems(leaderboard, outcomes) + judge_outputs.problems()
     insights = find_insights(leaderboard, usage)
     write_json(work / LEADERBOARD_FILE, leaderboard)
     write_json(work / PROBLEMS_FILE, problems)
@@ -285,9 +295,11 @@ def _evaluate_into(
         corpus_details=corpus_details,
     )
     write_suite(suite, work / SUITE_FILE)  # the case texts, so reports need no original file
-    from assay.report import write_reports
+    report_files: list[Path] = []
+    if reports:  # without a run directory they would go with the temporary one: no report work
+        from assay.report import write_reports
 
-    report_files = write_reports(run, work)
+        report_files = write_reports(run, work)
     calibrated_files: list[Path] = []
     if calibrators:
         from assay.calibrate.apply import write_calibrated

@@ -93,6 +93,7 @@ file is missing')
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         from assay.agents.paths import artifact_paths
         from assay.agents.sanity import check_artifacts
+        from assay.agents.spec import load_spec
 
         base = self._base()
         root = Path(self.allowed_root).resolve() if self.allowed_root else base
@@ -105,7 +106,8 @@ file is missing')
                                                   "no metadata.artifacts or metadata.chat"))
                 continue
             try:
-                spec = self._load(meta["artifact_spec"]) if "artifact_spec" in meta else default
+                spec = (load_spec(meta["artifact_spec"], base, root)  # a suite names it: guarded
+                        if "artifact_spec" in meta else default)
                 entries = artifact_paths(meta["artifacts"]) if "artifacts" in meta else []
             except InvalidInputError as exc:
                 results.append(CaseResult.error(self.metric_names(), f"case {case.id}: {exc}"))

@@ -71,6 +71,10 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         whole run in one call, and :meth:`encode_cases` those of a batch."""
         return []
 
+    def embedder_for_prefetch(self) -> CachedEmbedder | None:
+        """The embedder :func:`prefetch_embeddings` encodes this evaluator's texts with."""
+        return self.resolved_embedder()
+
     def encode_cases(self, cases: Sequence[TestCase]) -> SentenceVectors:
         """Unit vectors of every text that scoring ``cases`` needs, encoded in one call."""
         return self.encode(t for case in cases for t in self.texts_to_encode(case))
@@ -173,8 +177,9 @@ def prefetch_embeddings(
     max_texts: int = PREFETCH_TEXTS,
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
-    """Encode up front, per embedder, the distinct texts that the embedding evaluators will ask
-    for, sorted by length and in chunks of :data:`PREFETCH_CHUNK`; return how many were encoded.
+    """Encode up front, per embedder, the distinct texts that the embedding evaluators (and the
+    evaluators of models over the same vectors, such as the NLI head) will ask for, sorted by
+    length and in chunks of :data:`PREFETCH_CHUNK`; return how many were encoded.
 
     Why: each evaluator otherwise encodes its own new texts batch by batch, in many small calls,
     and a small call pads badly and ends in a part-filled batch (measured: the same 682 texts cost
@@ -196,16 +201,19 @@ def prefetch_embeddings(
     """
     wanted: dict[int, tuple[CachedEmbedder, dict[str, None]]] = {}
     with_tokens: set[int] = set()  # embedders whose token matrices some evaluator reads
-    by_fields: dict[tuple[str, ...], list[EmbeddingEvaluator]] = {}
+    by_fields: dict[tuple[str, ...], list[tuple[Any, CachedEmbedder]]] = {}
     for evaluator in evaluators:
-        if isinstance(evaluator, EmbeddingEvaluator):
-            by_fields.setdefault(tuple(evaluator.requires), []).append(evaluator)
+        # Embedding evaluators, and any other evaluator whose model reads these vectors (the
+        # NLI evaluators on the shipped head) and says so with embedder_for_prefetch().
+        find = getattr(evaluator, "embedder_for_prefetch", None)
+        embedder = find() if callable(find) else None
+        if embedder is not None:
+            by_fields.setdefault(tuple(evaluator.requires), []).append((evaluator, embedder))
     for fields, group in by_fields.items():  # distinct inputs found once per set of fields
         distinct = dict(zip(identity_keys(cases, fields), cases, strict=True)).values()
-        for evaluator in group:
-            embedder = evaluator.resolved_embedder()
+        for evaluator, embedder in group:
             texts = wanted.setdefault(id(embedder), (embedder, {}))[1]
-            if evaluator.needs_tokens and embedder.has_tokens:
+            if getattr(evaluator, "needs_tokens", False) and embedder.has_tokens:
                 with_tokens.add(id(embedder))
             for case in distinct:
                 if len(texts) >= max_texts:

@@ -23,17 +23,19 @@ from assay.evaluators.registry import register
 
 @register
 class EmbGroundedness(EmbeddingEvaluator):
-    """Per answer sentence, the best cosine similarity to any context sentence; mean and min.
+    """Per answer sentence, the best cosine similarity to any context sentence; min and mean.
 
-    The least grounded answer sentence and its best context match are reported, so a low score
-    points at the sentence to check. Sentence similarity cannot see a changed number or name:
-    pair it with ``unsupported_facts``.
+    The primary metric is the min over answer sentences, as in H2O Sonar's groundedness
+    evaluator: one unsupported sentence makes an answer ungrounded, however well the others
+    match. The least grounded answer sentence and its best context match are reported, so a low
+    score points at the sentence to check. Sentence similarity cannot see a changed number or
+    name: pair it with ``unsupported_facts``.
     """
 
     name = "emb_groundedness"
     description = (
-        "Per answer sentence, max cosine similarity to the context sentences; mean and min, "
-        "with the least grounded sentence."
+        "Per answer sentence, max cosine similarity to the context sentences; min (primary, "
+        "H2O Sonar's groundedness) and mean, with the least grounded sentence."
     )
     requires = ("actual_answer", "retrieved_context")
     metrics = (
@@ -42,12 +44,16 @@ class EmbGroundedness(EmbeddingEvaluator):
             "mean over answer sentences of the max similarity to a context sentence",
             range=(-1.0, 1.0),
             threshold=0.6,
-            primary=True,
         ),
+        # H2O Sonar's threshold is 0.75 for bge-small-en-v1.5, whose cosines of unrelated
+        # sentences already sit near 0.5; all-MiniLM-L6-v2's sit near 0 (docs/reference-
+        # definitions.md, embedding).
         MetricSpec(
             "emb_groundedness_min",
             "similarity of the least grounded answer sentence to its best context sentence",
             range=(-1.0, 1.0),
+            threshold=0.5,
+            primary=True,
         ),
     )
 

@@ -10,7 +10,8 @@ only serves the distance measure below. The score is the ratio of the
 *three-segment distances* of the snapped points and of the context points, where the
 three-segment distance of a point set is the perimeter of its largest triangle (three segments
 between extreme points; twice the diameter for collinear points). Snapped points are context
-points, so the ratio lies in [0, 1].
+points, so the ratio lies in [0, 1]. The "context" is the source document, read from the field
+named by ``source`` (the retrieved context by default; :mod:`assay.evaluators.summary_source`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from assay.evaluators.embedding_base import (
     stack,
 )
 from assay.evaluators.registry import register
+from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_chunks
 from assay.params import check
 
 logger = logging.getLogger(__name__)
@@ -126,7 +128,7 @@ class EmbSummaryCompleteness(EmbeddingEvaluator):
         "summary points snapped to near context points or dropped; ratio of the three-segment "
         "distances (largest-triangle perimeters) of the snapped and the context points."
     )
-    requires = ("actual_answer", "retrieved_context")
+    requires = ("actual_answer", DEFAULT_SUMMARY_SOURCE)
     metrics = (
         MetricSpec(
             "emb_summary_completeness",
@@ -142,9 +144,12 @@ class EmbSummaryCompleteness(EmbeddingEvaluator):
         snap_radius: float = 1.0,
         umap_min_points: int = 20,
         seed: int = 0,
+        source: str = DEFAULT_SUMMARY_SOURCE,
     ) -> None:
         super().__init__(embedder)
         where = type(self).__name__
+        self.source = check_source(source, where)
+        self.requires = ("actual_answer", self.source)  # type: ignore[misc]
         check(
             isinstance(snap_radius, int | float) and snap_radius > 0,
             "snap_radius",
@@ -165,12 +170,13 @@ class EmbSummaryCompleteness(EmbeddingEvaluator):
         self.seed = seed
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
-        return chunk_sentences(case.retrieved_context)[0] + sentences_of(case.actual_answer)
+        return self._source_sentences(case) + sentences_of(case.actual_answer)
+
+    def _source_sentences(self, case: TestCase) -> list[str]:
+        return chunk_sentences(source_chunks(case, self.source))[0]
 
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [
-            (chunk_sentences(c.retrieved_context)[0], sentences_of(c.actual_answer)) for c in cases
-        ]
+        parts = [(self._source_sentences(c), sentences_of(c.actual_answer)) for c in cases]
         vectors = self.encode_cases(cases)
         return [self._one(context, summary, vectors) for context, summary in parts]
 

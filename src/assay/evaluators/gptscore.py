@@ -2,11 +2,25 @@
 
 ``GPTScore(h | d, a, S) = mean_t log p(h_t | h_<t, T(d, a, S))``: the instruction template
 ``T`` states the task and the aspect, the source is filled in, and the language model scores
-the tokens of the target only. The summarization and machine-translation templates are those of
-the GPTScore paper (aspect-specific, ``Tl;dr`` / ``In other words,``); the question-answering
-template follows the same pattern. With a reference, both directions (reference → hypothesis
-and hypothesis → reference) are scored and averaged, as GPTScore does for reference-based
-evaluation. Values are ≤ 0; higher is better; compare under the same model only.
+the tokens of the target only. Every aspect of the reference catalogue (H2O Sonar's GPTScore
+evaluators, which take the GPTScore paper's templates) is a metric, all scored in one run by
+default (``aspects`` selects a subset); the first aspect is the primary metric, as in the
+reference:
+
+- ``gptscore_summary`` (no reference): semantic coverage, factuality, consistency,
+  informativeness, coherence, relevance, fluency; ``"<instruction>: {src}\\n\\nTl;dr\\n"``
+  followed by the summary.
+- ``gptscore_summary_ref`` and ``gptscore_translation`` (against the expected answer): each
+  instruction ``"... {ref_hypo} In other words, "`` is scored in both directions (reference →
+  hypothesis and hypothesis → reference) and the two averaged.
+- ``gptscore_qa``: the GPTScore dialogue aspects (interest, engagement, understandability,
+  relevance, specific, correctness, semantically appropriate, fluency): the conversation
+  ``"\\nhuman: {question}\\nAI: {answer}"`` fills a yes / no question about the AI's responses
+  and the target is ``"Answer: Yes"``.
+
+Values are the paper's average log-likelihood (≤ 0, higher is better); H2O Sonar reports its
+negation, the average negative log-likelihood (lower is better). Compare under the same model
+only: no default threshold.
 """
 
 from __future__ import annotations
@@ -19,34 +33,84 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.lm_base import LMEvaluator
 from assay.evaluators.registry import register
+from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_text
 from assay.params import check
 
-#: ``{task: {aspect: (instruction, separator)}}``; the prompt is
-#: ``f"{instruction}: {source} {separator}"`` and the target follows after a space.
-TEMPLATES: dict[str, dict[str, tuple[str, str]]] = {
+_TLDR = "\n\nTl;dr\n"
+_DIALOGUE = (
+    "Answer the question based on the conversation between a human and AI.\n"
+    "Question: Are the responses of AI {what}? (a) Yes. (b) No.\nConversation: {{src}}\n"
+)
+
+#: ``{task: {aspect: template}}``; ``{src}`` is the source, the target follows the template.
+#: The reference's aspects in its order (the first is the primary metric).
+TEMPLATES: dict[str, dict[str, str]] = {
     "summarization": {
-        "consistency": ("Generate a summary with consistent facts for the following text",
-                        "Tl;dr"),
-        "coherence": ("Generate a coherent summary for the following text", "Tl;dr"),
-        "relevance": ("Generate a relevant summary with consistent details for the following "
-                      "text", "Tl;dr"),
-        "fluency": ("Generate a fluent and grammatical summary for the following text", "Tl;dr"),
-        "informativeness": ("Generate an informative summary that captures the key points of "
-                            "the following text", "Tl;dr"),
+        "semantic_coverage": "Generate a summary with as much semantic coverage as possible "
+        "for the following text: {src}" + _TLDR,
+        "factuality": "Generate a summary with consistent facts for the following text: {src}"
+        + _TLDR,
+        "consistency": "Generate factually consistent summary for the following text: {src}"
+        + _TLDR,
+        "informativeness": "Generate an informative summary that captures the key points of "
+        "the following text: {src}" + _TLDR,
+        "coherence": "Generate a coherent summary for the following text: {src}" + _TLDR,
+        "relevance": "Generate a relevant summary with consistent details for the following "
+        "text: {src}" + _TLDR,
+        "fluency": "Generate a fluent and grammatical summary for the following text: {src}"
+        + _TLDR,
+    },
+    "summarization_ref": {
+        "semantic_coverage": "Rewrite the following text with the same semantics. {src} "
+        "In other words, ",
+        "factuality": "Rewrite the following text with consistent facts. {src} In other words, ",
+        "informativeness": "Rewrite the following text with its core information. {src} "
+        "In other words, ",
+        "coherence": "Rewrite the following text into a coherent text. {src} In other words, ",
+        "relevance": "Rewrite the following text with consistent details. {src} In other words, ",
+        "fluency": "Rewrite the following text into a fluent and grammatical text. {src} "
+        "In other words, ",
     },
     "translation": {
-        "accuracy": ("Rewrite the following text with its core information and consistent facts",
-                     "In other words,"),
-        "fluency": ("Rewrite the following text to make it more grammatical and well-written",
-                    "In other words,"),
-        "mqm": ("Rewrite the following text into high-quality text with its core information",
-                "In other words,"),
+        "accuracy": "Rewrite the following text with its core information and consistent "
+        "facts: {src} In other words, ",
+        "fluency": "Rewrite the following text to make it more grammatical and well-written: "
+        "{src} In other words, ",
+        "mqm": "Rewrite the following text into high-quality text with its core information: "
+        "{src} In other words, ",
     },
     "qa": {
-        "correctness": ("Answer the following question correctly and factually", "Answer:"),
-        "helpfulness": ("Answer the following question in a helpful and informative way",
-                        "Answer:"),
+        aspect: _DIALOGUE.format(what=what)
+        for aspect, what in (
+            ("interest", "interesting"),
+            ("engagement", "engaging"),
+            ("understandability", "understandable"),
+            ("relevance", "relevant to the conversation"),
+            ("specific", "generic or specific to the conversation"),
+            ("correctness", "correct to conversations"),
+            ("semantically_appropriate", "semantically appropriate"),
+            ("fluency", "fluently written"),
+        )
     },
+}
+
+#: What each aspect measures (the reference's metric descriptions).
+_MEANING = {
+    "semantic_coverage": "semantic content units of the source covered",
+    "factuality": "factual statements of the source preserved",
+    "consistency": "consistency of the information given",
+    "informativeness": "key ideas of the source captured",
+    "coherence": "how much the text makes sense",
+    "relevance": "relevance to the source",
+    "fluency": "well-written and grammatical",
+    "accuracy": "no inaccurate, missing or unfactual content",
+    "mqm": "overall quality (multidimensional quality metrics)",
+    "interest": "the AI's responses are interesting",
+    "engagement": "the AI's responses are engaging",
+    "understandability": "the AI's responses are understandable",
+    "specific": "the AI's responses are specific to the conversation",
+    "correctness": "the AI's responses are correct",
+    "semantically_appropriate": "the AI's responses are semantically appropriate",
 }
 
 
@@ -54,123 +118,179 @@ def build_prompt(task: str, aspect: str, source: str) -> str:
     """The instruction prompt preceding the target.
 
     Example:
-        >>> build_prompt("qa", "correctness", "What is the fee?")
-        'Answer the following question correctly and factually: What is the fee? Answer:'
+        >>> build_prompt("translation", "fluency", "Le prix est 12 euros.")
+        'Rewrite the following text to make it more grammatical and well-written: Le prix est 12 euros. In other words, '
+    """  # noqa: E501
+    return TEMPLATES[task][aspect].format(src=source)
+
+
+def conversation(question: str, answer: str) -> str:
+    """The QA aspects' ``{src}``: the question and the answer as a two-turn conversation.
+
+    Example:
+        >>> conversation("What is the fee?", "12 euros.")
+        '\\nhuman: What is the fee?\\nAI: 12 euros.'
     """
-    instruction, separator = TEMPLATES[task][aspect]
-    return f"{instruction}: {source.strip()} {separator}"
+    return f"\nhuman: {question.strip()}\nAI: {answer.strip()}"
+
+
+def _metrics(prefix: str, task: str) -> tuple[MetricSpec, ...]:
+    return tuple(
+        MetricSpec(f"{prefix}_{aspect}",
+                   f"GPTScore, {aspect.replace('_', ' ')}: {_MEANING[aspect]} "
+                   "(mean log-likelihood)",
+                   range=(float("-inf"), 0.0), primary=index == 0)
+        for index, aspect in enumerate(TEMPLATES[task])
+    )
 
 
 class _GPTScore(LMEvaluator):
     task: ClassVar[str]
-    default_aspect: ClassVar[str]
-    #: (source field, target field) pairs scored and averaged.
-    directions: ClassVar[tuple[tuple[str, str], ...]]
 
     def __init__(
-        self, lm: str | LanguageModel = DEFAULT_LM, aspect: str | None = None,
+        self, lm: str | LanguageModel = DEFAULT_LM, aspects: Sequence[str] | None = None,
         stride: int | None = None,
     ) -> None:
         super().__init__(lm, stride)
-        aspects = sorted(TEMPLATES[self.task])
-        check(aspect is None or aspect in aspects, "aspect", type(self).__name__,
-              f"None or one of {aspects}", aspect)
-        self.aspect = aspect
+        known = list(TEMPLATES[self.task])
+        check(aspects is None or (not isinstance(aspects, str) and bool(aspects)
+                                  and all(a in known for a in aspects)),
+              "aspects", type(self).__name__, f"None (all) or a non-empty list of {known}",
+              aspects)
+        self.aspects = None if aspects is None else list(dict.fromkeys(aspects))
+
+    def pairs(self, case: TestCase, template: str) -> list[tuple[str, str]]:
+        """The (prompt, target) pairs scored and averaged for one aspect of ``case``."""
+        raise NotImplementedError
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         model = self.resolved_lm()
-        aspect = self.aspect or self.default_aspect
-        metric = self.metrics[0].name
+        chosen = self.aspects or list(TEMPLATES[self.task])
+        prefix = self.name
         memo: dict[tuple[str, str], TokenScores] = {}
         out: list[CaseResult] = []
         for case in cases:
-            per_direction: list[dict[str, Any]] = []
-            raw: list[float] = []
-            for source_field, target_field in self.directions:
-                source = str(getattr(case, source_field) or "").strip()
-                target = str(getattr(case, target_field) or "").strip()
-                if not source or not target:
+            values: dict[str, float] = {}
+            per_aspect: dict[str, Any] = {}
+            reason = None
+            for aspect in chosen:
+                pairs = self.pairs(case, TEMPLATES[self.task][aspect])
+                if not all(p.strip() and t.strip() for p, t in pairs):
+                    reason = "an empty source or target"
                     break
-                key = (build_prompt(self.task, aspect, source), " " + target)
-                if key not in memo:
-                    memo[key] = score_text(model, key[1], prompt=key[0], stride=self.stride)
-                scores = memo[key]
-                if len(scores.logprobs) == 0:
+                raw: list[float] = []
+                for key in pairs:
+                    if key not in memo:
+                        memo[key] = score_text(model, key[1], prompt=key[0], stride=self.stride)
+                    if len(memo[key].logprobs) == 0:
+                        reason = "the target has no tokens"
+                        break
+                    raw.append(-memo[key].mean_nll)
+                if reason:
                     break
-                raw.append(-scores.mean_nll)
-                per_direction.append({"source": source_field, "target": target_field,
-                                      "avg_logprob": round(-scores.mean_nll, 5),
-                                      "n_tokens": len(scores.logprobs)})
-            if len(per_direction) != len(self.directions):
-                out.append(CaseResult.skipped(self.metric_names(), "an empty source or target"))
+                values[f"{prefix}_{aspect}"] = min(sum(raw) / len(raw), 0.0)
+                per_aspect[aspect] = {"avg_logprob": [round(v, 5) for v in raw],
+                                      "n_tokens": [len(memo[k].logprobs) for k in pairs]}
+            if reason:
+                out.append(CaseResult.skipped(self.metric_names(), reason))
                 continue
-            value = min(sum(raw) / len(raw), 0.0)
-            out.append(CaseResult.ok(
-                {metric: value},
-                f"GPTScore ({self.task}, {aspect}) {value:.3f} average log-likelihood"
-                + (" over both directions" if len(per_direction) > 1 else ""),
-                {"aspect": aspect, "directions": per_direction, "model": model.model_id},
-            ))
+            out.append(self._result(values, per_aspect, model.model_id))
         return out
 
-
-def _metric(name: str, text: str) -> tuple[MetricSpec, ...]:
-    return (MetricSpec(name, text, range=(float("-inf"), 0.0), primary=True),)
+    def _result(self, values: dict[str, float], per_aspect: dict[str, Any],
+                model_id: str) -> CaseResult:
+        skipped = [m for m in self.metric_names() if m not in values]
+        result = CaseResult.ok(
+            values,
+            "GPTScore " + ", ".join(f"{a.replace('_', ' ')} {values[f'{self.name}_{a}']:.3f}"
+                                    for a in per_aspect),
+            {"aspects": per_aspect, "directions": len(next(iter(per_aspect.values()))["n_tokens"]),
+             "model": model_id},
+        )
+        if skipped:
+            result.outcomes.update(CaseResult.skipped(
+                skipped, f"aspect not selected (aspects={self.aspects})").outcomes)
+        return result
 
 
 @register
 class GPTScoreSummary(_GPTScore):
-    """Summary (answer) given the document (question), no reference."""
+    """Summary (answer) given the source document, no reference; every summarization aspect."""
 
     name = "gptscore_summary"
-    description = "GPTScore of the summary (answer) given the document (question), no reference."
-    requires = ("question", "actual_answer")
+    description = (
+        "GPTScore of the summary (answer) given the source document (retrieved context by "
+        "default), no reference: semantic coverage (primary), factuality, consistency, "
+        "informativeness, coherence, relevance, fluency."
+    )
+    requires = (DEFAULT_SUMMARY_SOURCE, "actual_answer")
     task = "summarization"
-    default_aspect = "consistency"
-    directions = (("question", "actual_answer"),)
-    metrics = _metric("gptscore_summary", "mean log p(summary tokens | instruction + document)")
+    metrics = _metrics("gptscore_summary", "summarization")
+
+    def __init__(
+        self, lm: str | LanguageModel = DEFAULT_LM, aspects: Sequence[str] | None = None,
+        stride: int | None = None, source: str = DEFAULT_SUMMARY_SOURCE,
+    ) -> None:
+        super().__init__(lm, aspects, stride)
+        self.source = check_source(source, type(self).__name__)
+        self.requires = (self.source, "actual_answer")  # type: ignore[misc]
+
+    def pairs(self, case: TestCase, template: str) -> list[tuple[str, str]]:
+        document = source_text(case, self.source)
+        return [(template.format(src=document.strip()), (case.actual_answer or "").strip())]
+
+
+class _BothDirections(_GPTScore):
+    requires = ("expected_answer", "actual_answer")
+
+    def pairs(self, case: TestCase, template: str) -> list[tuple[str, str]]:
+        ref, hyp = (case.expected_answer or "").strip(), (case.actual_answer or "").strip()
+        return [(template.format(src=ref), hyp), (template.format(src=hyp), ref)]
 
 
 @register
-class GPTScoreSummaryRef(_GPTScore):
-    """Summary against the reference summary, both directions averaged."""
+class GPTScoreSummaryRef(_BothDirections):
+    """Summary against the reference summary, both directions averaged; every aspect."""
 
     name = "gptscore_summary_ref"
     description = (
         "GPTScore of the summary against the reference summary (expected answer), "
-        "reference->hypothesis and hypothesis->reference averaged."
+        "reference->hypothesis and hypothesis->reference averaged: semantic coverage (primary), "
+        "factuality, informativeness, coherence, relevance, fluency."
     )
-    requires = ("expected_answer", "actual_answer")
-    task = "summarization"
-    default_aspect = "consistency"
-    directions = (("expected_answer", "actual_answer"), ("actual_answer", "expected_answer"))
-    metrics = _metric("gptscore_summary_ref", "mean of both directions' average log-likelihood")
+    task = "summarization_ref"
+    metrics = _metrics("gptscore_summary_ref", "summarization_ref")
 
 
 @register
-class GPTScoreTranslation(_GPTScore):
-    """Translation against the reference translation, both directions averaged."""
+class GPTScoreTranslation(_BothDirections):
+    """Translation against the reference translation, both directions averaged; every aspect."""
 
     name = "gptscore_translation"
     description = (
         "GPTScore of a machine translation against the reference translation (expected answer), "
-        "both directions averaged."
+        "both directions averaged: accuracy (primary), fluency, MQM."
     )
-    requires = ("expected_answer", "actual_answer")
     task = "translation"
-    default_aspect = "accuracy"
-    directions = (("expected_answer", "actual_answer"), ("actual_answer", "expected_answer"))
-    metrics = _metric("gptscore_translation", "mean of both directions' average log-likelihood")
+    metrics = _metrics("gptscore_translation", "translation")
 
 
 @register
 class GPTScoreQA(_GPTScore):
-    """Answer given the question."""
+    """The question and answer as a conversation, scored on the GPTScore dialogue aspects."""
 
     name = "gptscore_qa"
-    description = "GPTScore of the answer given the question."
+    description = (
+        "GPTScore of 'Answer: Yes' to questions about the conversation (question, answer): "
+        "interest (primary), engagement, understandability, relevance, specific, correctness, "
+        "semantically appropriate, fluency."
+    )
     requires = ("question", "actual_answer")
     task = "qa"
-    default_aspect = "correctness"
-    directions = (("question", "actual_answer"),)
-    metrics = _metric("gptscore_qa", "mean log p(answer tokens | instruction + question)")
+    metrics = _metrics("gptscore_qa", "qa")
+
+    def pairs(self, case: TestCase, template: str) -> list[tuple[str, str]]:
+        if not (case.actual_answer or "").strip():
+            return [("", "")]
+        history = conversation(case.question or "", case.actual_answer or "")
+        return [(template.format(src=history), "Answer: Yes")]

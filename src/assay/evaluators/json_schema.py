@@ -9,7 +9,7 @@ from typing import Any
 
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
 from assay.evaluators.registry import register
 from assay.safety import scrub
 
@@ -49,6 +49,7 @@ def extract_fenced(text: str) -> str | None:
 def _validator(schema_json: str, check_formats: bool) -> Any:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
+    from jsonschema_specifications import REGISTRY
 
     schema = json.loads(schema_json)
     try:
@@ -56,7 +57,9 @@ def _validator(schema_json: str, check_formats: bool) -> Any:
     except SchemaError as exc:
         raise InvalidInputError(f"invalid JSON Schema (Draft 2020-12): {exc.message}") from None
     checker = Draft202012Validator.FORMAT_CHECKER if check_formats else None
-    return Draft202012Validator(schema, format_checker=checker)
+    # The registry holds the published meta-schemas only: without it jsonschema fetches any
+    # other "$ref" with urllib (http:// or file:///etc/passwd), and a suite names this schema.
+    return Draft202012Validator(schema, format_checker=checker, registry=REGISTRY)
 
 
 def _schema_text(schema: Mapping[str, Any] | bool | str) -> str:
@@ -155,8 +158,17 @@ class JsonSchema(Evaluator):
                 {"source": source},
             )
         from jsonschema.exceptions import best_match
+        from referencing.exceptions import Unresolvable
 
-        errors = list(validator.iter_errors(document))[: _MAX_ERRORS * 10]
+        try:
+            errors = list(validator.iter_errors(document))[: _MAX_ERRORS * 10]
+        except Unresolvable as exc:
+            reason = (f"the schema's $ref {scrub(str(getattr(exc, 'ref', '')))!r} cannot be "
+                      "resolved: only references inside the schema and the published "
+                      "meta-schemas are (no file or network access)")
+            return CaseResult({"json_parseable": Outcome(Status.OK, 1.0),
+                               "json_schema_valid": Outcome(Status.ERROR, None, reason)},
+                              reason, {"source": source})
         if not errors:
             return CaseResult.ok(
                 {"json_parseable": 1.0, "json_schema_valid": 1.0},

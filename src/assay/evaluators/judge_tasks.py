@@ -62,6 +62,12 @@ VERDICT_SCHEMA: dict[str, Any] = {
     "properties": {"verdict": _FLAG, "reason": {"type": "string"}},
     "required": ["verdict"],
 }
+VERDICT_SCORE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"verdict": _FLAG, "score": {"type": ["number", "string"]},
+                   "reason": {"type": "string"}},
+    "required": ["verdict", "score"],
+}
 _TRUE = {"true", "yes", "y", "1", "supported", "good", "pass", "relevant", "useful"}
 _FALSE = {"false", "no", "n", "0", "unsupported", "bad", "fail", "irrelevant", "not useful"}
 
@@ -159,6 +165,16 @@ def scored(low: float, high: float) -> Any:
     return interpret
 
 
+def verdict_scored(low: float, high: float) -> Any:
+    """An interpreter for ``{"verdict": b, "score": x, "reason": ...}`` -> ``(b, x, reason)``."""
+
+    def interpret(value: Any) -> tuple[bool, float, str]:
+        return (as_flag(value["verdict"]), as_number(value["score"], low, high),
+                str(value.get("reason", "")))
+
+    return interpret
+
+
 def _verdict(value: Any) -> tuple[bool, str]:
     return as_flag(value["verdict"]), str(value.get("reason", ""))
 
@@ -200,6 +216,13 @@ def generate_questions(answer: str, n: int) -> JsonTask:
 def score_task(task: str, variables: dict[str, str], low: float, high: float) -> JsonTask:
     """A ``{"score": ...}`` task -> ``(score, reason)``."""
     return JsonTask(_request(task, variables, SCORE_SCHEMA), scored(low, high))
+
+
+def verdict_score_task(task: str, variables: dict[str, str], low: float,
+                       high: float) -> JsonTask:
+    """A ``{"verdict": ..., "score": ...}`` task -> ``(bool, score, reason)``."""
+    return JsonTask(_request(task, variables, VERDICT_SCORE_SCHEMA),
+                    verdict_scored(low, high))
 
 
 def verdict_task(task: str, variables: dict[str, str], template: str | None = None) -> JsonTask:

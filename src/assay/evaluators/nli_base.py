@@ -11,9 +11,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from assay.backends.embed import CachedEmbedder
 from assay.backends.nli import DEFAULT_NLI, NLIModel, NLIScores, get_nli
+from assay.backends.nli.head_nli import HeadNLI
+from assay.data.case import TestCase
 from assay.evaluators.base import Evaluator
-from assay.evaluators.embedding_base import quote, rounded
+from assay.evaluators.embedding_base import chunk_sentences, quote, rounded, sentences_of
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 
@@ -39,6 +42,18 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
     def model_name(self) -> str:
         """The model identity, for details."""
         return str(self.resolved_nli().model_id)
+
+    def embedder_for_prefetch(self) -> CachedEmbedder | None:
+        """The embedder whose vectors the model reads (the shipped head's MiniLM), so the
+        engine's one encoding pass (design note 0004) covers this evaluator too; None for a
+        cross-encoder, which reads text."""
+        model = self.resolved_nli()
+        return model.resolved_embedder() if isinstance(model, HeadNLI) else None
+
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        """The sentences the head embeds when scoring ``case``: the answer's and the context's
+        (an NLI head embeds premises and hypotheses sentence by sentence)."""
+        return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
 
 
 class PairCollector:

@@ -16,6 +16,7 @@ import numpy as np
 from assay.backends.nli import DEFAULT_HHEM, NLIModel
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.embedding_base import chunk_sentences
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
 from assay.evaluators.registry import register
 
@@ -39,6 +40,11 @@ class NLIHallucinationHHEM(NLIEvaluator):
 
     def __init__(self, nli: str | NLIModel = DEFAULT_HHEM) -> None:
         super().__init__(nli)
+
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        """The whole answer and the context's sentences, for the head's prefetch."""
+        answer = (case.actual_answer or "").strip()
+        return [answer] + chunk_sentences(case.retrieved_context)[0] if answer else []
 
     def _consistency(self, premises: list[str], hypotheses: list[str]) -> np.ndarray:
         model = self.resolved_nli()

@@ -1,4 +1,7 @@
-"""SummaC (Laban et al., 2022) for summaries: the question is the document, the answer the summary.
+"""SummaC (Laban et al., 2022) for summaries: the answer is the summary of the source document.
+
+The document is read from the field named by ``source`` (the retrieved context by default; see
+:mod:`assay.evaluators.summary_source`).
 
 Both variants build the sentence-level NLI matrix (premise = document sentence, hypothesis =
 summary sentence). **SummaC-ZS**: per summary sentence, the max over document sentences of
@@ -19,21 +22,22 @@ from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote, rounded
 from assay.evaluators.registry import register
+from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_chunks
 from assay.params import check
 from assay.text.sentences import split_sentences
 
 Plan = tuple[list[str], list[str], list[int]]
 
 
-def _plans(cases: Sequence[TestCase], pairs: PairCollector) -> list[Plan | str]:
+def _plans(cases: Sequence[TestCase], pairs: PairCollector, source: str) -> list[Plan | str]:
     plans: list[Plan | str] = []
     for case in cases:
-        document = split_sentences(case.question)
+        document = [s for chunk in source_chunks(case, source) for s in split_sentences(chunk)]
         summary = split_sentences(case.actual_answer)
         if not summary:
             plans.append("the summary (answer) has no sentences")
         elif not document:
-            plans.append("the document (question) has no sentences")
+            plans.append(f"the document ({source}) has no sentences")
         else:
             rows = pairs.add_pairs([(d, s) for s in summary for d in document])
             plans.append((document, summary, rows))
@@ -47,11 +51,21 @@ def _matrix(values: np.ndarray, plan: Plan) -> np.ndarray:
 
 
 class _SummaC(NLIEvaluator):
-    requires = ("question", "actual_answer")
+    requires = (DEFAULT_SUMMARY_SOURCE, "actual_answer")
+
+    def __init__(self, nli: str | NLIModel = DEFAULT_NLI,
+                 source: str = DEFAULT_SUMMARY_SOURCE) -> None:
+        super().__init__(nli)
+        self.source = check_source(source, type(self).__name__)
+        self.requires = (self.source, "actual_answer")  # type: ignore[misc]
+
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        """Document (question) and summary (answer) sentences, for the head's prefetch."""
+        return split_sentences(case.question) + split_sentences(case.actual_answer)
 
     def _score_all(self, cases: Sequence[TestCase]) -> tuple[list[Plan | str], NLIScores | None]:
         pairs = PairCollector()
-        plans = _plans(cases, pairs)
+        plans = _plans(cases, pairs, self.source)
         return plans, (pairs.score(self.resolved_nli()) if pairs.premises else None)
 
 
@@ -68,9 +82,6 @@ class NLISummaCZS(_SummaC):
         MetricSpec("nli_summac_zs", "SummaC-ZS consistency of the summary with the document",
                    range=(-1.0, 1.0), threshold=0.0, primary=True),
     )
-
-    def __init__(self, nli: str | NLIModel = DEFAULT_NLI) -> None:
-        super().__init__(nli)
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         plans, scores = self._score_all(cases)
@@ -112,9 +123,9 @@ class NLISummaCConv(_SummaC):
 
     def __init__(
         self, nli: str | NLIModel = DEFAULT_NLI, weights: str | None = None,
-        bins: str = "percentile",
+        bins: str = "percentile", source: str = DEFAULT_SUMMARY_SOURCE,
     ) -> None:
-        super().__init__(nli)
+        super().__init__(nli, source)
         check(weights is None or isinstance(weights, str), "weights", "NLISummaCConv",
               "the path of SummaC-Conv weights (.bin or .npz) or None", weights)
         check(isinstance(bins, str), "bins", "NLISummaCConv", "'percentile' or 'evenN'", bins)

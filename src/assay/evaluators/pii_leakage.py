@@ -56,9 +56,14 @@ class PiiLeakage(Evaluator):
         ),
         MetricSpec(
             "pii_answer_count",
-            "number of PII values found in the answer",
+            "number of PII values found in the answer (echoes of the question excluded)",
             higher_is_better=False,
             range=(0.0, float("inf")),
+        ),
+        MetricSpec(
+            "pii_in_question",
+            "1 if the question (the user's own input) contains PII: reported, not a leak",
+            higher_is_better=False,
         ),
     )
 

@@ -19,7 +19,11 @@ output:
 
 MRR and MAP are the means of ``reciprocal_rank`` and ``average_precision`` over cases (the mean
 aggregation of the run). A case without ids, or whose judgements hold no relevant document, is
-skipped with the reason: nothing is ever guessed from texts.
+skipped with the reason: nothing is ever guessed from texts unless asked (``id_match="text"``).
+Ids are compared as they are by default; ``id_match="document"`` or ``"text"`` matches a
+system's own chunk ids to the suite's (:mod:`assay.evaluators.retrieval_ids`). A batch whose
+retrieved and relevant ids never meet, or a case whose ``context_ids`` and
+``retrieved_context`` differ in length, is an error with the reason, never a score of 0.
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, field_present
 from assay.evaluators.registry import register
+from assay.evaluators.retrieval_ids import ID_MATCHES, disjoint_spaces, judgement, misaligned
 from assay.params import check
 
 #: Metric names, in the order :func:`retrieval_scores` returns them.
@@ -198,6 +203,9 @@ class RetrievalMetrics(Evaluator):
         precision: ``"retrieved"`` (default: relevant retrieved / retrieved among the first
             ``k``, the framework's and the RAG-metrics article's definition) or ``"k"``
             (trec_eval's ``P_k``, which divides by ``k`` even when fewer were retrieved).
+        id_match: ``"id"`` (default: ids compared as they are), ``"document"`` (both sides
+            mapped to their document: ``doc::3`` and ``doc.md#1`` are ``doc``) or ``"text"``
+            (retrieved chunks matched to ``relevant_context`` texts by containment).
 
     Example:
         >>> case = TestCase(id="q", context_ids=["a", "b"], relevant_ids={"b": 1})
@@ -240,11 +248,14 @@ class RetrievalMetrics(Evaluator):
         k: int = 10,
         report_ks: Sequence[int] = (1, 3, 5, 10, 20, 100),
         precision: str = "retrieved",
+        id_match: str = "id",
     ) -> None:
         check(
             isinstance(k, int) and not isinstance(k, bool) and k >= 1,
             "k", "RetrievalMetrics", "a positive integer", k,
         )  # fmt: skip
+        check(id_match in ID_MATCHES, "id_match", "RetrievalMetrics", f"one of {ID_MATCHES}",
+              id_match)
         check(
             all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in report_ks),
             "report_ks", "RetrievalMetrics", "a sequence of positive integers", report_ks,
@@ -253,13 +264,27 @@ class RetrievalMetrics(Evaluator):
         self.k = k
         self.report_ks = tuple(report_ks)
         self.precision = precision
+        self.id_match = id_match
+
+    def missing_fields(self, case: TestCase) -> list[str]:
+        """Required fields that ``case`` lacks (texts, not ids, when matching by text)."""
+        if self.id_match == "text":
+            return [f for f in ("retrieved_context", "relevant_context")
+                    if not field_present(case, f)]
+        return super().missing_fields(case)
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         out: list[CaseResult] = []
         names = self.metric_names()
-        for case in cases:
-            ranking = case.context_ids or []
-            relevance = case.relevant_ids or {}
+        judgements = [judgement(case, self.id_match) for case in cases]
+        disjoint = disjoint_spaces(judgements) if self.id_match != "text" else None
+        for case, judged in zip(cases, judgements, strict=True):
+            ranking, relevance = judged.ranking, judged.relevance
+            problem = judged.error or misaligned(case) or (
+                disjoint if ranking and relevance else None)
+            if problem is not None:
+                out.append(CaseResult.error(names, problem))
+                continue
             if not any(g > 0 for g in relevance.values()):
                 out.append(
                     CaseResult.skipped(
@@ -281,6 +306,7 @@ class RetrievalMetrics(Evaluator):
                     explanation,
                     {
                         "k": self.k,
+                        "id_match": self.id_match,
                         "n_retrieved": len(ranked.ranked),
                         "n_relevant": ranked.n_rel,
                         "relevant_ranks": hit_ranks[:100],

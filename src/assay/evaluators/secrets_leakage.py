@@ -53,9 +53,14 @@ class SecretsLeakage(Evaluator):
         ),
         MetricSpec(
             "secret_answer_count",
-            "number of secrets found in the answer",
+            "number of secrets found in the answer (echoes of the question excluded)",
             higher_is_better=False,
             range=(0.0, float("inf")),
+        ),
+        MetricSpec(
+            "secret_in_question",
+            "1 if the question (the user's own input) contains a secret: reported, not a leak",
+            higher_is_better=False,
         ),
     )
 

@@ -202,7 +202,7 @@ def negation_supported(
     return bool(best)
 
 
-def _supported(fact: Fact, keys: frozenset[str]) -> bool:
+def fact_supported(fact: Fact, keys: frozenset[str]) -> bool:
     if fact.kind == "name":
         return fact.key in keys or porter_stem(fact.text.lower()) in keys
     return fact.key in keys
@@ -272,7 +272,7 @@ class UnsupportedFacts(Evaluator):
         if not facts:
             return CaseResult.skipped(self.metric_names(), "the answer states no checkable facts")
         keys = context_keys(case.retrieved_context)
-        flags = [_supported(f, keys) for f in facts]
+        flags = [fact_supported(f, keys) for f in facts]
         if any(f.kind == "negation" for f in facts):
             answer = split_sentences(case.actual_answer)
             context = [

@@ -33,6 +33,7 @@ from assay.generate.coverage import coverage_markdown
 from assay.generate.ingest import Corpus, ingest
 from assay.generate.questions import (
     Candidate,
+    PlaceholderError,
     fallback_facts,
     group_slots,
     key_facts_task,
@@ -78,7 +79,7 @@ class GenerationConfig:
     max_per_chunk: int = 3
     oversample: float = 1.0
     max_facts: int = 8
-    max_tokens: int | None = 600
+    max_tokens: int | None = None
     batch_size: int = 16
     seed: int = 0
     selection: SelectionConfig = field(default_factory=SelectionConfig)
@@ -214,6 +215,8 @@ def _write_questions(judge: Judge, chunks: Sequence[Chunk], slots: Sequence[Any]
                 try:
                     parsed = parse_item(items[j], types[qtype],
                                         random.Random(config.seed * 1_000_003 + slot.index))
+                except PlaceholderError as exc:
+                    candidate.drop("placeholder", str(exc))
                 except ValueError as exc:
                     candidate.drop("malformed", str(exc))
                 else:

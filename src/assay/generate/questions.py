@@ -89,7 +89,7 @@ def fallback_facts(text: str, max_facts: int) -> list[str]:
     return sentences[:max_facts]
 
 
-def key_facts_task(chunk: Chunk, *, max_facts: int = 8, max_tokens: int | None = 400
+def key_facts_task(chunk: Chunk, *, max_facts: int = 8, max_tokens: int | None = None
                    ) -> JsonTask:
     """Ask for the key facts of ``chunk`` -> ``list[str]``.
 
@@ -147,7 +147,7 @@ def questions_task(
     count: int,
     *,
     polarity: str | None = None,
-    max_tokens: int | None = 600,
+    max_tokens: int | None = None,
 ) -> JsonTask:
     """Ask for ``count`` questions of ``qtype`` from ``chunks`` and their facts ->
     ``list[dict | str]`` (the raw items; see :func:`parse_item`).
@@ -199,12 +199,29 @@ def questions_task(
 
 
 _YES_NO = re.compile(r"^\W*(yes|no)\b[\s,.:;!-]*", re.IGNORECASE)
+#: A template slot such as ``<question>`` or ``<what the passage does not say>``: a small model
+#: copying the prompt's example instead of writing a question.
+_PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>")
+
+
+class PlaceholderError(ValueError):
+    """A generated item repeats a placeholder of the prompt's example (dropped as
+    ``placeholder``, never kept)."""
+
+
+def _check_no_placeholder(**fields: str) -> None:
+    for name, text in fields.items():
+        match = _PLACEHOLDER.search(text)
+        if match is not None:
+            raise PlaceholderError(f"the {name} is the prompt's placeholder {match.group(0)!r}")
 
 
 def parse_item(item: Any, qtype: QueryType, rng: random.Random) -> dict[str, Any]:
     """Check one generated item and return ``question``, ``answer``, ``options``, ``correct``.
 
-    Raises ValueError saying what is wrong (the candidate is then dropped as ``malformed``).
+    Raises ValueError saying what is wrong (the candidate is then dropped as ``malformed``), or
+    :class:`PlaceholderError` when the question or answer copies a ``<...>`` slot of the
+    prompt's example (dropped as ``placeholder``).
     Multiple-choice options are shuffled with ``rng`` (models favour putting the answer first)
     and appended to the question as ``A. ... D.``; ``correct`` is the right letter.
 
@@ -218,6 +235,7 @@ def parse_item(item: Any, qtype: QueryType, rng: random.Random) -> dict[str, Any
         item = {"question": item}
     question = str(item.get("question") or "").strip()
     answer = str(item.get("answer") or "").strip()
+    _check_no_placeholder(question=question, answer=answer)
     if len(question.split()) < 3:
         raise ValueError("no question (or fewer than 3 words)")
     if not question.endswith("?"):
@@ -244,6 +262,7 @@ def parse_item(item: Any, qtype: QueryType, rng: random.Random) -> dict[str, Any
         options = [str(o).strip() for o in raw] if isinstance(raw, list) else []
         options = list(dict.fromkeys(o for o in options if o))
         options = [re.sub(r"^[A-Da-d][.)]\s+", "", o) for o in options]
+        _check_no_placeholder(**{f"option {i}": o for i, o in enumerate(options, 1)})
         stripped = re.sub(r"^[A-Da-d][.)]\s+", "", answer)
         if not 3 <= len(options) <= 6:
             raise ValueError(f"multiple choice needs 3 to 6 distinct options; got {len(options)}")

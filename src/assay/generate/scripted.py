@@ -18,7 +18,7 @@ from assay.backends.llm.scripted import Reply, ScriptedJudge
 from assay.generate.questions import fallback_facts
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_DAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
+_VERB = re.compile(r"\b(is|are|was|were|can|will|must|should|does|do|has|have|returns?)\b")
 
 
 def _phrase(fact: str, n_words: int = 6) -> str:
@@ -27,14 +27,44 @@ def _phrase(fact: str, n_words: int = 6) -> str:
     return head[:1].lower() + head[1:]
 
 
-def _altered(fact: str, step: int = 1) -> str:
-    """``fact`` with its first number changed (else with "not" inserted)."""
+def _falsified(fact: str, step: int = 1) -> str:
+    """``fact`` made false: its first number changed, else "not" after its first verb, else
+    prefixed with "It is not the case that" (``step`` varies the changed number).
+
+    Example:
+        >>> _falsified("The limit is 5 items."), _falsified("Lists are mutable.")
+        ('The limit is 12 items.', 'Lists are not mutable.')
+    """
     match = _NUMBER.search(fact)
     if match:
         value = float(match.group(0).replace(",", ""))
-        new = f"{value + 7 * step:g}"
-        return fact[: match.start()] + new + fact[match.end():]
-    return re.sub(r"\b(is|are|can|will|must)\b", r"\1 not", fact, count=1)
+        return f"{fact[: match.start()]}{value + 7 * step:g}{fact[match.end():]}"
+    negated = _VERB.sub(r"\1 not", fact, count=1)
+    if negated != fact:
+        return negated
+    return f"It is not the case that {fact[:1].lower()}{fact[1:]}"
+
+
+def _distractors(first: str, facts: Sequence[str], wanted: int = 3) -> list[str]:
+    """``wanted`` distinct false statements for a multiple-choice question whose answer is
+    ``first``: the passage's other facts falsified, then ``first`` falsified differently. Never
+    a true statement of the passage (four true options would make the question unanswerable).
+
+    Example:
+        >>> _distractors("The limit is 5 items.", ["The limit is 5 items.", "Sets are unordered."])
+        ['Sets are not unordered.', 'The limit is 12 items.', 'The limit is 19 items.']
+    """
+    out: list[str] = []
+    candidates = [_falsified(f) for f in facts if f != first]
+    candidates += [_falsified(first, step) for step in range(1, 2 * wanted + 2)]
+    for number, candidate in enumerate(candidates):
+        if len(out) == wanted:
+            break
+        if candidate in facts or candidate in out:
+            candidate = f"{first.rstrip('.')} (variant {number + 1} is not stated)."
+        if candidate not in facts and candidate not in out:
+            out.append(candidate)
+    return out
 
 
 def _facts(variables: Mapping[str, Any]) -> list[list[str]]:
@@ -44,34 +74,28 @@ def _facts(variables: Mapping[str, Any]) -> list[list[str]]:
 
 def _item(kind: str, fmt: str, facts: Sequence[list[str]], i: int, polarity: str | None
           ) -> dict[str, Any]:
+    # Domain-neutral wording: the scripted writer runs on any corpus (not only banking).
     first = facts[0][i % len(facts[0])]
     if kind == "multi_hop" and len(facts) > 1:
         second = facts[1][i % len(facts[1])]
         return {"question": f"What do the documents say about {_phrase(first, 4)} and about "
                             f"{_phrase(second, 4)}?", "answer": f"{first} {second}"}
     if fmt == "unanswerable":
-        return {"question": f"Which cryptocurrency wallets are accepted for {_phrase(first, 3)} "
-                            "by customers travelling to Antarctica?",
-                "answer": "The passage does not mention cryptocurrency wallets or Antarctica."}
+        return {"question": f"Which version of {_phrase(first, 3)} was released on the planet "
+                            "Neptune in 1850?",
+                "answer": "The passage does not mention any release on Neptune in 1850."}
     if fmt == "yes_no":
-        claim = first if polarity != "no" else _altered(first)
+        claim = first if polarity != "no" else _falsified(first)
         return {"question": f"Is it true that {_phrase(claim, 40)}?",
                 "answer": f"{(polarity or 'yes').capitalize()}, {first}"}
     if fmt == "multiple_choice":
-        others = [f for f in facts[0] if f != first][:3]
-        step = 1
-        while len(others) < 3:
-            candidate = _altered(first, step)
-            if candidate == first or candidate in others:
-                candidate = f"{first.rstrip('.')}, except on {_DAYS[step % len(_DAYS)]}."
-            others.append(candidate)
-            step += 1
         return {"question": f"Which statement about {_phrase(first, 3)} is correct?",
-                "options": [first, *others], "answer": first}
+                "options": [first, *_distractors(first, facts[0])], "answer": first}
     if kind == "inference":
-        return {"question": f"What follows for a customer from the rule that "
-                            f"{_phrase(first, 8)}?", "answer": first}
-    return {"question": f"What does the policy say about {_phrase(first, 5)}?", "answer": first}
+        return {"question": f"What follows from the statement that {_phrase(first, 8)}?",
+                "answer": first}
+    return {"question": f"What do the documents say about {_phrase(first, 5)}?",
+            "answer": first}
 
 
 def _write_questions(request: JudgeRequest) -> str:

@@ -35,7 +35,8 @@ from assay.params import check
 from assay.text import normalize_squad
 
 REASONS = (
-    "judge_error", "parse_failure", "not_generated", "malformed", "answer_in_question",
+    "judge_error", "parse_failure", "not_generated", "malformed", "placeholder",
+    "answer_in_question",
     "ungrounded", "off_source", "answerable_from_corpus", "near_duplicate", "over_quota",
 )
 

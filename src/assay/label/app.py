@@ -157,6 +157,7 @@ def create_app(project: LabelProject, *, allowed_hosts: list[str] | None = None)
             error=error,
             mine=counts,
             metric=project.metric,
+            show_machine=project.show_machine,
         )
 
     async def label_page(request: Request) -> Response:

@@ -45,6 +45,9 @@ class LabelProject:
             most-measured primary metric).
         calibrator: calibrator file (default ``RUN_DIR/calibration/calibrator.json``).
         n_bins: score bins; seed: order inside strata.
+        show_machine: show machine scores, verdicts, evidence and score bins beside the label
+            form (review work). Off by default: labels that calibrate a metric must not be
+            anchored on that metric.
     """
 
     def __init__(
@@ -58,8 +61,10 @@ class LabelProject:
         calibrator: str | Path | None = None,
         n_bins: int = 5,
         seed: int = 0,
+        show_machine: bool = False,
     ) -> None:
         self.run_dir = Path(run_dir)
+        self.show_machine = show_machine
         results_path = self.run_dir / RESULTS_FILE
         if not results_path.is_file():
             raise InvalidInputError(f"{self.run_dir}: no {RESULTS_FILE}; is it a run directory?")

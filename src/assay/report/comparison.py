@@ -15,6 +15,23 @@ def _verdict(value: bool | None) -> str:
     return {True: "pass", False: "fail", None: "—"}[value]
 
 
+def _population(summary: dict[str, Any]) -> str:
+    if "shared_cases" not in summary:
+        return ""
+    return (f"Cases: A {summary['cases_a']}, B {summary['cases_b']}, "
+            f"**{summary['shared_cases']} shared** (compared pairwise).")
+
+
+def _cases(change: dict[str, Any]) -> str:
+    """How many cases a change rests on: shared pairs, or an unpaired A / B."""
+    if change.get("scope") == "unpaired":
+        return f"unpaired ({change.get('n_a')} / {change.get('n_b')})"
+    if change.get("scope") == "shared" and change["n_paired"] < max(
+            change.get("n_a") or 0, change.get("n_b") or 0):
+        return f"{change['n_paired']} shared (of {change.get('n_a')} / {change.get('n_b')})"
+    return str(change["n_paired"])
+
+
 def comparison_markdown(comparison: dict[str, Any], *, max_rows: int = 200) -> str:
     """A Markdown page: summary counts, changes (regressions first) and flipped cases.
 
@@ -25,17 +42,23 @@ def comparison_markdown(comparison: dict[str, Any], *, max_rows: int = 200) -> s
         '# assay run comparison'
     """
     summary = comparison["summary"]
+    population = ("cases_a", "cases_b", "shared_cases")
     lines = [
         "# assay run comparison",
         "",
         f"Baseline (A): `{md_escape(comparison.get('run_a'))}`  ",
         f"New (B): `{md_escape(comparison.get('run_b'))}`",
         "",
-        ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in summary.items()) + ".",
+        ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in summary.items()
+                  if k not in population) + ".",
         "",
-        f"Significance: paired bootstrap on the cases both runs measured, McNemar on pass / fail "
-        f"verdicts; α = {comparison['alpha']}. A pass → fail threshold verdict is always a "
-        "regression.",
+        _population(summary),
+        "",
+        f"Values, deltas and verdicts are computed on the cases both runs measured (column "
+        f"'cases'); significance: paired bootstrap, McNemar on pass / fail verdicts; "
+        f"α = {comparison['alpha']}. A pass → fail threshold verdict on those cases is always a "
+        "regression. An *unpaired* difference (no shared case) compares two populations: it has "
+        "no interval and is never more than possible.",
         "",
         "## Changes",
         "",
@@ -50,12 +73,12 @@ def comparison_markdown(comparison: dict[str, Any], *, max_rows: int = 200) -> s
             _num(c["delta"]),
             "—" if c["ci_low"] is None else f"[{c['ci_low']:.3g}, {c['ci_high']:.3g}]",
             _num(c["p_value"]),
-            c["n_paired"],
+            _cases(c),
             f"{_verdict(c['verdict_a'])} → {_verdict(c['verdict_b'])}",
         ]
         for c in comparison["changes"][:max_rows]
     ]
-    headers = ["change", "model", "metric", "A", "B", "B − A", "CI", "p", "paired", "verdict"]
+    headers = ["change", "model", "metric", "A", "B", "B − A", "CI", "p", "cases", "verdict"]
     lines += [table(headers, rows) if rows else "No metrics in either run.", ""]
     if len(comparison["changes"]) > max_rows:
         lines += [f"… {len(comparison['changes']) - max_rows} more rows in the JSON output.", ""]

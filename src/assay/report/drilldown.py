@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from assay.engine.run import SUITE_FILE
@@ -122,12 +123,21 @@ def _redacted(text: Any) -> Any:
     return _clip(scrub(text)) if isinstance(text, str) else text
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return value
+def _column(series: pd.Series) -> list[Any]:
+    """A column as Python values, missing and non-finite values as None (one vectorised pass
+    per column instead of a check per cell)."""
+    missing = series.isna().to_numpy().copy()
+    if pd.api.types.is_float_dtype(series.dtype):
+        missing |= ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+    values = series.astype(object).tolist()
+    return [None if gone else value for value, gone in zip(values, missing, strict=True)]
+
+
+def _rows(results: pd.DataFrame) -> list[dict[str, Any]]:
+    """The drill-down's result rows as dicts, built column by column (no ``to_dict``)."""
+    names = [c for c in _ROW_KEYS if c in results]
+    columns = [_column(results[c]) for c in names]
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 
 def drilldown(
@@ -159,14 +169,13 @@ def drilldown(
     total, results = _select(results, max_cases)
     text = _redacted if redact else _clip
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in results[[c for c in _ROW_KEYS if c in results]].to_dict("records"):
+    for row in _rows(results):
         groups.setdefault((str(row["case_id"]), str(row["model"])), []).append(row)
     entries = []
     for (case_id, model), rows in groups.items():
         case = cases.get((case_id, model), {})
         metrics, evidence = [], []
         for row in rows:
-            row = {k: _clean(v) for k, v in row.items()}
             metrics.append({k: row.get(k) for k in _METRIC_KEYS})
             if row.get("primary") and (row.get("explanation") or row.get("details")):
                 evidence.append(
@@ -177,7 +186,7 @@ def drilldown(
                         "details": _details(row.get("details")),
                     }
                 )
-        first = {k: _clean(v) for k, v in rows[0].items()}
+        first = rows[0]
         entries.append(
             {
                 "case_id": str(case_id),

@@ -107,11 +107,28 @@ def _ibans(text: str) -> Iterator[Finding]:
             yield Finding(m.start(), m.start() + len(head), "IBAN_CODE", "pii", head)
 
 
+#: Addresses that identify no one: documentation ranges (RFC 5737, RFC 3849).
+_DOCUMENTATION_NETWORKS = tuple(
+    ipaddress.ip_network(n)
+    for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")
+)
+
+
+def _personal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether an IP address can point at a person's machine: loopback (``127.0.0.1``,
+    ``::1``), unspecified (``0.0.0.0``) and documentation addresses, common in technical
+    documents, cannot."""
+    if address.is_loopback or address.is_unspecified:
+        return False
+    return not any(address in network for network in _DOCUMENTATION_NETWORKS
+                   if network.version == address.version)
+
+
 def _ips(text: str) -> Iterator[Finding]:
     for m in _IPV4.finditer(text) if "." in text else ():
         if all(
             int(part) <= 255 and (part == "0" or part[0] != "0") for part in m.group().split(".")
-        ):
+        ) and _personal(ipaddress.IPv4Address(m.group())):
             yield Finding(m.start(), m.end(), "IP_ADDRESS", "pii", m.group())
     if ":" not in text:
         return
@@ -120,10 +137,11 @@ def _ips(text: str) -> Iterator[Finding]:
         if value.count(":") < 2 or not any(c.isalnum() for c in value):
             continue
         try:
-            ipaddress.IPv6Address(value)
+            address = ipaddress.IPv6Address(value)
         except ValueError:
             continue
-        yield Finding(m.start(), m.end(), "IP_ADDRESS", "pii", value)
+        if _personal(address):
+            yield Finding(m.start(), m.end(), "IP_ADDRESS", "pii", value)
 
 
 @lru_cache(maxsize=65536)

@@ -169,7 +169,8 @@ def _tone(v: Mapping[str, Any]) -> dict[str, Any]:
 
 def _contact(v: Mapping[str, Any]) -> dict[str, Any]:
     hits = len(_EMAIL.findall(v["answer"])) + len(_PHONE.findall(v["answer"]))
-    return {"score": min(10, 8 + hits) if hits else 0, "reason": f"{hits} contact details"}
+    return {"verdict": hits > 0, "score": min(10, 8 + hits) if hits else 0,
+            "reason": f"{hits} contact details"}
 
 
 def _language(v: Mapping[str, Any]) -> dict[str, Any]:
@@ -177,13 +178,15 @@ def _language(v: Mapping[str, Any]) -> dict[str, Any]:
         return len(set(words(text)) & _GERMAN) >= 2
 
     mismatch = german(v["question"]) != german(v["answer"])
-    return {"score": 10 if mismatch else 0, "reason": "stop-word language guess"}
+    return {"verdict": mismatch, "score": 10 if mismatch else 0,
+            "reason": "stop-word language guess"}
 
 
 def _keywords(phrases: Sequence[str]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     def handler(v: Mapping[str, Any]) -> dict[str, Any]:
         found = [p for p in phrases if p in v["answer"].lower()]
-        return {"score": min(10, 7 * len(found)), "reason": f"phrases: {found}"}
+        return {"verdict": bool(found), "score": min(10, 7 * len(found)),
+                "reason": f"phrases: {found}"}
 
     return handler
 

@@ -1,4 +1,5 @@
-"""NLI backends: a Protocol, a Hugging Face cross-encoder implementation, a factory.
+"""NLI backends: a Protocol, the shipped MiniLM head (default), Hugging Face cross-encoders, a
+factory.
 
 Nothing heavy is imported here: torch and transformers load on the first prediction.
 
@@ -20,7 +21,13 @@ from assay.backends.nli.base import (
     logistic,
     softmax,
 )
-from assay.backends.nli.factory import DEFAULT_HHEM, DEFAULT_NLI, clear_loaded, get_nli
+from assay.backends.nli.factory import (
+    DEFAULT_HHEM,
+    DEFAULT_NLI,
+    REFERENCE_NLI,
+    clear_loaded,
+    get_nli,
+)
 
 __all__ = [
     "CONSISTENT",
@@ -29,6 +36,7 @@ __all__ = [
     "DEFAULT_NLI",
     "ENTAILMENT",
     "NEUTRAL",
+    "REFERENCE_NLI",
     "NLIModel",
     "NLIScores",
     "canonical_label",

@@ -1,0 +1,1 @@
+"""One module per head trained by ``scripts/train_heads.py``."""

@@ -1,0 +1,145 @@
+"""Sentence-pair features for the NLI head, over frozen all-MiniLM-L6-v2 vectors.
+
+Premise and hypothesis are embedded per *sentence* with the shared embedder (the same cached
+vectors the embedding evaluators use, so a run that prefetched them encodes nothing more). The
+premise sentence closest to the hypothesis stands for the premise (``u``), the hypothesis is
+``v``; the row is ``[u, v, |u − v|, u ⊙ v]`` (InferSent's pair features) followed by a few cheap
+lexical signals that sentence vectors cannot see: the share of the hypothesis' numbers, names
+and content words found in the premise, its unsupported names/numbers/negations, a negation
+mismatch against the closest premise sentence (all from :mod:`assay.evaluators.unsupported_facts`,
+so the head and the ``unsupported_facts`` evaluator agree on what "supported" means), and sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from assay.backends.embed.base import Embedder
+from assay.evaluators.unsupported_facts import (
+    Fact,
+    content_stems,
+    context_keys,
+    extract_facts,
+    fact_supported,
+    is_negated,
+)
+from assay.text.sentences import split_sentences
+from assay.text.tokens import words
+
+#: Name of this feature set (recorded in ``head.json``; a head refuses other feature sets).
+FEATURE_SET = "nli-pair-v1"
+#: Embedding dimension of all-MiniLM-L6-v2.
+DIM = 384
+#: Names of the scalar features appended after the four vector blocks.
+SCALARS = (
+    "cos_best",
+    "cos_mean",
+    "facts_support",
+    "key_unsupported",
+    "stem_coverage",
+    "negation_mismatch",
+    "log_hypothesis_words",
+    "log_premise_words",
+)
+N_FEATURES = 4 * DIM + len(SCALARS)
+#: Premise sentences considered per pair, at most (the rest are ignored, never truncated silently:
+#: :func:`pair_features` reports how many pairs were cut).
+MAX_PREMISE_SENTENCES = 64
+
+
+def premise_sentences(premise: str) -> list[str]:
+    """The sentences a premise is embedded as (the premise itself when it has none).
+
+    Example:
+        >>> premise_sentences("The fee is 12 euros. It is waived.")
+        ['The fee is 12 euros.', 'It is waived.']
+    """
+    return split_sentences(premise)[:MAX_PREMISE_SENTENCES] or [premise]
+
+
+def texts_of_pairs(premises: Sequence[str], hypotheses: Sequence[str]) -> list[str]:
+    """Every distinct text that :func:`pair_features` embeds for these pairs, in first-use order.
+
+    Example:
+        >>> texts_of_pairs(["The fee is low. Cards are free."], ["Cards are free."])
+        ['The fee is low.', 'Cards are free.']
+    """
+    texts: dict[str, None] = {}
+    for premise, hypothesis in zip(premises, hypotheses, strict=True):
+        texts.update(dict.fromkeys(premise_sentences(premise)))
+        texts[hypothesis] = None
+    return list(texts)
+
+
+# Premises and hypotheses recur across pairs (every answer sentence meets every passage): the
+# text analysis of each is done once.
+@lru_cache(maxsize=8192)
+def _premise_analysis(premise: str) -> tuple[frozenset[str], frozenset[str]]:
+    return context_keys([premise]), content_stems(premise)
+
+
+@lru_cache(maxsize=8192)
+def _hypothesis_analysis(hypothesis: str) -> tuple[tuple[Fact, ...], frozenset[str], bool]:
+    return tuple(extract_facts(hypothesis)), content_stems(hypothesis), is_negated(hypothesis)
+
+
+_negated = lru_cache(maxsize=8192)(is_negated)
+
+
+def lexical_features(premise: str, hypothesis: str, best_sentence: str) -> list[float]:
+    """The lexical scalars of one pair (support shares, unsupported key facts, negation mismatch).
+
+    Example:
+        >>> lexical_features("Anna paid 50 euros.", "Anna paid 60 euros.", "Anna paid 50 euros.")
+        [0.75, 1.0, 1.0, 0.0]
+    """
+    keys, premise_stems = _premise_analysis(premise)
+    facts, stems, negated = _hypothesis_analysis(hypothesis)
+    flags = [fact_supported(f, keys) for f in facts]
+    support = sum(flags) / len(flags) if flags else 1.0
+    key_unsupported = sum(1 for f, ok in zip(facts, flags, strict=True)
+                          if not ok and f.kind in ("number", "date", "name"))
+    coverage = len(stems & premise_stems) / len(stems) if stems else 1.0
+    mismatch = float(negated != _negated(best_sentence))
+    return [support, float(min(key_unsupported, 5)), coverage, mismatch]
+
+
+def pair_features(
+    embedder: Embedder, premises: Sequence[str], hypotheses: Sequence[str]
+) -> np.ndarray:
+    """``(n, N_FEATURES)`` float32 feature rows of the pairs, embedding every text once.
+
+    Args:
+        embedder: the sentence embedder (unit rows of dimension :data:`DIM`).
+        premises: the evidence of each pair.
+        hypotheses: the claim of each pair.
+    """
+    texts = texts_of_pairs(premises, hypotheses)
+    if not texts:
+        return np.zeros((0, N_FEATURES), dtype=np.float32)
+    matrix = np.asarray(embedder.encode(texts), dtype=np.float32)
+    index = {text: row for row, text in enumerate(texts)}
+    out = np.empty((len(premises), N_FEATURES), dtype=np.float32)
+    for i, (premise, hypothesis) in enumerate(zip(premises, hypotheses, strict=True)):
+        sentences = premise_sentences(premise)
+        u_all = matrix[[index[s] for s in sentences]]
+        v = matrix[index[hypothesis]]
+        cos = u_all @ v
+        best = int(np.argmax(cos))
+        u = u_all[best]
+        scalars = [
+            float(cos[best]),
+            float(cos.mean()),
+            *lexical_features(premise, hypothesis, sentences[best]),
+            float(np.log1p(len(words(hypothesis)))),
+            float(np.log1p(len(words(premise)))),
+        ]
+        out[i, :DIM] = u
+        out[i, DIM : 2 * DIM] = v
+        out[i, 2 * DIM : 3 * DIM] = np.abs(u - v)
+        out[i, 3 * DIM : 4 * DIM] = u * v
+        out[i, 4 * DIM :] = scalars
+    return out

@@ -1,0 +1,158 @@
+"""The shared cluster bootstrap: agreement with SciPy and the per-call bootstrap, coverage,
+resampling by parent question, exact pass-rate intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from assay.analyze.ranking import leaderboard_with_ci, pairwise
+from assay.analyze.resampling import ClusterBootstrap, cluster_codes, percentile_interval
+from assay.analyze.uncertainty import bootstrap_ci
+from assay.analyze.weakness import marginal, weakest_slices
+
+
+def _interval(values: np.ndarray, clusters: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    boot = ClusterBootstrap(int(clusters.max()) + 1, n_resamples=1000, seed=seed)
+    low, high = percentile_interval(boot.means(clusters, values), 0.95)
+    return float(low[0]), float(high[0])
+
+
+def _frame(values: np.ndarray, parents: list[str | None], topics: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "case_id": [f"c{i}" for i in range(len(values))],
+            "parent_id": parents,
+            "model": "m",
+            "metric": "acc",
+            "status": "ok",
+            "value": values,
+            "passed": values >= 0.5,
+            "topic": topics,
+            "query_type": None,
+            "perturbation": None,
+        }
+    )
+
+
+@pytest.mark.parametrize("n", [40, 400])
+def test_independent_cases_agree_with_scipy_percentile_bootstrap(n: int) -> None:
+    values = np.random.default_rng(n).beta(2, 5, n)
+    ref = stats.bootstrap(
+        (values,), np.mean, method="percentile", n_resamples=4000, random_state=1
+    ).confidence_interval
+    low, high = _interval(values, np.arange(n))
+    width = ref.high - ref.low
+    assert abs(low - ref.low) < 0.15 * width and abs(high - ref.high) < 0.15 * width
+
+
+def test_coverage_of_independent_and_clustered_samples() -> None:
+    rng = np.random.default_rng(7)
+    covered_iid = covered_cluster = covered_naive = 0
+    replications = 150
+    for i in range(replications):
+        iid = rng.beta(2, 5, 60)
+        low, high = _interval(iid, np.arange(60), seed=i)
+        covered_iid += low <= 2 / 7 <= high
+        # 20 questions x 5 variants: a question effect shared by its variants.
+        effect = np.repeat(rng.normal(0.0, 0.2, 20), 5)
+        clustered = 0.5 + effect + rng.normal(0.0, 0.05, 100)
+        groups = np.repeat(np.arange(20), 5)
+        low, high = _interval(clustered, groups, seed=i)
+        covered_cluster += low <= 0.5 <= high
+        low, high = _interval(clustered, np.arange(100), seed=i)
+        covered_naive += low <= 0.5 <= high
+    assert 0.88 <= covered_iid / replications <= 0.99
+    assert 0.85 <= covered_cluster / replications <= 0.99
+    # Treating the variants as independent under-covers badly: that is what clusters fix.
+    assert covered_naive / replications < 0.75
+
+
+def test_slice_intervals_agree_with_the_per_slice_bootstrap() -> None:
+    rng = np.random.default_rng(3)
+    values = np.clip(rng.normal(0.6, 0.2, 600), 0, 1)
+    topics = [f"t{i % 4}" for i in range(600)]
+    out = marginal(_frame(values, [None] * 600, topics), {"acc": True}, per_model=False)
+    for row in out.to_dict("records"):
+        mask = np.array(topics) == row["slice"]
+        low, high = bootstrap_ci(values[mask], seed=5)
+        width = high - low  # type: ignore[operator]
+        assert abs(row["ci_low"] - low) < 0.15 * width
+        assert abs(row["ci_high"] - high) < 0.15 * width
+        assert row["n_clusters"] == row["n"] == 150
+
+
+def test_variants_of_one_question_are_one_cluster_in_the_weakest_slices() -> None:
+    rng = np.random.default_rng(4)
+    # 40 good questions on other topics; one 'cors' question and six low-scoring variants of it.
+    values = np.concatenate([rng.uniform(0.7, 1.0, 40), [0.1, 0.12, 0.08, 0.1, 0.11, 0.09, 0.1]])
+    parents = [None] * 41 + ["c40"] * 6
+    topics = [f"t{i % 4}" for i in range(40)] + ["cors"] * 7
+    frame = _frame(values, parents, topics)
+    out = marginal(frame, {"acc": True}, per_model=False)
+    cors = out[out["slice"] == "cors"].iloc[0]
+    assert cors["n"] == 7 and cors["n_clusters"] == 1
+    assert not cors["significant"]
+    message = weakest_slices(out, top=1)[0]["message"]
+    assert "(n=7 from 1 question)" in message and "within noise" in message
+    # The same values as seven independent questions would be called significant.
+    independent = marginal(_frame(values, [None] * 47, topics), {"acc": True}, per_model=False)
+    assert bool(independent[independent["slice"] == "cors"].iloc[0]["significant"])
+
+
+def test_pass_rate_interval_is_exact_clopper_pearson_for_independent_cases() -> None:
+    values = np.array([1.0] * 27 + [0.0] * 3)
+    frame = _frame(values, [None] * 30, ["t"] * 30)
+    row = leaderboard_with_ci(
+        [{"model": "m", "metric": "acc", "aggregation": "mean", "value": 0.9}], frame
+    )[0]
+    exact = stats.binomtest(27, 30).proportion_ci(confidence_level=0.95, method="exact")
+    assert row["pass_ci_low"] == pytest.approx(exact.low, abs=1e-9)
+    assert row["pass_ci_high"] == pytest.approx(exact.high, abs=1e-9)
+    # All pass: the exact interval is not the degenerate bootstrap [1, 1].
+    all_pass = _frame(np.ones(30), [None] * 30, ["t"] * 30)
+    row = leaderboard_with_ci(
+        [{"model": "m", "metric": "acc", "aggregation": "mean", "value": 1.0}], all_pass
+    )[0]
+    assert row["pass_ci_low"] == pytest.approx(0.025 ** (1 / 30), abs=1e-9)
+    assert row["pass_ci_high"] == 1.0
+
+
+def test_pass_rate_interval_of_shared_parents_is_wider_than_exact() -> None:
+    values = np.repeat([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0], 6)
+    parents = [None if i % 6 == 0 else f"c{i - i % 6}" for i in range(60)]
+    frame = _frame(values, parents, ["t"] * 60)
+    row = leaderboard_with_ci(
+        [{"model": "m", "metric": "acc", "aggregation": "mean", "value": 0.7}], frame
+    )[0]
+    exact = stats.binomtest(42, 60).proportion_ci(method="exact")
+    assert row["pass_ci_high"] - row["pass_ci_low"] > 1.3 * (exact.high - exact.low)
+
+
+def test_pairwise_uses_the_cluster_bootstrap_when_cases_share_parents() -> None:
+    rng = np.random.default_rng(5)
+    frames = []
+    for model, shift in (("x", 0.0), ("y", 0.3)):
+        values = np.clip(rng.normal(0.5 + shift, 0.1, 30), 0, 1)
+        part = _frame(
+            values, [None if i % 3 == 0 else f"c{i - i % 3}" for i in range(30)], ["t"] * 30
+        )
+        frames.append(part.assign(model=model))
+    row = pairwise(pd.concat(frames, ignore_index=True), {"acc": True})[0]
+    assert row["n_paired"] == 30 and row["n_clusters"] == 10
+    assert row["test"] == "paired_bootstrap" and row["winner"] == "y"
+
+
+def test_cluster_codes_follow_parents() -> None:
+    frame = pd.DataFrame({"case_id": ["a", "a~x", "b", "a~y"], "parent_id": [None, "a", None, "a"]})
+    assert cluster_codes(frame).tolist() == [0, 0, 1, 0]
+
+
+def test_same_seed_same_weights_and_rejects_too_few_resamples() -> None:
+    first = ClusterBootstrap(50, n_resamples=100, seed=3).weights
+    assert np.array_equal(first, ClusterBootstrap(50, n_resamples=100, seed=3).weights)
+    assert abs(float(first.mean()) - 1.0) < 0.05  # Poisson(1) weights
+    with pytest.raises(ValueError, match="n_resamples"):
+        ClusterBootstrap(5, n_resamples=5)
