@@ -27,7 +27,7 @@ def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge:
     max_rows) are reported, not priced.
     """
     from assay.data.suite import read_suite
-    from assay.engine.evaluate import resolve_evaluators
+    from assay.engine import resolve_evaluators
     from assay.evaluators.judge_estimate import estimate_judge_cost
 
     evaluators = resolve_evaluators(

@@ -20,7 +20,7 @@ import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, Status
+from assay.evaluators.base import CaseResult, Evaluator, Prefetch, Status
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -65,6 +65,10 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         if not unique:
             return SentenceVectors([], np.zeros((0, 0), dtype=np.float32))
         return SentenceVectors(unique, self.resolved_embedder().encode(unique))
+
+    def prefetch(self) -> Prefetch:
+        """Every embedding evaluator of a run shares one up-front encoding pass."""
+        return EMBEDDING_PREFETCH
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
         """The texts that scoring ``case`` embeds; :func:`prefetch_embeddings` encodes those of a
@@ -234,6 +238,10 @@ def prefetch_embeddings(
             if progress is not None:
                 progress(done, total)
     return total
+
+
+#: The embedding evaluators' run-level step (its name is the manifest's ``timings_s`` key).
+EMBEDDING_PREFETCH = Prefetch("embeddings", prefetch_embeddings)
 
 
 @contextlib.contextmanager

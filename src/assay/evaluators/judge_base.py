@@ -119,7 +119,12 @@ class JudgeEvaluator(Evaluator):
             result = CaseResult.error(self.metric_names(), failed.error or "judge step failed")
             result.details = {"judge": usage, "parse_failure": failed.parse_failure}
             return result
-        result = build(*args)
+        try:
+            result = build(*args)
+        except (ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as exc:
+            # an interpreted reply this case cannot use: its own error, never its batch's
+            result = CaseResult.error(self.metric_names(), "cannot score the judge's reply: "
+                                      f"{type(exc).__name__}: {exc}")
         result.details = {**result.details, "judge": usage}
         return result
 

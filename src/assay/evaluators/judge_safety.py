@@ -29,16 +29,17 @@ class JudgeTone(JudgeEvaluator):
     """Each brand attribute of tone (default formal, respectful, concise, non-emotional) is
     judged satisfied or not; compliance is the share satisfied.
 
-    Reproducible counterpart: ``text_statistics`` (sentence length, vocabulary).
+    Reproducible counterparts: ``emb_tone`` (similarity to tone exemplars) and
+    ``text_statistics`` (sentence length, vocabulary).
     """
 
     name = "judge_tone"
     description = (
         "LLM judge: share of brand tone attributes the answer satisfies (default formal, "
-        "respectful, concise, non-emotional; configurable). Judge-free counterpart: "
+        "respectful, concise, non-emotional; configurable). Judge-free counterparts: emb_tone, "
         "text_statistics."
     )
-    counterpart = "text_statistics"
+    counterpart = "emb_tone, text_statistics"
     requires = ("actual_answer",)
     metrics = (
         MetricSpec("judge_tone", "share of tone attributes satisfied", threshold=0.75,

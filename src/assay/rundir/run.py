@@ -10,18 +10,16 @@ from typing import Any
 import pandas as pd
 
 from assay.errors import InvalidInputError
-
-RESULTS_FILE = "results.parquet"
-RESULTS_CSV = "results.csv"
-MANIFEST_FILE = "manifest.json"
-LEADERBOARD_FILE = "leaderboard.json"
-PROBLEMS_FILE = "problems.json"
-INSIGHTS_FILE = "insights.json"
-#: Long text columns of the results table, left out of :meth:`EvaluationRun.lean_results`.
-TEXT_COLUMNS = ("reason", "explanation", "details")
-SUITE_FILE = "suite.jsonl"  # copy of the evaluated cases (texts for the reports)
-#: Corpus-level details (e.g. confusion matrices): evaluator → model → details.
-CORPUS_DETAILS_FILE = "corpus_details.json"
+from assay.rundir.layout import (
+    CORPUS_DETAILS_FILE,
+    INSIGHTS_FILE,
+    LEADERBOARD_FILE,
+    PROBLEMS_FILE,
+    TEXT_COLUMNS,
+)
+from assay.rundir.manifest import verify_run
+from assay.rundir.records import Finding, LeaderboardRow, Manifest
+from assay.rundir.results import read_results, read_results_for
 
 
 @dataclass
@@ -29,10 +27,10 @@ class EvaluationRun:
     """Results of an evaluation: per-case rows, leaderboard, problems, insights, corpus-level
     details and manifest."""
 
-    manifest: dict[str, Any]
-    leaderboard: list[dict[str, Any]]
-    problems: list[dict[str, Any]]
-    insights: list[dict[str, Any]]
+    manifest: Manifest
+    leaderboard: list[LeaderboardRow]
+    problems: list[Finding]
+    insights: list[Finding]
     path: Path | None = None
     #: evaluator → model → corpus-level details (see :class:`~assay.evaluators.CorpusDetails`).
     corpus_details: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -44,7 +42,7 @@ class EvaluationRun:
         if self._results is None:
             if self.path is None:
                 raise InvalidInputError("this run kept no results in memory and has no directory")
-            self._results = pd.read_parquet(self.path / RESULTS_FILE)
+            self._results = read_results(self.path)
         return self._results
 
     def lean_results(self) -> pd.DataFrame:
@@ -55,24 +53,14 @@ class EvaluationRun:
         """
         if self._results is not None or self.path is None:
             return self.results.drop(columns=list(TEXT_COLUMNS), errors="ignore")
-        import pyarrow.parquet as pq
-
-        path = self.path / RESULTS_FILE
-        names = [n for n in pq.read_schema(path).names if n not in TEXT_COLUMNS]
-        return pd.read_parquet(path, columns=names)
+        return read_results(self.path, lean=True)
 
     def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
         """Every column of the result rows of the given ``(case_id, model)`` keys only."""
         if self._results is not None or self.path is None:
             frame = self.results
         else:
-            import pyarrow as pa
-            import pyarrow.compute as pc
-            import pyarrow.parquet as pq
-
-            ids = pa.array(sorted({case_id for case_id, _ in keys}), type=pa.string())
-            table = pq.read_table(self.path / RESULTS_FILE, filters=pc.field("case_id").isin(ids))
-            frame = table.to_pandas()
+            frame = read_results_for(self.path, {case_id for case_id, _ in keys})
         pairs = pd.MultiIndex.from_frame(frame[["case_id", "model"]].astype(str))
         return frame[pairs.isin(list(keys))]
 
@@ -89,20 +77,18 @@ class EvaluationRun:
 
 
 def load_run(path: str | Path) -> EvaluationRun:
-    """Load a complete run directory written by :func:`assay.evaluate`."""
+    """Load a complete run directory written by :func:`assay.evaluate`.
+
+    Raises:
+        IncompleteRunError: the run was interrupted, or a file it lists is missing or changed
+            (see :func:`~assay.rundir.manifest.verify_run`).
+    """
     root = Path(path)
-    manifest_path = root / MANIFEST_FILE
-    if not manifest_path.is_file():
-        raise InvalidInputError(
-            f"{root}: not a complete run directory (no {MANIFEST_FILE}; was the run interrupted?)"
-        )
+    manifest = verify_run(root)
 
     def read(name: str) -> Any:
         return json.loads((root / name).read_text(encoding="utf-8"))
 
-    manifest = read(MANIFEST_FILE)
-    if manifest.get("status") != "complete":
-        raise InvalidInputError(f"{root}: the run is not complete")
     return EvaluationRun(
         manifest=manifest,
         leaderboard=read(LEADERBOARD_FILE),
