@@ -198,6 +198,6 @@ def test_9_the_labeling_app_hides_machine_scores(journey: dict[str, Any]) -> Non
 
 
 def test_11_a_local_judge_server_gets_a_sane_thread_count() -> None:
-    from assay.backends.judge.local_server import default_threads
+    from assay.backends.llm.local_server import default_threads
 
     assert default_threads(2) == 1 and default_threads(16) == 8
