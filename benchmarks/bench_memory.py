@@ -65,6 +65,7 @@ def _child(n: int, reports: bool) -> dict[str, Any]:
 
     import assay.report
     from assay import TestCase, evaluate
+    from assay.rundir.layout import RESULTS_FILE
     from lexical_data import answer_pairs
 
     if not reports:
@@ -94,7 +95,7 @@ def _child(n: int, reports: bool) -> dict[str, Any]:
         evaluate(cases, EVALUATORS, out=Path(tmp) / "run")
         elapsed = time.perf_counter() - start
         peak = sampler.stop()
-        n_rows = pq.ParquetFile(Path(tmp) / "run" / "results.parquet").metadata.num_rows
+        n_rows = pq.ParquetFile(Path(tmp) / "run" / RESULTS_FILE).metadata.num_rows
     return {
         "n": n,
         "reports": reports,

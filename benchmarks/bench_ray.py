@@ -43,10 +43,11 @@ BATCH_SIZE = 64
 
 def _child(config: str, workload: str, n: int) -> dict[str, object]:
     sys.path.insert(0, str(HERE))
-    import pandas as pd
 
     import assay
     from assay import TestCase
+    from assay.rundir.layout import RESULTS_FILE
+    from assay.rundir.results import read_results
     from lexical_data import answer_pairs
 
     cases = [
@@ -75,8 +76,8 @@ def _child(config: str, workload: str, n: int) -> dict[str, object]:
             executor_options=options or None,
         )
         seconds = time.perf_counter() - t0
-        digest = hashlib.sha256((Path(tmp) / "run" / "results.parquet").read_bytes()).hexdigest()
-        values = pd.read_parquet(Path(tmp) / "run" / "results.parquet")["value"].tolist()
+        digest = hashlib.sha256((Path(tmp) / "run" / RESULTS_FILE).read_bytes()).hexdigest()
+        values = read_results(Path(tmp) / "run")["value"].tolist()
     return {
         "config": config,
         "workload": workload,

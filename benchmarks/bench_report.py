@@ -23,9 +23,9 @@ from scipy import stats
 
 from assay.analyze.summary import analyze_run
 from assay.analyze.uncertainty import bootstrap_ci
-from assay.engine.run import EvaluationRun
 from assay.fileio import write_text
 from assay.report import write_reports
+from assay.rundir import RESULTS_FILE, EvaluationRun
 
 HERE = Path(__file__).resolve().parent
 RESAMPLES = 1000
@@ -156,7 +156,7 @@ def synthetic_run(n_cases: int, directory: Path) -> EvaluationRun:
                 }
             )
     results = pd.concat(frames, ignore_index=True)
-    results.to_parquet(directory / "results.parquet")
+    results.to_parquet(directory / RESULTS_FILE)
     return EvaluationRun(
         manifest={}, leaderboard=board, problems=[], insights=[], path=directory, _results=results
     )

@@ -248,7 +248,7 @@ def _timed(fn: Any) -> tuple[float, float]:
 def part_speed(times: int) -> list[str]:
     """The whole plan against evaluate with the same evaluators, on the demo × ``times``."""
     from assay.demo import demo_plan
-    from assay.engine import evaluate
+    from assay.pipeline import evaluate
     from assay.verdict import assess
 
     plan, _ = demo_plan()

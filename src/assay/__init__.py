@@ -6,7 +6,6 @@ feature that needs them is used.
 
 from assay._version import __version__
 from assay.data import TestCase, TestSuite, read_suite, write_suite
-from assay.engine import EvaluationRun, evaluate, load_run
 from assay.errors import (
     AssayError,
     BackendError,
@@ -25,6 +24,8 @@ from assay.evaluators import (
     get_evaluator,
     register,
 )
+from assay.pipeline import evaluate
+from assay.rundir import EvaluationRun, load_run
 
 __all__ = [
     "AssayError",

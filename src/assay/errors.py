@@ -31,6 +31,19 @@ class NotFittedError(AssayError, RuntimeError):
     """An estimator was used before it was fitted (or conformalized)."""
 
 
+class IncompleteRunError(InvalidInputError):
+    """A run directory is incomplete (interrupted), altered or corrupt; readers refuse it."""
+
+
+class RunDirectoryError(AssayError, OSError):
+    """A run directory cannot be written where asked (read-only, under a file, a symlink, disk
+    full, or locked by another ``assay evaluate``); raised before any work is lost."""
+
+
+class RunLockedError(RunDirectoryError):
+    """Another process is writing the same run directory."""
+
+
 class AssayWarning(UserWarning):
     """Warnings emitted by assay itself (turned into errors in assay's own test-suite)."""
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from assay.analyze.dimensions import summarize_dimensions
-from assay.engine.run import EvaluationRun
 from assay.gating import check_run
+from assay.rundir.run import EvaluationRun
 
 
 def _row(n_ok: int, n_error: int, value: float | None) -> dict[str, object]:

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 import assay
 from assay import TestCase
 from assay.cli.main import cli
-from assay.engine.run import EvaluationRun
 from assay.gating import RunGateError, assert_run_passes, check_run, junit_xml
+from assay.rundir.run import EvaluationRun
 
 
 def _cases() -> list[TestCase]:

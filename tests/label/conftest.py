@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import assay
-from assay.engine.run import EvaluationRun
+from assay.rundir.run import EvaluationRun
 from report.conftest import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, _browser_missing
 from report.report_runs import WordOverlapGrounding, build_run, report_cases
 

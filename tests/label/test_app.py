@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from assay.cli.main import cli
-from assay.engine.run import EvaluationRun
 from assay.label.app import COOKIE, create_app
 from assay.label.criteria import parse_criteria
 from assay.label.project import LabelProject
 from assay.label.store import Store
+from assay.rundir.run import EvaluationRun
 
 ORIGIN = {"origin": "http://testserver"}
 

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from assay.cli.main import cli
-from assay.engine.run import EvaluationRun
 from assay.label.store import Store
+from assay.rundir.run import EvaluationRun
 
 from .conftest import Server, new_pg_database
 

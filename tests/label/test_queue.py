@@ -11,10 +11,10 @@ import pandas as pd
 
 from assay.calibrate import IsotonicCalibrator
 from assay.calibrate.dataset import score_table
-from assay.engine.run import EvaluationRun
 from assay.label.project import LabelProject
 from assay.label.queue import build_queue, choose_metric, item_table, score_bins, stratified_order
 from assay.label.store import Store
+from assay.rundir.run import EvaluationRun
 
 
 def test_every_prefix_of_the_queue_is_balanced_over_bins_and_slices() -> None:

@@ -6,9 +6,9 @@ import pytest
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from assay.data.case import TestCase
-from assay.engine import evaluate
 from assay.evaluators import Status, get_evaluator
 from assay.perturb import Casing, DemographicCounterfactual, KeyboardTypos, perturb
+from assay.pipeline import evaluate
 
 
 def _answer(cases: list[TestCase], answers: dict[str, str], model: str = "m") -> list[TestCase]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from assay.engine.run import EvaluationRun
+from assay.rundir.run import EvaluationRun
 
 from .report_runs import build_run
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import assay
 from assay import CaseResult, Evaluator, MetricSpec, TestCase
-from assay.engine.run import EvaluationRun
+from assay.rundir.run import EvaluationRun
 from assay.text import split_sentences
 
 SCRIPT_ANSWER = "<script>window.__pwned = 1; document.title = 'PWNED';</script><img src=x onerror=\"window.__pwned = 2\"> 12 euros."

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from assay.engine.run import EvaluationRun
+from assay.rundir.run import EvaluationRun
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from assay.cli.main import cli
-from assay.engine.run import EvaluationRun, load_run
 from assay.report import write_reports
+from assay.rundir.run import EvaluationRun, load_run
 
 from .report_runs import SCRIPT_ANSWER
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from assay.attacks import make_attacks
 from assay.data.case import TestCase
-from assay.engine import evaluate
 from assay.perturb import Casing, Distractors, KeyboardTypos, perturb
+from assay.pipeline import evaluate
 from assay.runner import build_target, run_target
 
 from .rag_service import CORPUS, http_config, serve

@@ -13,6 +13,7 @@ fail on the shared cases.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -20,9 +21,10 @@ import pandas as pd
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES, mcnemar, paired_bootstrap
 from assay.analyze.weakness import measured
 from assay.evaluators.base import MetricSpec
+from assay.rundir.records import LeaderboardRow
 
 if TYPE_CHECKING:
-    from assay.engine.run import EvaluationRun
+    from assay.rundir.run import EvaluationRun
 
 ALPHA = 0.05
 #: Order of change kinds in the output (regressions first).
@@ -37,7 +39,7 @@ KIND_ORDER = (
 )
 
 
-def _key_rows(board: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+def _key_rows(board: Sequence[LeaderboardRow]) -> dict[tuple[str, str], LeaderboardRow]:
     return {(r["model"], r["metric"]): r for r in board}
 
 
@@ -100,8 +102,8 @@ def compare_runs(
 
 def _change(
     key: tuple[str, str],
-    row_a: dict[str, Any] | None,
-    row_b: dict[str, Any] | None,
+    row_a: LeaderboardRow | None,
+    row_b: LeaderboardRow | None,
     ok_a: pd.DataFrame,
     ok_b: pd.DataFrame,
     n_resamples: int,
@@ -109,8 +111,8 @@ def _change(
     seed: int,
 ) -> dict[str, Any]:
     model, metric = key
-    row = row_b or row_a or {}
-    higher = bool(row.get("higher_is_better", True))
+    row = row_b or row_a
+    higher = row is None or bool(row["higher_is_better"])
     value_a = row_a["value"] if row_a else None
     value_b = row_b["value"] if row_b else None
     delta = value_b - value_a if value_a is not None and value_b is not None else None
@@ -118,7 +120,7 @@ def _change(
     out: dict[str, Any] = {
         "model": model,
         "metric": metric,
-        "primary": bool(row.get("primary")),
+        "primary": row is not None and bool(row.get("primary")),
         "higher_is_better": higher,
         "value_a": value_a,
         "value_b": value_b,
@@ -139,11 +141,11 @@ def _change(
         out["kind"] = "added" if row_a is None else "removed"
         return out
     pairs = _pairs(ok_a, ok_b, model, metric)
-    mean = row.get("aggregation", "mean") == "mean"
+    mean = row_b.get("aggregation", "mean") == "mean"
     out["scope"] = "shared" if len(pairs) else "unpaired"
     out["n_paired"] = len(pairs)
     if mean and len(pairs) and len(pairs) < max(out["n_a"] or 0, out["n_b"] or 0):
-        _restrict_to_shared(out, pairs, row)
+        _restrict_to_shared(out, pairs, row_b)
     if len(pairs) >= 2 and mean:
         boot = paired_bootstrap(
             pairs["value_b"], pairs["value_a"], n_resamples=n_resamples, seed=seed
@@ -164,7 +166,7 @@ def _change(
     return out
 
 
-def _restrict_to_shared(out: dict[str, Any], pairs: pd.DataFrame, row: dict[str, Any]) -> None:
+def _restrict_to_shared(out: dict[str, Any], pairs: pd.DataFrame, row: LeaderboardRow) -> None:
     """Values, delta and verdicts of ``out`` on the shared cases only (the runs' own means,
     over different populations, are kept as ``value_a_all`` / ``value_b_all``)."""
     spec = MetricSpec(out["metric"], "", higher_is_better=out["higher_is_better"],

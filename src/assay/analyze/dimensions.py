@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from assay.errors import InvalidInputError
+from assay.rundir.records import LeaderboardRow
 
 PASS, FAIL, NOT_MEASURED, INFO = "pass", "fail", "not_measured", "info"
 RULES = ("mean", "zero_tolerance", "pass_rate")
@@ -276,7 +277,7 @@ def _providers(patterns: Sequence[str], owners: Mapping[str, str]) -> list[str]:
 
 
 def summarize_dimensions(
-    leaderboard: Sequence[dict[str, Any]],
+    leaderboard: Sequence[LeaderboardRow],
     results: pd.DataFrame,
     config: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
@@ -300,7 +301,7 @@ def summarize_dimensions(
         ('pass', 0.95, 2)
     """
     config = DEFAULT_DIMENSIONS if config is None else config
-    by_metric: dict[str, list[dict[str, Any]]] = {}
+    by_metric: dict[str, list[LeaderboardRow]] = {}
     for row in leaderboard:
         if row.get("n_ok", 0) > 0 or row.get("value") is not None:
             by_metric.setdefault(row["metric"], []).append(row)

@@ -7,9 +7,12 @@ Each finding is a plain dict with ``kind``, ``message`` and ``evidence``; render
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
+
+from assay.rundir.records import Finding, LeaderboardRow, ResultRow
 
 
 def _fmt(value: float | None) -> str:
@@ -47,7 +50,7 @@ class PrimaryOutcomes:
         self.fails: dict[str, tuple[int, set[str]]] = {}
         self._linked_rows: list[tuple[Any, ...]] = []
 
-    def add(self, rows: list[dict[str, Any]]) -> None:
+    def add(self, rows: list[ResultRow]) -> None:
         """Take a batch of result rows (non-primary and unjudged rows are ignored)."""
         for row in rows:
             if not row["primary"] or row["passed"] is None:
@@ -66,15 +69,15 @@ class PrimaryOutcomes:
 
 
 def find_problems(
-    leaderboard: list[dict[str, Any]], outcomes: PrimaryOutcomes
-) -> list[dict[str, Any]]:
+    leaderboard: Sequence[LeaderboardRow], outcomes: PrimaryOutcomes
+) -> list[Finding]:
     """Problems from the leaderboard and the streamed primary-metric outcomes.
 
     Args:
         leaderboard: rows from :class:`~assay.analyze.leaderboard.LeaderboardBuilder`.
         outcomes: the run's judged primary-metric rows, collected by :class:`PrimaryOutcomes`.
     """
-    problems: list[dict[str, Any]] = []
+    problems: list[Finding] = []
     for row in leaderboard:
         if row["primary"] and row["passed"] is False:
             side = "below" if row["higher_is_better"] else "above"
@@ -100,7 +103,7 @@ def find_problems(
     return problems
 
 
-def _errors(leaderboard: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _errors(leaderboard: Sequence[LeaderboardRow]) -> list[Finding]:
     """One problem per (model, evaluator) whose primary metric errored on some cases.
 
     Example:
@@ -109,7 +112,7 @@ def _errors(leaderboard: list[dict[str, Any]]) -> list[dict[str, Any]]:
         >>> _errors([row])[0]["severity"], _errors([{**row, "n_error": 0}])
         ('high', [])
     """
-    out = []
+    out: list[Finding] = []
     for row in leaderboard:
         if not row["primary"] or not row["n_error"]:
             continue
@@ -132,7 +135,7 @@ def _errors(leaderboard: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _most_difficult_case(outcomes: PrimaryOutcomes) -> list[dict[str, Any]]:
+def _most_difficult_case(outcomes: PrimaryOutcomes) -> list[Finding]:
     if not outcomes.fails:
         return []
     case_id, (n_fails, models) = max(
@@ -153,7 +156,7 @@ def _most_difficult_case(outcomes: PrimaryOutcomes) -> list[dict[str, Any]]:
     ]
 
 
-def _flips(primary: pd.DataFrame) -> list[dict[str, Any]]:
+def _flips(primary: pd.DataFrame) -> list[Finding]:
     children = primary[primary["parent_id"].notna() & primary["passed"].notna()]
     if children.empty:
         return []
@@ -165,7 +168,7 @@ def _flips(primary: pd.DataFrame) -> list[dict[str, Any]]:
         suffixes=("", "_parent"),
     )
     flipped = merged[merged["passed"] != merged["passed_parent"]]
-    out = []
+    out: list[Finding] = []
     for row in flipped.itertuples(index=False):
         regression = bool(row.passed_parent) and not bool(row.passed)
         direction = "pass → fail" if regression else "fail → pass"
@@ -190,22 +193,25 @@ def _flips(primary: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def find_insights(leaderboard: list[dict[str, Any]], usage: pd.DataFrame) -> list[dict[str, Any]]:
+def find_insights(
+    leaderboard: Sequence[LeaderboardRow], usage: pd.DataFrame
+) -> list[Finding]:
     """Insights: the best model per primary metric; fastest, slowest, cheapest, dearest model.
 
     Args:
         leaderboard: leaderboard rows.
         usage: one row per case with ``model``, ``latency_s`` and ``cost_usd`` (may hold nulls).
     """
-    insights: list[dict[str, Any]] = []
-    by_metric: dict[str, list[dict[str, Any]]] = {}
+    insights: list[Finding] = []
+    by_metric: dict[str, list[LeaderboardRow]] = {}
     for row in leaderboard:
         if row["primary"] and row["value"] is not None:
             by_metric.setdefault(row["metric"], []).append(row)
     for metric, rows in by_metric.items():
         if len(rows) < 2:
             continue
-        best = (max if rows[0]["higher_is_better"] else min)(rows, key=lambda r: r["value"])
+        pick = max if rows[0]["higher_is_better"] else min
+        best = pick(rows, key=lambda r: r["value"] or 0.0)  # never None: filtered above
         insights.append(
             {
                 "kind": "best_model",

@@ -21,7 +21,9 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from assay.rundir.records import Finding, ResultRow
 
 MIN_CASES = 10
 MIN_CASES_VERBOSITY = 20
@@ -68,7 +70,7 @@ class JudgeOutputs:
         self.answer_words = answer_words
         self.tallies: dict[tuple[str, str, str], _Tally] = {}
 
-    def add(self, rows: list[dict[str, Any]]) -> None:
+    def add(self, rows: list[ResultRow]) -> None:
         """Take a batch of result rows (other evaluators and metrics are ignored)."""
         for row in rows:
             if not row["primary"] or row["evaluator"] not in self.judge_evaluators:
@@ -82,7 +84,7 @@ class JudgeOutputs:
                 tally.errors += 1
                 tally.parse_failures += _parse_failure(row.get("details"))
 
-    def problems(self) -> list[dict[str, Any]]:
+    def problems(self) -> list[Finding]:
         """The problems found, per (evaluator, model, metric)."""
         out: list[dict[str, Any]] = []
         for (evaluator, model, metric), tally in self.tallies.items():
@@ -93,7 +95,7 @@ class JudgeOutputs:
             out += constant
             if not constant:
                 out += _verbosity_problem(who, where, tally)
-        return out
+        return cast(list[Finding], out)  # each has kind, severity, message and evidence
 
 
 def _parse_problem(who: str, where: dict[str, Any], tally: _Tally) -> list[dict[str, Any]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from assay.evaluators.base import Evaluator, MetricSpec
+from assay.rundir.records import LeaderboardRow, ResultRow
 
 
 @dataclass
@@ -42,15 +42,15 @@ class LeaderboardBuilder:
         self._thresholds = thresholds
         self._cells: dict[tuple[str, str], _Cell] = {}
 
-    def add(self, rows: Iterable[dict[str, Any]]) -> None:
+    def add(self, rows: Iterable[ResultRow]) -> None:
         """Account for result rows (dicts with model, metric, status, value, passed)."""
         for row in rows:
             cell = self._cells.setdefault((row["model"], row["metric"]), _Cell())
-            status = row["status"]
-            if status == "ok":
+            status, value = row["status"], row["value"]
+            if status == "ok" and value is not None:  # an ok outcome always has a value
                 cell.n_ok += 1
-                cell.total += row["value"]
-                cell.total_sq += row["value"] ** 2
+                cell.total += value
+                cell.total_sq += value**2
                 if row["passed"] is True:
                     cell.n_pass += 1
                 elif row["passed"] is False:
@@ -64,10 +64,10 @@ class LeaderboardBuilder:
         """Record a corpus-level value for a ``corpus`` metric."""
         self._cells.setdefault((model, metric), _Cell()).corpus_value = value
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[LeaderboardRow]:
         """One row per (model, metric), ordered by evaluator declaration and model name."""
         order = {name: i for i, name in enumerate(self._specs)}
-        out = []
+        out: list[LeaderboardRow] = []
         for (model, metric), cell in sorted(
             self._cells.items(), key=lambda item: (order.get(item[0][1], 1 << 30), item[0][0])
         ):

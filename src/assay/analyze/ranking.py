@@ -24,20 +24,21 @@ from assay.analyze.uncertainty import (
     mcnemar,
 )
 from assay.analyze.weakness import measured
+from assay.rundir.records import LeaderboardRow, LeaderboardRowCI
 
 #: Significance level used to call a difference significant.
 ALPHA = 0.05
 
 
 def leaderboard_with_ci(
-    leaderboard: Sequence[dict[str, Any]],
+    leaderboard: Sequence[LeaderboardRow],
     results: pd.DataFrame,
     *,
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     bootstrap: ClusterBootstrap | None = None,
-) -> list[dict[str, Any]]:
+) -> list[LeaderboardRowCI]:
     """Leaderboard rows with ``ci_low``/``ci_high`` (of the mean) and ``pass_ci_low/high``.
 
     Means get a percentile cluster-bootstrap interval (cases resampled by parent question);
@@ -60,12 +61,18 @@ def leaderboard_with_ci(
     intervals: dict[tuple[str, str], dict[str, float | None]] = {}
     for model, frame in ok.groupby("model", sort=False):
         intervals.update(_model_intervals(str(model), frame, bootstrap, confidence))
-    out = []
-    for row in leaderboard:
-        row = dict(row)
-        row.update(ci_low=None, ci_high=None, pass_ci_low=None, pass_ci_high=None)
-        if row.get("aggregation", "mean") == "mean":
-            row.update(intervals.get((row["model"], row["metric"]), {}))
+    out: list[LeaderboardRowCI] = []
+    for board_row in leaderboard:
+        found: dict[str, float | None] = {}
+        if board_row.get("aggregation", "mean") == "mean":
+            found = intervals.get((board_row["model"], board_row["metric"]), {})
+        row = LeaderboardRowCI(
+            **board_row,
+            ci_low=found.get("ci_low"),
+            ci_high=found.get("ci_high"),
+            pass_ci_low=found.get("pass_ci_low"),
+            pass_ci_high=found.get("pass_ci_high"),
+        )
         out.append(row)
     return out
 
@@ -223,7 +230,7 @@ def _compare_pair(
 
 
 def best_models(
-    leaderboard: Sequence[dict[str, Any]], comparisons: Sequence[dict[str, Any]] = ()
+    leaderboard: Sequence[LeaderboardRow], comparisons: Sequence[dict[str, Any]] = ()
 ) -> dict[str, Any]:
     """The best model per primary metric and overall (lowest mean rank over primary metrics).
 
@@ -241,13 +248,13 @@ def best_models(
     """
     per_metric: list[dict[str, Any]] = []
     ranks: dict[str, list[float]] = {}
-    by_metric: dict[str, list[dict[str, Any]]] = {}
+    by_metric: dict[str, list[LeaderboardRow]] = {}
     for row in leaderboard:
         if row.get("primary") and row.get("value") is not None:
             by_metric.setdefault(row["metric"], []).append(row)
     for metric, rows in by_metric.items():
         sign = -1.0 if rows[0]["higher_is_better"] else 1.0
-        values = np.array([sign * r["value"] for r in rows])
+        values = np.array([sign * (r["value"] or 0.0) for r in rows])  # never None: filtered
         order = pd.Series(values).rank(method="average").to_numpy()
         for row, rank in zip(rows, order, strict=True):
             ranks.setdefault(row["model"], []).append(float(rank))

@@ -7,7 +7,7 @@ verdict. Renderers (HTML, Markdown, JUnit) consume the result; none of them comp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -24,9 +24,10 @@ from assay.analyze.weakness import (
     measured,
     weakest_slices,
 )
+from assay.rundir.records import LeaderboardRow
 
 if TYPE_CHECKING:
-    from assay.engine.run import EvaluationRun
+    from assay.rundir.run import EvaluationRun
 
 #: Fields tried, in order, as the axes of the weakness heatmaps.
 HEATMAP_FIELDS = ("topic", "query_type", "perturbation", "model")
@@ -36,7 +37,7 @@ MAX_HEATMAP_MODELS = 6
 MAX_FOCUS_METRICS = 2
 
 
-def directions(leaderboard: list[dict[str, Any]]) -> dict[str, bool]:
+def directions(leaderboard: Sequence[LeaderboardRow]) -> dict[str, bool]:
     """Metric → higher is better, from leaderboard rows.
 
     Example:
@@ -142,7 +143,9 @@ def analyze_run(
     }
 
 
-def verdict(leaderboard: list[dict[str, Any]], dimensions: list[dict[str, Any]]) -> dict[str, Any]:
+def verdict(
+    leaderboard: Sequence[LeaderboardRow], dimensions: list[dict[str, Any]]
+) -> dict[str, Any]:
     """Overall pass / fail: every primary metric with a threshold and every measured dimension pass.
 
     Example:

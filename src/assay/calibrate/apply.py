@@ -22,9 +22,8 @@ from assay.calibrate.dataset import score_table
 from assay.calibrate.persist import calibrator_to_dict, load_calibrator
 from assay.errors import InvalidInputError
 from assay.fileio import atomic_path, sha256_file
+from assay.rundir.layout import CALIBRATED_CSV, CALIBRATED_FILE
 
-CALIBRATED_FILE = "calibrated.parquet"
-CALIBRATED_CSV = "calibrated.csv"
 CALIBRATED_SCHEMA = pa.schema(
     [
         ("case_id", pa.string()),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,8 +72,14 @@ def read_labels(
         raise InvalidInputError(f"{file}: cannot read labels ({exc})") from None
     for column in (id_column, label):
         if column not in frame.columns:
+            others = [str(c) for c in frame.columns
+                      if c not in (id_column, model_column, "annotator", "n_annotators", "comment")]
+            hint = (f"; the file holds labels of several criteria ({', '.join(others)}): choose "
+                    f"one with --label {others[0]}, or export one with --criterion"
+                    if column == label and others else "")
             raise InvalidInputError(
                 f"{file}: no {column!r} column (columns: {', '.join(map(str, frame.columns))})"
+                + hint
             )
     missing = frame[label].isna().to_numpy()
     if missing.any():
@@ -128,9 +134,9 @@ def suite_labels(suite_path: str | Path, label: str) -> pd.DataFrame:
 def run_labels(run_dir: str | Path, label: str) -> pd.DataFrame:
     """Labels from the run's suite: the copy inside the run directory (``suite.jsonl``) when there
     is one, else the suite file named in the manifest."""
-    from assay.engine import load_run
+    from assay.rundir import SUITE_FILE, load_run
 
-    copy = Path(run_dir) / "suite.jsonl"
+    copy = Path(run_dir) / SUITE_FILE
     if copy.is_file():
         return suite_labels(copy, label)
     run = load_run(run_dir)
@@ -158,7 +164,7 @@ def load_labelled(
     return labelled_scores(run_dir, metrics, labels)
 
 
-def metric_directions(manifest: dict[str, Any]) -> dict[str, bool]:
+def metric_directions(manifest: Mapping[str, Any]) -> dict[str, bool]:
     """metric → higher_is_better, from a run manifest's evaluator specs."""
     return {
         m["name"]: bool(m.get("higher_is_better", True))
@@ -195,7 +201,7 @@ def labelled_scores(
     Labels with an empty ``model`` match every model's answer to that case id. Cases without a
     label or with a metric not measured are dropped and counted in ``dropped``.
     """
-    from assay.engine import load_run
+    from assay.rundir import load_run
 
     run = load_run(run_dir)
     wide = score_table(run.results, metrics)

@@ -8,18 +8,7 @@ from typing import Any
 
 from assay.calibrate.base import Calibrator
 from assay.fileio import write_json, write_text
-
-CALIBRATION_FILES = {
-    "report": "calibration.json",
-    "markdown": "calibration.md",
-    "plot": "calibration_plot.json",
-    "calibrator": "calibrator.json",
-}
-THRESHOLD_FILES = {
-    "report": "thresholds.json",
-    "markdown": "thresholds.md",
-    "plot": "thresholds_plot.json",
-}
+from assay.rundir.layout import CALIBRATION_FILES, THRESHOLD_FILES
 
 
 def _fmt(value: Any, digits: int = 3) -> str:

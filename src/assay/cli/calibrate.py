@@ -111,6 +111,7 @@ def command(
     from assay.calibrate.dataset import load_labelled
     from assay.calibrate.render import write_calibration
     from assay.calibrate.report import calibration_report
+    from assay.rundir.layout import CALIBRATION_DIR
 
     names = split_names(metrics)
     try:
@@ -137,7 +138,7 @@ def command(
     report["run_dir"] = str(run_dir)
     report["labels"] = str(labels_file) if labels_file else f"suite labels[{label}]"
     report["dropped"] = data.dropped
-    paths = write_calibration(out or run_dir / "calibration", report, plot, calibrator)
+    paths = write_calibration(out or run_dir / CALIBRATION_DIR, report, plot, calibrator)
     for warning in report["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     cal, conf = report["calibration"], report["conformal"]

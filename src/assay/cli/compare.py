@@ -44,9 +44,9 @@ def command(
 ) -> None:
     """Compare RUN_B (new) against RUN_A (baseline): metric deltas per model with significance."""
     from assay.analyze.compare import compare_runs
-    from assay.engine.run import load_run
     from assay.fileio import write_json, write_text
     from assay.report.comparison import comparison_markdown
+    from assay.rundir.run import load_run
 
     comparison = compare_runs(load_run(run_a), load_run(run_b), n_resamples=resamples, seed=seed)
     page = comparison_markdown(comparison)

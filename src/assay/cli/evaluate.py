@@ -92,7 +92,7 @@ def command(
     worker_gpus: float,
 ) -> None:
     """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
-    from assay.engine import evaluate
+    from assay.pipeline import evaluate
 
     evaluators = [n.strip() for name in names for n in name.split(",") if n.strip()]
     with progress_bar() as progress:

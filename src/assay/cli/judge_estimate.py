@@ -27,8 +27,8 @@ def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge:
     max_rows) are reported, not priced.
     """
     from assay.data.suite import read_suite
-    from assay.engine.evaluate import resolve_evaluators
-    from assay.judge.estimate import estimate_judge_cost
+    from assay.engine import resolve_evaluators
+    from assay.evaluators.judge_estimate import estimate_judge_cost
 
     evaluators = resolve_evaluators(
         [n.strip() for name in names for n in name.split(",") if n.strip()],

@@ -52,8 +52,8 @@ def command(
     per system × check, and ``--check`` exits with the verdict's status — 0 PASS, 1 FAIL,
     3 INCONCLUSIVE (an undecided check is an error in the XML, never a skipped test).
     """
-    from assay.engine.run import load_run
     from assay.gating import check_run, write_junit
+    from assay.rundir.run import load_run
     from assay.verdict.junit import VERDICT_FILE, write_verdict_junit
 
     if (run_dir / VERDICT_FILE).is_file():

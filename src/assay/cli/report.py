@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from assay.cli.progress import console
 
+if TYPE_CHECKING:
+    from assay.rundir.records import Manifest
 
-def _record(manifest: dict[str, Any], run_dir: Path, written: list[Path]) -> None:
+
+def _record(manifest: Manifest, run_dir: Path, written: list[Path]) -> None:
     """Keep the manifest's file hashes true for the rebuilt reports."""
     from datetime import UTC, datetime
 
-    from assay.engine.manifest import record_files
-    from assay.engine.run import MANIFEST_FILE
-    from assay.fileio import write_json
+    from assay.rundir.store import update_manifest
 
-    record_files(manifest, written)
     manifest["reports_rebuilt_at"] = datetime.now(UTC).isoformat()
-    write_json(run_dir / MANIFEST_FILE, manifest)
+    update_manifest(run_dir, manifest, written)
 
 
 @click.command("report")
@@ -49,8 +49,8 @@ def command(
 ) -> None:
     """Rebuild the reports of RUN_DIR (report.html, report.md, analysis.json, leaderboard.md)."""
     from assay.analyze.dimensions import load_dimension_config
-    from assay.engine.run import load_run
-    from assay.report import HTML_FILE, write_reports
+    from assay.report import write_reports
+    from assay.rundir import HTML_FILE, load_run
 
     run = load_run(run_dir)
     config = load_dimension_config(dimensions) if dimensions else None

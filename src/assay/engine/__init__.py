@@ -1,6 +1,5 @@
-"""Running evaluators over a suite and writing the run directory."""
+"""Scoring a suite with evaluators, batch by batch (the pipeline around it: :mod:`assay.pipeline`)."""
 
-from assay.engine.evaluate import evaluate, resolve_evaluators
-from assay.engine.run import EvaluationRun, load_run
+from assay.engine.score import Scored, resolve_evaluators, score
 
-__all__ = ["EvaluationRun", "evaluate", "load_run", "resolve_evaluators"]
+__all__ = ["Scored", "resolve_evaluators", "score"]

@@ -13,7 +13,7 @@ import inspect
 import logging
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -145,6 +145,34 @@ class CorpusDetails(Protocol):
         ...  # pragma: no cover
 
 
+class PrefetchFunction(Protocol):
+    """Does shared work for a group of evaluators over a whole run; returns the items done."""
+
+    def __call__(
+        self,
+        evaluators: Sequence[Evaluator],
+        cases: Sequence[TestCase],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Prefetch for ``evaluators`` over ``cases``; ``progress(done, total)`` between steps."""
+        ...  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class Prefetch:
+    """A run-level step an evaluator declares (:meth:`Evaluator.prefetch`): the engine calls
+    ``run`` once, before scoring, with every evaluator of the run that declares the same step
+    (e.g. the embedding evaluators share one length-sorted encoding pass, design note 0004).
+
+    It is only an optimisation: when it fails, evaluators do the work batch by batch.
+    """
+
+    #: Step name, shown in progress and recorded in the manifest's timings.
+    name: str
+    run: PrefetchFunction
+
+
 def field_present(case: TestCase, name: str) -> bool:
     """Whether ``case`` has a usable value for the requirable field ``name``."""
     value = getattr(case, name)
@@ -180,14 +208,12 @@ class Evaluator(ABC):
         """Key of the group a case belongs to (only used when ``grouped``)."""
         return None
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance for the conformance tests; model-based evaluators override this to
-        inject the fakes shipped in :mod:`assay.testing` instead of real models."""
-        return cls()
-
     def corpus_accumulator(self) -> CorpusAccumulator | None:
         """A fresh accumulator for this evaluator's ``corpus`` metrics, or None."""
+        return None
+
+    def prefetch(self) -> Prefetch | None:
+        """The run-level step this evaluator shares with others before scoring, or None."""
         return None
 
     # -- generic machinery --------------------------------------------------------------

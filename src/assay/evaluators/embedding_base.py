@@ -20,7 +20,7 @@ import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, Status
+from assay.evaluators.base import CaseResult, Evaluator, Prefetch, Status
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -54,13 +54,6 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         )
         self.embedder = embedder
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic fake embedder."""
-        from assay.testing.fake_embedder import FakeEmbedder
-
-        return cls(embedder=FakeEmbedder())
-
     # -- embedder -------------------------------------------------------------------------
     def resolved_embedder(self) -> CachedEmbedder:
         """The caching embedder behind ``self.embedder`` (loaded on first use)."""
@@ -72,6 +65,10 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         if not unique:
             return SentenceVectors([], np.zeros((0, 0), dtype=np.float32))
         return SentenceVectors(unique, self.resolved_embedder().encode(unique))
+
+    def prefetch(self) -> Prefetch:
+        """Every embedding evaluator of a run shares one up-front encoding pass."""
+        return EMBEDDING_PREFETCH
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
         """The texts that scoring ``case`` embeds; :func:`prefetch_embeddings` encodes those of a
@@ -197,7 +194,7 @@ def prefetch_embeddings(
 
     Example:
         >>> from assay.evaluators.embedding_groundedness import EmbGroundedness
-        >>> from assay.testing.fake_embedder import FakeEmbedder
+        >>> from assay.backends.embed.fake import FakeEmbedder
         >>> fake = FakeEmbedder()
         >>> case = TestCase(id="1", actual_answer="Fees are low. Cards are free.",
         ...                 retrieved_context=["Fees are low."])
@@ -241,6 +238,10 @@ def prefetch_embeddings(
             if progress is not None:
                 progress(done, total)
     return total
+
+
+#: The embedding evaluators' run-level step (its name is the manifest's ``timings_s`` key).
+EMBEDDING_PREFETCH = Prefetch("embeddings", prefetch_embeddings)
 
 
 @contextlib.contextmanager

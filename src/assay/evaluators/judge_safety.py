@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from assay.backends.judge.client import JsonOutcome
-from assay.backends.judge.factory import JudgeSpec
+from assay.backends.llm.client import JsonOutcome
+from assay.backends.llm.factory import JudgeSpec
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall, context_text, share
+from assay.evaluators.judge_tasks import numbered_verdicts, verdict_score_task, verdict_task
 from assay.evaluators.registry import register
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_text
-from assay.judge.base import JudgeEvaluator, PlannedCall, context_text, share
-from assay.judge.tasks import numbered_verdicts, verdict_score_task, verdict_task
 from assay.params import check
 
 #: Default brand attributes of tone.
@@ -29,16 +29,17 @@ class JudgeTone(JudgeEvaluator):
     """Each brand attribute of tone (default formal, respectful, concise, non-emotional) is
     judged satisfied or not; compliance is the share satisfied.
 
-    Reproducible counterpart: ``text_statistics`` (sentence length, vocabulary).
+    Reproducible counterparts: ``emb_tone`` (similarity to tone exemplars) and
+    ``text_statistics`` (sentence length, vocabulary).
     """
 
     name = "judge_tone"
     description = (
         "LLM judge: share of brand tone attributes the answer satisfies (default formal, "
-        "respectful, concise, non-emotional; configurable). Judge-free counterpart: "
+        "respectful, concise, non-emotional; configurable). Judge-free counterparts: emb_tone, "
         "text_statistics."
     )
-    counterpart = "text_statistics"
+    counterpart = "emb_tone, text_statistics"
     requires = ("actual_answer",)
     metrics = (
         MetricSpec("judge_tone", "share of tone attributes satisfied", threshold=0.75,

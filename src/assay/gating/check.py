@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from assay.engine.run import EvaluationRun
+    from assay.rundir.run import EvaluationRun
 
 PASS, FAIL, NOT_MEASURED = "pass", "fail", "not_measured"
 
@@ -51,7 +51,7 @@ class GateResult:
 
 def _as_run(run: EvaluationRun | str | Path) -> EvaluationRun:
     if isinstance(run, str | Path):
-        from assay.engine.run import load_run
+        from assay.rundir.run import load_run
 
         return load_run(run)
     return run

@@ -17,7 +17,7 @@ from assay.fileio import write_text
 from assay.gating.check import FAIL, NOT_MEASURED, GateResult, check_run
 
 if TYPE_CHECKING:
-    from assay.engine.run import EvaluationRun
+    from assay.rundir.run import EvaluationRun
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -72,7 +72,7 @@ def junit_xml(
         True
     """
     if isinstance(run, str | Path):
-        from assay.engine.run import load_run
+        from assay.rundir.run import load_run
 
         run = load_run(run)
     gate = gate if gate is not None else check_run(run)

@@ -12,9 +12,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from assay.engine.run import RESULTS_FILE, SUITE_FILE
 from assay.errors import InvalidInputError
 from assay.fileio import sha256_file
 from assay.label.criteria import Criterion
@@ -27,6 +24,7 @@ from assay.label.queue import (
 )
 from assay.label.store import Store
 from assay.report.drilldown import drilldown, read_cases
+from assay.rundir import CALIBRATED_FILE, SUITE_FILE, load_run
 
 logger = logging.getLogger(__name__)
 _TEXT_KEYS = ("sentence", "text", "claim", "chunk")
@@ -65,9 +63,7 @@ class LabelProject:
     ) -> None:
         self.run_dir = Path(run_dir)
         self.show_machine = show_machine
-        results_path = self.run_dir / RESULTS_FILE
-        if not results_path.is_file():
-            raise InvalidInputError(f"{self.run_dir}: no {RESULTS_FILE}; is it a run directory?")
+        run = load_run(self.run_dir)  # a complete, unaltered run only
         if not (self.run_dir / SUITE_FILE).is_file():
             raise InvalidInputError(f"{self.run_dir}: no {SUITE_FILE} (re-run 'assay evaluate')")
         if overlap < 1:
@@ -78,7 +74,7 @@ class LabelProject:
         self.calibrator_option = calibrator
         self.n_bins = n_bins
         self.seed = seed
-        self.results = pd.read_parquet(results_path)
+        self.results = run.results
         store.migrate()
         store.bind_run(sha256_file(self.run_dir / SUITE_FILE))
         if criteria is not None:
@@ -101,7 +97,7 @@ class LabelProject:
 
     def _stamp(self) -> tuple[Path | None, float | None]:
         path = calibrator_path(self.run_dir, self.calibrator_option)
-        parquet = self.run_dir / "calibrated.parquet"
+        parquet = self.run_dir / CALIBRATED_FILE
         target = path if path is not None else (parquet if parquet.is_file() else None)
         try:
             return target, (target.stat().st_mtime if target is not None else None)

@@ -22,11 +22,17 @@ import numpy as np
 import pandas as pd
 
 from assay.errors import InvalidInputError
+from assay.rundir.layout import (
+    CALIBRATED_FILE,
+    CALIBRATION_DIR,
+    CALIBRATION_FILES,
+    VERDICT_CASES_FILE,
+)
 
 logger = logging.getLogger(__name__)
 
 #: Where ``assay calibrate`` writes its calibrator inside a run directory.
-DEFAULT_CALIBRATOR = Path("calibration") / "calibrator.json"
+DEFAULT_CALIBRATOR = Path(CALIBRATION_DIR) / CALIBRATION_FILES["calibrator"]
 SLICE_COLUMNS = ("model", "topic", "query_type")
 
 
@@ -211,8 +217,8 @@ def uncertain_cases(
         loaded = prepare_calibrators([calibrator], known)[0]
         frame = calibrated_frame(results, loaded)
         metrics = loaded.calibrator.metric_names
-    elif (Path(run_dir) / "calibrated.parquet").is_file():
-        frame = pd.read_parquet(Path(run_dir) / "calibrated.parquet")
+    elif (Path(run_dir) / CALIBRATED_FILE).is_file():
+        frame = pd.read_parquet(Path(run_dir) / CALIBRATED_FILE)
         metrics = [m for m in str(frame["metric"].iloc[0]).split("+")] if len(frame) else []
     review = review_cases(run_dir)
     if frame is None:
@@ -232,7 +238,7 @@ def uncertain_cases(
 def review_cases(run_dir: str | Path) -> dict[tuple[str, str], bool]:
     """Cases an assessment routed to REVIEW, when ``run_dir`` is the run of an assessment
     (``ASSESSMENT/run``; the verdicts are in ``ASSESSMENT/verdict_cases.csv``)."""
-    path = Path(run_dir).parent / "verdict_cases.csv"
+    path = Path(run_dir).parent / VERDICT_CASES_FILE
     if not path.is_file():
         return {}
     table = pd.read_csv(path, dtype={"case_id": str, "model": str})

@@ -1,4 +1,4 @@
-"""Report writers. Each consumes an :class:`~assay.engine.run.EvaluationRun`; none computes."""
+"""Report writers. Each consumes an :class:`~assay.rundir.EvaluationRun`; none computes."""
 
 from __future__ import annotations
 
@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from assay.fileio import write_json, write_text
 from assay.report.markdown import leaderboard_markdown, report_markdown
+from assay.rundir.layout import ANALYSIS_FILE, HTML_FILE, LEADERBOARD_MD, REPORT_MD
 
 if TYPE_CHECKING:
-    from assay.engine.run import EvaluationRun
+    from assay.rundir.run import EvaluationRun
 
-__all__ = ["ANALYSIS_FILE", "HTML_FILE", "write_reports"]
-
-HTML_FILE = "report.html"
-ANALYSIS_FILE = "analysis.json"
+__all__ = ["write_reports"]
 
 
 def write_reports(
@@ -30,7 +28,9 @@ def write_reports(
     """Write every report of ``run`` into ``directory`` and return the files written.
 
     Files: ``leaderboard.md``, ``report.md``, ``analysis.json`` (leaderboard with intervals,
-    pairwise tests, six dimensions, weaknesses) and the self-contained ``report.html``.
+    pairwise tests, six dimensions, weaknesses) and the self-contained ``report.html``. Every
+    text they embed passes through :func:`assay.safety.redact` (PII and secrets masked): reports
+    are shared.
 
     Args:
         run: the run (its results are read from its directory when not in memory).
@@ -41,31 +41,42 @@ def write_reports(
         heatmap_axes: the two result fields of the heatmaps (default: chosen from the data).
         seed: bootstrap seed.
     """
+    import dataclasses
+
     from assay.analyze.summary import analyze_run
     from assay.analyze.uncertainty import DEFAULT_RESAMPLES
     from assay.report.drilldown import read_calibration, run_drilldown
     from assay.report.html import render_html
+    from assay.safety.masking import redact
 
     directory = Path(directory)
-    analysis = analyze_run(
+    # The one redaction pass: everything the shared reports embed is masked here, once.
+    analysis = redact(analyze_run(
         run,
         dimensions=dimensions,
         n_resamples=n_resamples or DEFAULT_RESAMPLES,
         heatmap_axes=heatmap_axes,
         seed=seed,
+    ))
+    shown = dataclasses.replace(  # the manifest is assay's own record (hashes, versions): kept
+        run,
+        leaderboard=redact(run.leaderboard),
+        problems=redact(run.problems),
+        insights=redact(run.insights),
+        corpus_details=redact(run.corpus_details),
     )
-    cases = run_drilldown(run.lean_results(), directory, full_rows=run.results_for)
+    cases = redact(run_drilldown(run.lean_results(), directory, full_rows=run.results_for))
     page = render_html(
         analysis,
         cases=cases,
-        problems=run.problems,
-        insights=run.insights,
+        problems=shown.problems,
+        insights=shown.insights,
         manifest=run.manifest,
-        calibration=read_calibration(directory),
+        calibration=redact(read_calibration(directory)),
     )
     return [
-        write_text(directory / "leaderboard.md", leaderboard_markdown(run.leaderboard)),
-        write_text(directory / "report.md", report_markdown(run, analysis)),
+        write_text(directory / LEADERBOARD_MD, leaderboard_markdown(shown.leaderboard)),
+        write_text(directory / REPORT_MD, report_markdown(shown, analysis)),
         write_json(directory / ANALYSIS_FILE, analysis),
         write_text(directory / HTML_FILE, page),
     ]

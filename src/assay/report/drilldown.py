@@ -17,7 +17,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay.engine.run import SUITE_FILE
+from assay.rundir.layout import (
+    CALIBRATED_FILE,
+    CALIBRATION_FILES,
+    MANIFEST_FILE,
+    SUITE_FILE,
+    THRESHOLD_FILES,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +59,11 @@ _METRIC_KEYS = (
     "threshold",
     "reason",
 )
-REPORT_PATTERNS = ("calibration*.json", "thresholds*.json")
+#: Calibration reports shown in the HTML report → their plot data file.
+REPORT_FILES = {
+    CALIBRATION_FILES["report"]: CALIBRATION_FILES["plot"],
+    THRESHOLD_FILES["report"]: THRESHOLD_FILES["plot"],
+}
 
 
 def read_cases(
@@ -89,7 +99,6 @@ def _original_suite(
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Runs made before ``suite.jsonl`` was copied: the suite named in the manifest, if it is
     still there and unchanged (same sha256)."""
-    from assay.engine.run import MANIFEST_FILE
     from assay.fileio import sha256_file
 
     try:
@@ -298,18 +307,17 @@ def read_calibration(directory: Path) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     reports = [
         p
-        for pattern in REPORT_PATTERNS
+        for name in REPORT_FILES
         for base in ("", "*/")
-        for p in sorted(directory.glob(base + pattern))
-        if not p.stem.endswith("_plot")
+        for p in sorted(directory.glob(base + name))
     ]
-    tables = sorted(directory.glob("calibrated.parquet"))
+    tables = [directory / CALIBRATED_FILE] if (directory / CALIBRATED_FILE).is_file() else []
     for path in dict.fromkeys([*reports, *tables]):
         name = path.relative_to(directory).as_posix()
         try:
             if path.suffix == ".json":
                 data = _finite(json.loads(path.read_text(encoding="utf-8")))
-                plot = path.with_name(f"{path.stem}_plot.json")
+                plot = path.with_name(REPORT_FILES[path.name])
                 bins = None
                 if plot.is_file():
                     bins = _finite(json.loads(plot.read_text(encoding="utf-8"))).get("reliability")

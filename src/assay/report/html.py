@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
@@ -21,7 +21,9 @@ from typing import Any
 from markupsafe import Markup
 
 from assay.report.markdown import run_details
+from assay.report.problem_groups import group_problems
 from assay.report.svg import boxplot, forest, heatmap, reliability
+from assay.rundir.records import Finding
 
 
 @cache
@@ -168,9 +170,9 @@ def render_html(
     analysis: dict[str, Any],
     *,
     cases: dict[str, Any],
-    problems: Sequence[dict[str, Any]] = (),
-    insights: Sequence[dict[str, Any]] = (),
-    manifest: dict[str, Any] | None = None,
+    problems: Sequence[Finding] = (),
+    insights: Sequence[Finding] = (),
+    manifest: Mapping[str, Any] | None = None,
     calibration: Sequence[dict[str, Any]] = (),
     title: str = "assay evaluation report",
 ) -> str:
@@ -218,6 +220,7 @@ def render_html(
             "problems": len(problems),
         },
         "problems": list(problems),
+        "problem_groups": group_problems(problems),
         "insights": list(insights),
         "calibration": [
             {

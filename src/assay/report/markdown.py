@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay.report.problem_groups import group_problems
+from assay.rundir.records import LeaderboardRow
+
 if TYPE_CHECKING:
-    from assay.engine.run import EvaluationRun
+    from assay.rundir.run import EvaluationRun
 
 
 def md_escape(text: object) -> str:
@@ -36,7 +40,7 @@ def table(headers: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def run_details(manifest: dict[str, Any] | None) -> dict[str, Any]:
+def run_details(manifest: Mapping[str, Any] | None) -> dict[str, Any]:
     """The run details a report's header shows, from the run manifest (None where unknown).
 
     Example:
@@ -57,7 +61,7 @@ def run_details(manifest: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def leaderboard_markdown(leaderboard: list[dict[str, Any]]) -> str:
+def leaderboard_markdown(leaderboard: Sequence[LeaderboardRow]) -> str:
     """The leaderboard as a Markdown table (models × metrics with outcome counts)."""
     headers = [
         "model",
@@ -208,7 +212,12 @@ def report_markdown(run: EvaluationRun, analysis: dict[str, Any] | None = None) 
         "## Problems",
         "",
     ]
-    lines += [f"- **{md_escape(p['kind'])}** — {md_escape(p['message'])}" for p in run.problems]
+    singles, groups = group_problems(run.problems)
+    lines += [f"- **{md_escape(p['kind'])}** — {md_escape(p['message'])}" for p in singles]
+    for group in groups:
+        lines.append(f"- **{md_escape(group['kind'])}** — {md_escape(group['summary'])} "
+                     "All in problems.json; the first:")
+        lines += [f"  - {md_escape(p['message'])}" for p in group["items"][:5]]
     lines += ["- none"] if not run.problems else []
     lines += ["", "## Insights", ""]
     lines += [f"- {md_escape(i['message'])}" for i in run.insights]

@@ -21,6 +21,7 @@ import pandas as pd
 
 from assay.errors import InvalidInputError
 from assay.fileio import write_text
+from assay.rundir.layout import VERDICT_CASES_FILE
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import Key, labels_from_cases, labels_from_file, labels_from_store
@@ -29,7 +30,7 @@ from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan
 logger = logging.getLogger(__name__)
 
 VERDICT_FILE = "verdict.json"
-CASES_FILE = "verdict_cases.csv"
+CASES_FILE = VERDICT_CASES_FILE
 REVIEW_FILE = "review_queue.jsonl"
 RUN_SUBDIR = "run"
 
@@ -150,7 +151,8 @@ def _evaluate(
     plan: ValidationPlan, out: Path | None, progress: Callable[[str, int, int], None] | None
 ) -> Any:
     """The plan's run: reused from ``out/run`` when complete and made from the same inputs."""
-    from assay.engine import evaluate, load_run
+    from assay.pipeline import evaluate
+    from assay.rundir import load_run
 
     suite_sha = hashlib.sha256(plan.suite_path.read_bytes()).hexdigest()
     fingerprint = _run_fingerprint(plan, suite_sha)
@@ -255,6 +257,7 @@ def assess(
 
 def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> None:
     """Write ``verdict.json``, ``verdict_cases.csv``, ``review_queue.jsonl`` and the reports."""
+    from assay.safety.masking import redact
     from assay.verdict.render import verdict_html, verdict_markdown
 
     tables = []
@@ -262,7 +265,8 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
         if len(cv.table):
             tables.append(cv.table.assign(check=name))
     cases_table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    write_text(out / VERDICT_FILE, json.dumps(assessment.as_dict(), indent=2, default=str) + "\n")
+    verdict = redact(assessment.as_dict())  # shared like the reports: PII and secrets masked
+    write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
     write_text(out / CASES_FILE, cases_table.to_csv(index=False))
     review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
     wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()

@@ -1,0 +1,174 @@
+"""Scoring: run evaluators over a suite, batch by batch, streaming result rows to sinks.
+
+The engine only scores. Where the rows go (the run directory's results table, the leaderboard,
+the findings) is decided by :mod:`assay.pipeline`, which passes them in as sinks.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from assay.data.case import TestCase
+from assay.engine.batching import batches
+from assay.engine.executors import Executor
+from assay.engine.rows import result_rows
+from assay.errors import InvalidInputError
+from assay.evaluators.base import CorpusAccumulator, CorpusDetails, Evaluator, Prefetch
+from assay.evaluators.registry import get_evaluator
+from assay.params import check
+from assay.rundir.records import ResultRow
+
+logger = logging.getLogger(__name__)
+
+#: progress(evaluator_name, cases_done, cases_total)
+ProgressCallback = Callable[[str, int, int], None]
+#: Receives each batch's result rows (a results writer, a leaderboard builder, ...).
+RowSink = Callable[[list[ResultRow]], None]
+
+
+def resolve_evaluators(
+    evaluators: Iterable[str | Evaluator], params: dict[str, dict[str, Any]] | None = None
+) -> list[Evaluator]:
+    """Turn names (with optional ``params[name]``) and instances into evaluator instances."""
+    params = params or {}
+    out: list[Evaluator] = []
+    for item in evaluators:
+        out.append(get_evaluator(item, **params.get(item, {})) if isinstance(item, str) else item)
+    names = [e.name for e in out]
+    duplicates = {n for n in names if names.count(n) > 1}
+    check(
+        not duplicates,
+        "evaluators",
+        "evaluate",
+        "a list without repeated names",
+        sorted(duplicates),
+    )
+    check(bool(out), "evaluators", "evaluate", "a non-empty list of evaluators", [])
+    return out
+
+
+def check_thresholds(thresholds: dict[str, float], evaluators: Sequence[Evaluator]) -> None:
+    """Refuse a threshold for a metric no selected evaluator reports, or a non-number."""
+    known = {m for e in evaluators for m in e.metric_names()}
+    for metric, value in thresholds.items():
+        if metric not in known:
+            raise InvalidInputError(
+                f"Threshold given for unknown metric {metric!r}; the selected evaluators report: "
+                f"{', '.join(sorted(known))}"
+            )
+        check(
+            isinstance(value, int | float),
+            "thresholds",
+            "evaluate",
+            "a mapping of metric name to number",
+            {metric: value},
+        )
+
+
+@dataclass
+class Scored:
+    """What scoring yields besides the streamed rows."""
+
+    #: step or evaluator name → seconds.
+    timings: dict[str, float] = field(default_factory=dict)
+    #: (model, metric) → corpus-level value of ``corpus`` metrics.
+    corpus_values: dict[tuple[str, str], float | None] = field(default_factory=dict)
+    #: evaluator → model → corpus-level details (small).
+    corpus_details: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def score(
+    cases: Sequence[TestCase],
+    evaluators: Sequence[Evaluator],
+    *,
+    thresholds: dict[str, float],
+    sinks: Sequence[RowSink],
+    executor: Executor,
+    batch_size: int = 512,
+    progress: ProgressCallback | None = None,
+) -> Scored:
+    """Score ``cases`` with each evaluator, batch by batch, handing every batch's rows to each sink.
+
+    Before scoring (on the local executor: remote workers do their own), runs the
+    :class:`~assay.evaluators.base.Prefetch` steps the evaluators declare.
+    """
+    scored = Scored()
+    if executor.name == "local":
+        prefetch(evaluators, cases, progress, scored.timings)
+    for evaluator in evaluators:
+        t0 = time.perf_counter()
+        accumulators: dict[str, CorpusAccumulator] = {}
+        done = 0
+        for _, batch, results in executor.map_batches(
+            evaluator, batches(cases, evaluator, batch_size)
+        ):
+            rows = result_rows(evaluator, batch, results, thresholds)
+            for sink in sinks:
+                sink(rows)
+            _accumulate(evaluator, batch, results, accumulators)
+            done += len(batch)
+            if progress is not None:
+                progress(evaluator.name, done, len(cases))
+        for model, accumulator in accumulators.items():
+            for metric, value in accumulator.finish().items():
+                scored.corpus_values[(model, metric)] = value
+            if isinstance(accumulator, CorpusDetails):
+                scored.corpus_details.setdefault(evaluator.name, {})[model] = accumulator.details()
+        scored.timings[evaluator.name] = round(time.perf_counter() - t0, 4)
+    return scored
+
+
+def prefetch(
+    evaluators: Sequence[Evaluator],
+    cases: Sequence[TestCase],
+    progress: ProgressCallback | None,
+    timings: dict[str, float],
+) -> None:
+    """Run each distinct prefetch step the evaluators declare, once, with its evaluators.
+
+    Only an optimisation: when a step fails (a model that cannot load, a backend error), the
+    evaluators meet the same problem batch by batch and report it as ``error`` outcomes with
+    the reason, so the run goes on.
+    """
+    groups: dict[Prefetch, list[Evaluator]] = {}
+    for evaluator in evaluators:
+        step = evaluator.prefetch()
+        if step is not None:
+            groups.setdefault(step, []).append(evaluator)
+    for step, group in groups.items():
+        t0 = time.perf_counter()
+        report = None if progress is None else partial(progress, step.name)
+        try:
+            done = step.run(group, cases, progress=report)
+        except Exception as exc:
+            logger.warning("%s prefetch failed, evaluators will work on demand: %s", step.name, exc)
+            continue
+        if done:
+            timings[step.name] = round(time.perf_counter() - t0, 4)
+
+
+def _accumulate(
+    evaluator: Evaluator,
+    batch: Sequence[TestCase],
+    results: Sequence[Any],
+    accumulators: dict[str, CorpusAccumulator],
+) -> None:
+    if not any(m.aggregation == "corpus" for m in evaluator.metrics):
+        return
+    by_model: dict[str, tuple[list[TestCase], list[Any]]] = {}
+    for case, result in zip(batch, results, strict=True):
+        cases, res = by_model.setdefault(case.model or "", ([], []))
+        cases.append(case)
+        res.append(result)
+    for model, (cases, res) in by_model.items():
+        if model not in accumulators:
+            accumulator = evaluator.corpus_accumulator()
+            if accumulator is None:
+                return
+            accumulators[model] = accumulator
+        accumulators[model].add(cases, res)

@@ -1,0 +1,214 @@
+"""``assay.evaluate``: the pipeline score → analyse → report → calibrate → seal.
+
+Each stage is owned elsewhere: :mod:`assay.engine` scores, :mod:`assay.analyze` builds the
+leaderboard and findings, :mod:`assay.report` renders, :mod:`assay.calibrate` applies
+calibrators, and :mod:`assay.rundir` owns every file and the atomic commit. This module only
+composes them, so no lower layer imports a higher one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
+from assay.analyze.judge_checks import JudgeOutputs
+from assay.analyze.leaderboard import LeaderboardBuilder
+from assay.data.case import TestCase
+from assay.data.suite import TestSuite, read_suite
+from assay.engine.executors import Executor, open_executor
+from assay.engine.score import ProgressCallback, check_thresholds, resolve_evaluators, score
+from assay.evaluators.base import Evaluator
+from assay.params import check
+from assay.rundir.directory import RunDirectory
+from assay.rundir.manifest import build_manifest
+from assay.rundir.results import ResultWriter, read_results
+from assay.rundir.run import EvaluationRun
+from assay.rundir.store import seal, write_suite_copy, write_tables
+from assay.safety.masking import redact
+
+__all__ = ["ProgressCallback", "evaluate"]
+
+
+def evaluate(
+    suite: TestSuite | Sequence[TestCase] | str | Path,
+    evaluators: Iterable[str | Evaluator],
+    *,
+    params: dict[str, dict[str, Any]] | None = None,
+    thresholds: dict[str, float] | None = None,
+    out: str | Path | None = None,
+    overwrite: bool = False,
+    seed: int = 0,
+    batch_size: int = 512,
+    progress: ProgressCallback | None = None,
+    calibrators: Sequence[str | Path | Any] | None = None,
+    executor: str | Executor = "local",
+    executor_options: dict[str, Any] | None = None,
+) -> EvaluationRun:
+    """Evaluate a suite with the given evaluators.
+
+    Args:
+        suite: a :class:`TestSuite`, a list of cases, or a path to a suite file.
+        evaluators: registered names or evaluator instances.
+        params: constructor parameters per evaluator name, used with names.
+        thresholds: metric name → threshold, overriding the metric's default.
+        out: run directory to write, with its reports (HTML, Markdown, ``analysis.json``);
+            without it results are kept in memory only and no report is built (call
+            :func:`assay.report.write_reports` to ask for one).
+        overwrite: replace an existing run directory.
+        seed: recorded in the manifest (evaluators that sample take their own ``seed`` parameter).
+        batch_size: cases per evaluator batch; bounds memory on large suites.
+        progress: called as ``progress(evaluator, done, total)`` after each batch.
+        calibrators: calibrator files (or fitted :class:`assay.calibrate.Calibrator` objects);
+            each adds the calibrated probability and prediction set of every case to
+            ``calibrated.parquet`` / ``.csv``, and its file hash to the manifest.
+        executor: where batches are evaluated: ``"local"`` (in-process, the default), ``"ray"``
+            or an :class:`~assay.engine.executors.Executor`; the run directory is the same.
+        executor_options: options of a named executor (e.g. ``{"address": "auto"}`` for Ray,
+            see :class:`~assay.engine.executors.ray_executor.RayExecutor`).
+
+    Example:
+        >>> from assay import TestCase, evaluate
+        >>> run = evaluate([TestCase(id="1", actual_answer="Paris", expected_answer="paris")],
+        ...                ["exact_match"])
+        >>> run.leaderboard[0]["value"]
+        1.0
+    """
+    if isinstance(suite, str | Path):
+        suite = read_suite(suite)
+    elif not isinstance(suite, TestSuite):
+        suite = TestSuite(suite)
+    check(
+        isinstance(batch_size, int) and batch_size > 0,
+        "batch_size",
+        "evaluate",
+        "a positive integer",
+        batch_size,
+    )
+    chosen = resolve_evaluators(evaluators, params)
+    thresholds = dict(thresholds or {})
+    check_thresholds(thresholds, chosen)
+    loaded: list[Any] = []
+    if calibrators:
+        from assay.calibrate.apply import prepare_calibrators
+
+        loaded = prepare_calibrators(calibrators, {m for e in chosen for m in e.metric_names()})
+
+    started = datetime.now(UTC)
+    run_dir = RunDirectory(Path(out) if out is not None else None, overwrite)
+    try:
+        with open_executor(executor, **(executor_options or {})) as ex:
+            run = _run_pipeline(
+                suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started,
+                loaded, ex, reports=out is not None,
+            )  # fmt: skip
+        final = run_dir.commit()
+    except BaseException:
+        run_dir.discard()
+        raise
+    if final is None:
+        run.results  # noqa: B018 - load into memory before the temporary directory goes
+        run_dir.discard()
+    run.path = final
+    return run
+
+
+def _run_pipeline(
+    suite: TestSuite,
+    evaluators: list[Evaluator],
+    thresholds: dict[str, float],
+    seed: int,
+    batch_size: int,
+    progress: ProgressCallback | None,
+    work: Path,
+    started: datetime,
+    calibrators: Sequence[Any],
+    executor: Executor,
+    *,
+    reports: bool = True,
+) -> EvaluationRun:
+    cases = suite.cases
+    # -- score: rows stream to the results table and to the analysis builders
+    writer = ResultWriter.in_directory(work)
+    board = LeaderboardBuilder(evaluators, thresholds)
+    perturbed = [c for c in cases if c.parent_id]
+    outcomes = PrimaryOutcomes(
+        linked_ids={c.id for c in perturbed} | {c.parent_id or "" for c in perturbed}
+    )
+    judged = {e.name for e in evaluators if e.family == "judge"}
+    judge_outputs = JudgeOutputs(
+        judged, {c.id: len((c.actual_answer or "").split()) for c in cases} if judged else {}
+    )
+    try:
+        scored = score(
+            cases,
+            evaluators,
+            thresholds=thresholds,
+            sinks=[writer.write, board.add, outcomes.add, judge_outputs.add],
+            executor=executor,
+            batch_size=batch_size,
+            progress=progress,
+        )
+    finally:
+        writer.close()
+    # -- analyse
+    for (model, metric), value in scored.corpus_values.items():
+        board.set_corpus(model, metric, value)
+    leaderboard = board.rows()
+    usage = pd.DataFrame(
+        {
+            "model": [c.model or "" for c in cases],
+            "latency_s": [c.latency_s for c in cases],
+            "cost_usd": [c.cost_usd for c in cases],
+        }
+    )
+    # Their messages name slices and models, which come from the suite: masked like every report.
+    problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems())
+    insights = redact(find_insights(leaderboard, usage))
+    files = [
+        *writer.paths,
+        *write_tables(work, leaderboard, problems, insights, scored.corpus_details),
+        write_suite_copy(suite, work),
+    ]
+    manifest = build_manifest(  # before the reports, which show its run details
+        suite_info={
+            "path": suite.source,
+            "sha256": suite.sha256,
+            "n_cases": len(cases),
+            "models": suite.models,
+        },
+        evaluators=[e.spec() for e in evaluators],
+        thresholds=thresholds,
+        seed=seed,
+        timings=scored.timings,
+        started=started,
+        extra={
+            "executor": executor.describe(),
+            **({"calibrators": [c.info() for c in calibrators]} if calibrators else {}),
+        },
+    )
+    run = EvaluationRun(
+        manifest=manifest,
+        leaderboard=leaderboard,
+        problems=problems,
+        insights=insights,
+        path=work,
+        corpus_details=scored.corpus_details,
+    )
+    # -- report (without a run directory they would go with the temporary one: no report work)
+    if reports:
+        from assay.report import write_reports
+
+        files += write_reports(run, work)
+    # -- calibrate
+    if calibrators:
+        from assay.calibrate.apply import write_calibrated
+
+        files += write_calibrated(work, read_results(work), calibrators)
+    # -- seal: the manifest, written last, marks the run complete
+    seal(work, run.manifest, files)
+    return run

@@ -1,0 +1,99 @@
+"""The :class:`EvaluationRun`: what :func:`assay.evaluate` returns and a run directory holds."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from assay.errors import InvalidInputError
+from assay.rundir.layout import (
+    CORPUS_DETAILS_FILE,
+    INSIGHTS_FILE,
+    LEADERBOARD_FILE,
+    PROBLEMS_FILE,
+    TEXT_COLUMNS,
+)
+from assay.rundir.manifest import verify_run
+from assay.rundir.records import Finding, LeaderboardRow, Manifest
+from assay.rundir.results import read_results, read_results_for
+
+
+@dataclass
+class EvaluationRun:
+    """Results of an evaluation: per-case rows, leaderboard, problems, insights, corpus-level
+    details and manifest."""
+
+    manifest: Manifest
+    leaderboard: list[LeaderboardRow]
+    problems: list[Finding]
+    insights: list[Finding]
+    path: Path | None = None
+    #: evaluator → model → corpus-level details (see :class:`~assay.evaluators.CorpusDetails`).
+    corpus_details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _results: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def results(self) -> pd.DataFrame:
+        """The long table, one row per case × metric (read from the run directory on demand)."""
+        if self._results is None:
+            if self.path is None:
+                raise InvalidInputError("this run kept no results in memory and has no directory")
+            self._results = read_results(self.path)
+        return self._results
+
+    def lean_results(self) -> pd.DataFrame:
+        """The results without the long text columns (reason, explanation, details).
+
+        Analysis needs only values and slice fields; reading the texts of every case would make
+        report memory grow with the suite (see ``benchmarks/bench_memory.py``).
+        """
+        if self._results is not None or self.path is None:
+            return self.results.drop(columns=list(TEXT_COLUMNS), errors="ignore")
+        return read_results(self.path, lean=True)
+
+    def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
+        """Every column of the result rows of the given ``(case_id, model)`` keys only."""
+        if self._results is not None or self.path is None:
+            frame = self.results
+        else:
+            frame = read_results_for(self.path, {case_id for case_id, _ in keys})
+        pairs = pd.MultiIndex.from_frame(frame[["case_id", "model"]].astype(str))
+        return frame[pairs.isin(list(keys))]
+
+    def leaderboard_frame(self) -> pd.DataFrame:
+        """The leaderboard as a DataFrame."""
+        return pd.DataFrame(self.leaderboard)
+
+    def metric(self, model: str, metric: str) -> float | None:
+        """The aggregate value of ``metric`` for ``model`` (None when not measured)."""
+        for row in self.leaderboard:
+            if row["model"] == model and row["metric"] == metric:
+                return row["value"]
+        raise KeyError((model, metric))
+
+
+def load_run(path: str | Path) -> EvaluationRun:
+    """Load a complete run directory written by :func:`assay.evaluate`.
+
+    Raises:
+        IncompleteRunError: the run was interrupted, or a file it lists is missing or changed
+            (see :func:`~assay.rundir.manifest.verify_run`).
+    """
+    root = Path(path)
+    manifest = verify_run(root)
+
+    def read(name: str) -> Any:
+        return json.loads((root / name).read_text(encoding="utf-8"))
+
+    return EvaluationRun(
+        manifest=manifest,
+        leaderboard=read(LEADERBOARD_FILE),
+        problems=read(PROBLEMS_FILE),
+        insights=read(INSIGHTS_FILE),
+        path=root,
+        corpus_details=read(CORPUS_DETAILS_FILE) if (root / CORPUS_DETAILS_FILE).is_file() else {},
+    )
