@@ -91,8 +91,8 @@ class HallucinationScore(NLIEvaluator):
     @classmethod
     def for_testing(cls) -> Evaluator:
         """An instance on the deterministic fake NLI model and fake embedder."""
-        from assay.testing.fake_embedder import FakeEmbedder
-        from assay.testing.fake_nli import FakeNLI
+        from assay.backends.embed.fake import FakeEmbedder
+        from assay.backends.nli.fake import FakeNLI
 
         return cls(nli=FakeNLI(), embedder=FakeEmbedder())
 
