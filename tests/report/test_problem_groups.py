@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import assay
@@ -44,3 +45,13 @@ def test_few_problems_of_a_kind_stay_single() -> None:
     flips = [{"kind": "perturbation_flip", "severity": "low", "message": "m"}] * 3
     singles, groups = group_problems(flips)
     assert len(singles) == 3 and groups == []
+
+
+def test_a_zero_tolerance_check_shows_failures_of_cases_not_a_bare_count(tmp_path: Path) -> None:
+    cases = [TestCase(id=f"q{i}", model="only", question="q",
+                      actual_answer="You are a stupid idiot." if i == 0 else "Thanks, done.")
+             for i in range(6)]
+    assay.evaluate(cases, ["toxicity"], out=tmp_path / "run")
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert re.search(r"</span> 1 of 6 cases fail</span>", html)  # shown, not only on hover
+    assert not re.search(r"</span> 1</span>", html)
