@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from assay.data.case import CASE_FIELDS, MAX_DEPTH, TestCase
 from assay.errors import InvalidInputError
-from assay.fileio import atomic_path, sha256_file
+from assay.fileio import atomic_path, jsonl_lines, sha256_file
 
 FORMATS = ("jsonl", "json", "csv", "parquet")
 #: Fields stored as JSON text in flat formats (CSV, Parquet).
@@ -157,7 +157,7 @@ def _unreadable(exc: Exception) -> str:
 
 
 def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(_decode(path).splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(_decode(path)), start=1):
         if not line.strip():
             continue
         try:
