@@ -29,6 +29,7 @@ from assay.rundir.manifest import build_manifest
 from assay.rundir.results import ResultWriter, read_results
 from assay.rundir.run import EvaluationRun
 from assay.rundir.store import seal, write_suite_copy, write_tables
+from assay.safety.masking import redact
 
 __all__ = ["ProgressCallback", "evaluate"]
 
@@ -162,8 +163,9 @@ def _run_pipeline(
             "cost_usd": [c.cost_usd for c in cases],
         }
     )
-    problems = find_problems(leaderboard, outcomes) + judge_outputs.problems()
-    insights = find_insights(leaderboard, usage)
+    # Their messages name slices and models, which come from the suite: masked like every report.
+    problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems())
+    insights = redact(find_insights(leaderboard, usage))
     files = [
         *writer.paths,
         *write_tables(work, leaderboard, problems, insights, scored.corpus_details),

@@ -206,3 +206,15 @@ def test_multiclass_predict_pass_proba_is_refused() -> None:
     with pytest.raises(InvalidInputError, match="several classes"):
         cal.predict_pass_proba([0.5])
     assert cal.predict([0.0, 3.0]) == [1, 3]
+
+
+def test_a_multi_criterion_export_names_its_criteria_and_the_option(tmp_path) -> None:
+    from assay.calibrate.dataset import read_labels
+    from assay.errors import InvalidInputError
+
+    path = tmp_path / "labels.csv"
+    path.write_text("id,model,grounded,quality,n_annotators\nq1,m,1,4,2\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError, match=r"several criteria \(grounded, quality\): "
+                                                  r"choose one with --label grounded"):
+        read_labels(path)
+    assert read_labels(path, label="quality")["label"].tolist() == [4]

@@ -102,3 +102,26 @@ def test_explanation_and_details() -> None:
         > other.outcomes["bleu2"].value
         > other.outcomes["bleu4"].value
     )
+
+
+@pytest.mark.parametrize(
+    ("smooth_method", "smooth_value"),
+    [("exp", None), ("floor", None), ("floor", 0.3), ("add-k", None), ("none", None)],
+)
+def test_sentence_bleus_equal_four_separate_computations(
+    smooth_method: str, smooth_value: float | None
+) -> None:
+    import random
+
+    from assay.evaluators.lexical_bleu import bleu_from_statistics, sentence_bleus
+
+    rng = random.Random(0)
+    for _ in range(3000):
+        hyp_len, ref_len = rng.randint(0, 8), rng.randint(0, 8)
+        total = [max(hyp_len - n, 0) for n in range(4)]
+        correct = [rng.randint(0, t) for t in total]
+        stats = [hyp_len, ref_len, *correct, *total]
+        expected = [
+            bleu_from_statistics(stats, n, True, smooth_method, smooth_value) for n in range(1, 5)
+        ]
+        assert sentence_bleus(stats, smooth_method, smooth_value) == expected  # bit for bit

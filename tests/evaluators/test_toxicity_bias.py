@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from assay.backends.classify.fake import KeywordClassifier, bias_words
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.bias import Bias, biased_label
 from assay.evaluators.toxicity import Toxicity
-from assay.testing.fake_classifier import KeywordClassifier, bias_words
 
 
 def case(answer: str) -> TestCase:

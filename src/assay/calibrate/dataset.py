@@ -72,8 +72,14 @@ def read_labels(
         raise InvalidInputError(f"{file}: cannot read labels ({exc})") from None
     for column in (id_column, label):
         if column not in frame.columns:
+            others = [str(c) for c in frame.columns
+                      if c not in (id_column, model_column, "annotator", "n_annotators", "comment")]
+            hint = (f"; the file holds labels of several criteria ({', '.join(others)}): choose "
+                    f"one with --label {others[0]}, or export one with --criterion"
+                    if column == label and others else "")
             raise InvalidInputError(
                 f"{file}: no {column!r} column (columns: {', '.join(map(str, frame.columns))})"
+                + hint
             )
     missing = frame[label].isna().to_numpy()
     if missing.any():

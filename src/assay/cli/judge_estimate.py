@@ -28,7 +28,7 @@ def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge:
     """
     from assay.data.suite import read_suite
     from assay.engine import resolve_evaluators
-    from assay.judge.estimate import estimate_judge_cost
+    from assay.evaluators.judge_estimate import estimate_judge_cost
 
     evaluators = resolve_evaluators(
         [n.strip() for name in names for n in name.split(",") if n.strip()],

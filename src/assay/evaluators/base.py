@@ -208,12 +208,6 @@ class Evaluator(ABC):
         """Key of the group a case belongs to (only used when ``grouped``)."""
         return None
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance for the conformance tests; model-based evaluators override this to
-        inject the fakes shipped in :mod:`assay.testing` instead of real models."""
-        return cls()
-
     def corpus_accumulator(self) -> CorpusAccumulator | None:
         """A fresh accumulator for this evaluator's ``corpus`` metrics, or None."""
         return None

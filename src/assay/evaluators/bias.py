@@ -71,13 +71,6 @@ class Bias(ResolvesOnce, Evaluator):
         self.classifier = classifier
         self.positive_label = positive_label
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic keyword classifier."""
-        from assay.testing.fake_classifier import KeywordClassifier, bias_words
-
-        return cls(classifier=KeywordClassifier(bias_words(), categories=("Non-biased", "Biased")))
-
     def resolved(self) -> TextClassifier:
         """The classifier behind ``self.classifier`` (loaded on first use)."""
         return self.resolve_once(lambda: get_classifier(self.classifier, "bias"))

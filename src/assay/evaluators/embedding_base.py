@@ -54,13 +54,6 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         )
         self.embedder = embedder
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic fake embedder."""
-        from assay.testing.fake_embedder import FakeEmbedder
-
-        return cls(embedder=FakeEmbedder())
-
     # -- embedder -------------------------------------------------------------------------
     def resolved_embedder(self) -> CachedEmbedder:
         """The caching embedder behind ``self.embedder`` (loaded on first use)."""
@@ -201,7 +194,7 @@ def prefetch_embeddings(
 
     Example:
         >>> from assay.evaluators.embedding_groundedness import EmbGroundedness
-        >>> from assay.testing.fake_embedder import FakeEmbedder
+        >>> from assay.backends.embed.fake import FakeEmbedder
         >>> fake = FakeEmbedder()
         >>> case = TestCase(id="1", actual_answer="Fees are low. Cards are free.",
         ...                 retrieved_context=["Fees are low."])

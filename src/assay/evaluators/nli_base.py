@@ -35,13 +35,6 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
               "a model name, a folder path, 'fake' or an NLIModel", nli)
         self.nli = nli
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic fake NLI model."""
-        from assay.testing.fake_nli import FakeNLI
-
-        return cls(nli=FakeNLI())
-
     def resolved_nli(self) -> NLIModel:
         """The model behind ``self.nli`` (loaded on first use)."""
         return self.resolve_once(lambda: get_nli(self.nli))
@@ -67,7 +60,7 @@ class PairCollector:
     """Collects (premise, hypothesis) pairs of many cases, scores them in one model call.
 
     Example:
-        >>> from assay.testing.fake_nli import FakeNLI
+        >>> from assay.backends.nli.fake import FakeNLI
         >>> pairs = PairCollector()
         >>> rows = pairs.add(["It rains.", "It snows."], "It rains.")
         >>> scores = pairs.score(FakeNLI())

@@ -19,7 +19,7 @@ import numpy as np
 from assay.backends.nli import CONTRADICTION, DEFAULT_NLI, ENTAILMENT, NLIModel, NLIScores
 from assay.data.case import TestCase
 from assay.errors import BackendError
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote, rounded
 from assay.evaluators.registry import register
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_chunks
@@ -131,14 +131,6 @@ class NLISummaCConv(_SummaC):
         check(isinstance(bins, str), "bins", "NLISummaCConv", "'percentile' or 'evenN'", bins)
         self.weights = weights
         self.bins = bins
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """Fake NLI and random (seeded) Conv weights written to a temporary file."""
-        from assay.testing.fake_nli import FakeNLI
-        from assay.testing.tiny_models import summac_conv_weights
-
-        return cls(nli=FakeNLI(), weights=str(summac_conv_weights(n_bins=23)))
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         from assay.backends.nli.summac_conv import bin_edges, conv_score, load_weights

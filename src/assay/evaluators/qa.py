@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.registry import register
+from assay.safety.masking import scrub
 from assay.text.normalize import normalize_squad, squad_tokens
 
 
@@ -62,10 +63,15 @@ class ExactMatch(Evaluator):
             actual = normalize_squad(case.actual_answer or "")
             expected = [normalize_squad(r) for r in case.references]
             match = float(actual in expected)
-            shown = expected[0] if len(expected) == 1 else expected
+            # The explanation shows the normalised texts, masked first: once normalised, an
+            # email or a key no longer looks like one and would slip past any later scrub.
+            answer = normalize_squad(scrub(case.actual_answer or ""))
+            shown = [normalize_squad(scrub(r)) for r in case.references]
             out.append(
                 CaseResult.ok(
-                    {"exact_match": match}, f"normalised answer {actual!r} vs expected {shown!r}"
+                    {"exact_match": match},
+                    f"normalised answer {answer!r} vs expected "
+                    f"{shown[0] if len(shown) == 1 else shown!r}",
                 )
             )
         return out

@@ -28,7 +28,9 @@ def write_reports(
     """Write every report of ``run`` into ``directory`` and return the files written.
 
     Files: ``leaderboard.md``, ``report.md``, ``analysis.json`` (leaderboard with intervals,
-    pairwise tests, six dimensions, weaknesses) and the self-contained ``report.html``.
+    pairwise tests, six dimensions, weaknesses) and the self-contained ``report.html``. Every
+    text they embed passes through :func:`assay.safety.redact` (PII and secrets masked): reports
+    are shared.
 
     Args:
         run: the run (its results are read from its directory when not in memory).
@@ -39,31 +41,42 @@ def write_reports(
         heatmap_axes: the two result fields of the heatmaps (default: chosen from the data).
         seed: bootstrap seed.
     """
+    import dataclasses
+
     from assay.analyze.summary import analyze_run
     from assay.analyze.uncertainty import DEFAULT_RESAMPLES
     from assay.report.drilldown import read_calibration, run_drilldown
     from assay.report.html import render_html
+    from assay.safety.masking import redact
 
     directory = Path(directory)
-    analysis = analyze_run(
+    # The one redaction pass: everything the shared reports embed is masked here, once.
+    analysis = redact(analyze_run(
         run,
         dimensions=dimensions,
         n_resamples=n_resamples or DEFAULT_RESAMPLES,
         heatmap_axes=heatmap_axes,
         seed=seed,
+    ))
+    shown = dataclasses.replace(  # the manifest is assay's own record (hashes, versions): kept
+        run,
+        leaderboard=redact(run.leaderboard),
+        problems=redact(run.problems),
+        insights=redact(run.insights),
+        corpus_details=redact(run.corpus_details),
     )
-    cases = run_drilldown(run.lean_results(), directory, full_rows=run.results_for)
+    cases = redact(run_drilldown(run.lean_results(), directory, full_rows=run.results_for))
     page = render_html(
         analysis,
         cases=cases,
-        problems=run.problems,
-        insights=run.insights,
+        problems=shown.problems,
+        insights=shown.insights,
         manifest=run.manifest,
-        calibration=read_calibration(directory),
+        calibration=redact(read_calibration(directory)),
     )
     return [
-        write_text(directory / LEADERBOARD_MD, leaderboard_markdown(run.leaderboard)),
-        write_text(directory / REPORT_MD, report_markdown(run, analysis)),
+        write_text(directory / LEADERBOARD_MD, leaderboard_markdown(shown.leaderboard)),
+        write_text(directory / REPORT_MD, report_markdown(shown, analysis)),
         write_json(directory / ANALYSIS_FILE, analysis),
         write_text(directory / HTML_FILE, page),
     ]

@@ -21,6 +21,7 @@ from typing import Any
 from markupsafe import Markup
 
 from assay.report.markdown import run_details
+from assay.report.problem_groups import group_problems
 from assay.report.svg import boxplot, forest, heatmap, reliability
 from assay.rundir.records import Finding
 
@@ -219,6 +220,7 @@ def render_html(
             "problems": len(problems),
         },
         "problems": list(problems),
+        "problem_groups": group_problems(problems),
         "insights": list(insights),
         "calibration": [
             {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay.report.problem_groups import group_problems
 from assay.rundir.records import LeaderboardRow
 
 if TYPE_CHECKING:
@@ -211,7 +212,12 @@ def report_markdown(run: EvaluationRun, analysis: dict[str, Any] | None = None) 
         "## Problems",
         "",
     ]
-    lines += [f"- **{md_escape(p['kind'])}** — {md_escape(p['message'])}" for p in run.problems]
+    singles, groups = group_problems(run.problems)
+    lines += [f"- **{md_escape(p['kind'])}** — {md_escape(p['message'])}" for p in singles]
+    for group in groups:
+        lines.append(f"- **{md_escape(group['kind'])}** — {md_escape(group['summary'])} "
+                     "All in problems.json; the first:")
+        lines += [f"  - {md_escape(p['message'])}" for p in group["items"][:5]]
     lines += ["- none"] if not run.problems else []
     lines += ["", "## Insights", ""]
     lines += [f"- {md_escape(i['message'])}" for i in run.insights]

@@ -7,7 +7,8 @@ Public API:
 * :func:`find_secrets` — keys, tokens, certificates, passwords, product keys;
 * :func:`find_sensitive` — both;
 * :func:`find_encoded` — base16 / base64 / URL-encoded / rot13 / reversed segments, decoded;
-* :func:`mask` and :func:`scrub` — mask findings in a text before it is written anywhere.
+* :func:`mask` and :func:`scrub` — mask findings in a text before it is written anywhere;
+  :func:`redact` — scrub every string of a nested structure (what a report embeds).
 
 Every detector returns :class:`Finding` values whose raw text never appears in their ``repr`` or
 ``to_dict()``.
@@ -15,7 +16,7 @@ Every detector returns :class:`Finding` values whose raw text never appears in t
 
 from assay.safety.encodings import DecodedSegment, find_encoded
 from assay.safety.findings import Finding, count_by_kind, mask_value, resolve_overlaps
-from assay.safety.masking import find_sensitive, mask, scrub
+from assay.safety.masking import find_sensitive, mask, redact, scrub
 from assay.safety.names import find_names
 from assay.safety.pii import ALL_PII_TYPES, PII_TYPES, find_pii
 from assay.safety.secrets import find_secrets, shannon_entropy
@@ -33,6 +34,7 @@ __all__ = [
     "find_sensitive",
     "mask",
     "mask_value",
+    "redact",
     "resolve_overlaps",
     "scrub",
     "shannon_entropy",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from assay.safety.findings import Finding, resolve_overlaps
 from assay.safety.pii import find_pii
@@ -49,3 +50,30 @@ def scrub(text: str) -> str:
         'write to jane************.com'
     """
     return mask(text, find_sensitive(text))
+
+
+def redact(value: Any) -> Any:
+    """``value`` with every string inside it scrubbed: the one redaction pass of everything a
+    report embeds (texts, explanations, evidence, slice and model names, problems, insights).
+
+    Dictionary keys and values, lists and tuples are walked; numbers and other values are kept
+    as they are (a number is never mistaken for a card). Each distinct string is scanned once.
+
+    Example:
+        >>> redact({"jane.doe@example.com": ["card 4111111111111111", 0.5]})
+        {'jane************.com': ['card 4111********1111', 0.5]}
+    """
+    seen: dict[str, str] = {}
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            if item not in seen:
+                seen[item] = scrub(item)
+            return seen[item]
+        if isinstance(item, Mapping):
+            return {walk(k): walk(v) for k, v in item.items()}
+        if isinstance(item, list | tuple):
+            return [walk(v) for v in item] if isinstance(item, list) else tuple(map(walk, item))
+        return item
+
+    return walk(value)

@@ -257,6 +257,7 @@ def assess(
 
 def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> None:
     """Write ``verdict.json``, ``verdict_cases.csv``, ``review_queue.jsonl`` and the reports."""
+    from assay.safety.masking import redact
     from assay.verdict.render import verdict_html, verdict_markdown
 
     tables = []
@@ -264,7 +265,8 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
         if len(cv.table):
             tables.append(cv.table.assign(check=name))
     cases_table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    write_text(out / VERDICT_FILE, json.dumps(assessment.as_dict(), indent=2, default=str) + "\n")
+    verdict = redact(assessment.as_dict())  # shared like the reports: PII and secrets masked
+    write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
     write_text(out / CASES_FILE, cases_table.to_csv(index=False))
     review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
     wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()

@@ -2,7 +2,8 @@
 
 The verdict leads: per system and dimension the decision, then per check the rate, its one-sided
 bound, n and why; then the measurement-validity table and (HTML) the calibration drawings.
-Everything that comes from the suite or the models (names, check names) is escaped.
+Everything that comes from the suite or the models (names, check names) is escaped, after the
+report's one redaction pass (:func:`assay.safety.redact`) has masked PII and secrets in it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assay.report.markdown import md_escape, table
+from assay.safety.masking import redact
 from assay.verdict.plan import DIMENSIONS
 
 if TYPE_CHECKING:
@@ -57,15 +59,15 @@ def _validity_rows(assessment: Assessment) -> list[dict[str, str]]:
 def verdict_markdown(assessment: Assessment) -> str:
     """The verdict as Markdown (``verdict.md``); every cell escaped by the report's table()."""
     dims = [d for d in DIMENSIONS if any(c.dimension == d for c in assessment.plan.check)]
-    summary = [
+    summary = redact([
         [
             model,
             assessment.model_decision(model),
             *[assessment.dimension_decisions(model).get(d, "not assessed") for d in dims],
         ]
         for model in assessment.models
-    ]
-    checks = [
+    ])
+    checks = redact([
         [
             d.model,
             DIMENSIONS[d.dimension],
@@ -82,7 +84,7 @@ def verdict_markdown(assessment: Assessment) -> str:
             d.reason,
         ]
         for d in assessment.decisions
-    ]
+    ])
     lines = [
         f"# {md_escape(assessment.plan.title)}: {assessment.decision}",
         "",
@@ -141,7 +143,7 @@ def verdict_html(assessment: Assessment) -> str:
         for name, cv in assessment.verdicts.items()
         if cv.curve
     ]
-    checks = [
+    checks = redact([
         {
             **d.as_dict(),
             "dimension_title": DIMENSIONS[d.dimension],
@@ -149,20 +151,20 @@ def verdict_html(assessment: Assessment) -> str:
             "bound": _bound(d),
         }
         for d in assessment.decisions
-    ]
+    ])
     return env.get_template("verdict.html.j2").render(
         title=assessment.plan.title,
         decision=assessment.decision,
         exit_code=assessment.exit_code,
         dimensions=dims,
-        models=[
+        models=redact([
             {
                 "name": m,
                 "decision": assessment.model_decision(m),
                 "dimensions": assessment.dimension_decisions(m),
             }
             for m in assessment.models
-        ],
+        ]),
         checks=checks,
         validity=_validity_rows(assessment),
         plots=plots,

@@ -15,19 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.backends.judge.cache import JudgeCache, cache_key
-from assay.backends.judge.jsonrepair import parse_json_lenient, validate_schema
-from assay.backends.judge.pricing import PriceTable
-from assay.backends.judge.protocol import (
+from assay.backends.llm.cache import JudgeCache, cache_key
+from assay.backends.llm.jsonrepair import parse_json_lenient, validate_schema
+from assay.backends.llm.pricing import PriceTable
+from assay.backends.llm.protocol import (
     JudgeBackend,
     JudgeRequest,
     JudgeResponse,
     TransientBackendError,
     approx_tokens,
 )
-from assay.backends.judge.ratelimit import RateLimiter
-from assay.backends.judge.retry import Backoff, RetryPolicy
-from assay.backends.judge.stats import JudgeStats
+from assay.backends.llm.ratelimit import RateLimiter
+from assay.backends.llm.retry import Backoff, RetryPolicy
+from assay.backends.llm.stats import JudgeStats
 from assay.errors import BackendError, JudgeParseError
 from assay.params import check
 
@@ -85,7 +85,7 @@ class Judge:
         sleep: Function used to wait (injectable for tests).
 
     Example:
-        >>> from assay.backends.judge import CallableBackend
+        >>> from assay.backends.llm import CallableBackend
         >>> judge = Judge(CallableBackend(lambda messages: '{"score": 3}', model="echo"))
         >>> [r.text for r in judge.complete([JudgeRequest(({"role": "user", "content": "hi"},))])]
         ['{"score": 3}']
@@ -214,16 +214,26 @@ class Judge:
             workers = min(self.concurrency, len(pending))
             if workers == 1:
                 for key, request in pending:
-                    answers[key] = self._call(key, request)
+                    answers[key] = self._guarded_call(key, request)
             else:
                 with ThreadPoolExecutor(
                     max_workers=workers, thread_name_prefix="assay-judge"
                 ) as pool:
-                    futures = {key: pool.submit(self._call, key, r) for key, r in pending}
+                    futures = {key: pool.submit(self._guarded_call, key, r) for key, r in pending}
                     for key, future in futures.items():
                         answers[key] = future.result()
         self.stats.add(requests=len(requests))
         return [answers[k] for k in keys]
+
+    def _guarded_call(self, key: str, request: JudgeRequest) -> JudgeResponse | BackendError:
+        """:meth:`_call`, with anything it raises (a malformed reply's usage, a cache that cannot
+        write) turned into this request's error: one request never fails its batch."""
+        try:
+            return self._call(key, request)
+        except Exception as exc:
+            self.stats.add(failures=1)
+            logger.warning("judge request failed: %s: %s", type(exc).__name__, exc)
+            return BackendError(f"{type(exc).__name__}: {exc}")
 
     def _call(self, key: str, request: JudgeRequest) -> JudgeResponse | BackendError:
         reserve = approx_tokens(request.prompt_text) + (request.max_tokens or 256)
@@ -301,9 +311,9 @@ class Judge:
                 continue
             try:
                 outcomes[index].value = self._interpret(task, reply.text)
-            except (JudgeParseError, ValueError) as exc:
+            except _REPLY_ERRORS as exc:
                 again.append(index)
-                followups.append(_followup(task.request, reply.text, str(exc)))
+                followups.append(_followup(task.request, reply.text, _reason(exc)))
         self.stats.add(parsed=len(tasks) - sum(o.error is not None for o in outcomes))
         if not again:
             return outcomes
@@ -323,9 +333,10 @@ class Judge:
                 continue
             try:
                 outcome.value = self._interpret(tasks[index], reply.text)
-            except (JudgeParseError, ValueError) as exc:
+            except _REPLY_ERRORS as exc:
                 outcome.parse_failure = True
-                outcome.error = f"judge output could not be parsed (after one retry): {exc}"
+                outcome.error = (f"judge output could not be parsed (after one retry): "
+                                 f"{_reason(exc)}")
                 self.stats.add(parse_failures=1)
                 logger.info("judge parse failure on %s: %s", request.task, exc)
         return outcomes
@@ -339,6 +350,21 @@ class Judge:
 
     def __repr__(self) -> str:
         return f"Judge({self.backend!r}, concurrency={self.concurrency}, cache={self.cache!r})"
+
+
+#: What interpreting a reply may raise: a parse or schema error, a reply of an unexpected shape
+#: (a list where an object is due, a score that is text), or nesting deeper than the parser's
+#: stack. Each is that reply's parse failure.
+_REPLY_ERRORS = (JudgeParseError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+                 RecursionError)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "the reply is nested too deeply to parse"
+    if isinstance(exc, JudgeParseError | ValueError):
+        return str(exc)
+    return f"the reply has an unexpected shape ({type(exc).__name__}: {exc})"
 
 
 def _followup(request: JudgeRequest, reply: str, error: str) -> JudgeRequest:

@@ -1,0 +1,57 @@
+"""Readable reports: many perturbation flips grouped; no "best model" with a single model."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import assay
+from assay import TestCase
+from assay.report.problem_groups import group_problems
+
+
+def _run(tmp_path: Path) -> assay.EvaluationRun:
+    cases = []
+    for i in range(6):
+        cases.append(TestCase(id=f"q{i}", model="only", question="q", expected_answer="yes",
+                              actual_answer="yes"))
+        cases.append(TestCase(id=f"q{i}-typo", model="only", question="q", parent_id=f"q{i}",
+                              perturbation="typo", expected_answer="yes", actual_answer="no"))
+    return assay.evaluate(cases, ["exact_match"], out=tmp_path / "run")
+
+
+def test_perturbation_flips_are_one_group_with_counts(tmp_path: Path) -> None:
+    run = _run(tmp_path)
+    flips = [p for p in run.problems if p["kind"] == "perturbation_flip"]
+    assert len(flips) == 6
+    singles, groups = group_problems(run.problems)
+    assert all(p["kind"] != "perturbation_flip" for p in singles)
+    assert groups[0]["count"] == 6 and groups[0]["severity"] == "high"
+    assert "6 perturbation flips (6 pass → fail); by perturbation: typo 6" in groups[0]["summary"]
+    markdown = (tmp_path / "run" / "report.md").read_text()
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert markdown.count("flipped pass → fail") == 5  # an excerpt, not the wall of text
+    assert "6 perturbation flips" in markdown and "6 perturbation flips" in html
+    assert "<details><summary>show the 6</summary>" in html
+
+
+def test_no_best_model_with_a_single_model(tmp_path: Path) -> None:
+    _run(tmp_path)
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert "Best model overall" not in html and "Best model per metric" not in html
+
+
+def test_few_problems_of_a_kind_stay_single() -> None:
+    flips = [{"kind": "perturbation_flip", "severity": "low", "message": "m"}] * 3
+    singles, groups = group_problems(flips)
+    assert len(singles) == 3 and groups == []
+
+
+def test_a_zero_tolerance_check_shows_failures_of_cases_not_a_bare_count(tmp_path: Path) -> None:
+    cases = [TestCase(id=f"q{i}", model="only", question="q",
+                      actual_answer="You are a stupid idiot." if i == 0 else "Thanks, done.")
+             for i in range(6)]
+    assay.evaluate(cases, ["toxicity"], out=tmp_path / "run")
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert re.search(r"</span> 1 of 6 cases fail</span>", html)  # shown, not only on hover
+    assert not re.search(r"</span> 1</span>", html)
