@@ -65,8 +65,10 @@ def test_a_second_writer_of_the_same_out_fails_at_once(tmp_path: Path) -> None:
         assert holder.work.is_dir()  # the live writer's work directory is not "stale"
     finally:
         holder.discard()
+    assert not (tmp_path / ".run.lock").exists()  # the holder removed its lock file
     assay.evaluate(_cases(), ["exact_match"], out=out)  # the lock is free again
     assert load_run(out).manifest["status"] == "complete"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
 
 def test_overwrite_swaps_and_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -218,4 +220,4 @@ def test_disk_full_on_a_real_small_file_system_keeps_the_old_run(tmp_path: Path)
     )
     assert "NAMED" in done.stdout and "no space left" in done.stdout, done
     assert "INTACT True" in done.stdout, done
-    assert "LEFT ['.run.lock', 'filler', 'run']" in done.stdout, done
+    assert "LEFT ['filler', 'run']" in done.stdout, done

@@ -5,7 +5,8 @@ moved into place only when complete, so a reader never sees half a run:
 
 - **One writer per destination.** An exclusive lock on ``.NAME.lock`` (``flock``, released by the
   kernel when the process dies, even by SIGKILL) is taken before anything is written; a second
-  ``assay evaluate`` on the same ``--out`` fails at once with :class:`RunLockedError`.
+  ``assay evaluate`` on the same ``--out`` fails at once with :class:`RunLockedError`. The
+  holder deletes the lock file when done; a killed writer's file is simply reused.
 - **Replacing swaps, never deletes first.** With ``overwrite``, the finished run and the old one
   are exchanged in one ``renameat2(RENAME_EXCHANGE)`` call, so at every instant the destination
   holds either the old complete run or the new complete run; the old one, now in the work
@@ -166,10 +167,14 @@ class RunDirectory:
         self.release()
 
     def release(self) -> None:
-        """Release the lock (idempotent)."""
-        if self._lock is not None:
-            self._lock.close()  # closing the descriptor releases the flock
-            self._lock = None
+        """Delete the lock file, then release the lock (idempotent). A writer killed before
+        this leaves the file; the kernel released its lock, so the next writer reuses it."""
+        if self._lock is None:
+            return
+        if self.final is not None:
+            lock_path(self.final).unlink(missing_ok=True)  # still held: no one else can own it
+        self._lock.close()  # closing the descriptor releases the flock
+        self._lock = None
 
 
 def _check_destination(out: Path, overwrite: bool) -> None:
@@ -192,19 +197,37 @@ def _check_destination(out: Path, overwrite: bool) -> None:
 
 
 def _acquire(out: Path) -> IO[bytes]:
-    """Take the exclusive lock of ``out`` or fail at once."""
-    handle = lock_path(out).open("ab")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
+    """Take the exclusive lock of ``out`` or fail at once.
+
+    The holder deletes the lock file when it is done (:meth:`RunDirectory.release`), so a lock
+    taken on a file that is no longer at the path (deleted or replaced in between) is not the
+    lock: we try again on the current file.
+    """
+    path = lock_path(out)
+    while True:
+        handle = path.open("ab")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            handle.close()
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise RunLockedError(
+                    f"{out}: another assay process is writing this run directory (lock "
+                    f"{path}); wait for it or choose another --out"
+                ) from None
+            raise
+        if _same_file(handle, path):
+            return handle
         handle.close()
-        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            raise RunLockedError(
-                f"{out}: another assay process is writing this run directory (lock "
-                f"{lock_path(out)}); wait for it or choose another --out"
-            ) from None
-        raise
-    return handle
+
+
+def _same_file(handle: IO[bytes], path: Path) -> bool:
+    try:
+        current = path.stat()
+    except FileNotFoundError:
+        return False
+    held = os.fstat(handle.fileno())
+    return (held.st_dev, held.st_ino) == (current.st_dev, current.st_ino)
 
 
 def _remove_stale(out: Path) -> None:
