@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay.analyze.evaluator_problems import EvaluatorProblems
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
 from assay.analyze.judge_checks import JudgeOutputs
 from assay.analyze.leaderboard import LeaderboardBuilder
@@ -140,12 +141,13 @@ def _run_pipeline(
     judge_outputs = JudgeOutputs(
         judged, {c.id: len((c.actual_answer or "").split()) for c in cases} if judged else {}
     )
+    reported = EvaluatorProblems()
     try:
         scored = score(
             cases,
             evaluators,
             thresholds=thresholds,
-            sinks=[writer.write, board.add, outcomes.add, judge_outputs.add],
+            sinks=[writer.write, board.add, outcomes.add, judge_outputs.add, reported.add],
             executor=executor,
             batch_size=batch_size,
             progress=progress,
@@ -155,6 +157,8 @@ def _run_pipeline(
     # -- analyse
     for (model, metric), value in scored.corpus_values.items():
         board.set_corpus(model, metric, value)
+    for (name, model, metric), reason in scored.corpus_not_computed.items():
+        reported.add_corpus(name, model, metric, reason)
     leaderboard = board.rows()
     usage = pd.DataFrame(
         {
@@ -164,7 +168,8 @@ def _run_pipeline(
         }
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
-    problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems())
+    problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems()
+                      + reported.problems())
     insights = redact(find_insights(leaderboard, usage))
     files = [
         *writer.paths,

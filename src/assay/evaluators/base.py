@@ -145,6 +145,17 @@ class CorpusDetails(Protocol):
         ...  # pragma: no cover
 
 
+def problem(kind: str, message: str) -> dict[str, str]:
+    """An evaluator-specific problem for ``CaseResult.details["problems"]`` (it reaches the
+    run's ``problems.json``; :mod:`assay.analyze.evaluator_problems`).
+
+    Example:
+        >>> problem("token_limit", "600 tokens, over the model's 512-token limit")
+        {'kind': 'token_limit', 'message': "600 tokens, over the model's 512-token limit"}
+    """
+    return {"kind": kind, "message": message}
+
+
 class PrefetchFunction(Protocol):
     """Does shared work for a group of evaluators over a whole run; returns the items done."""
 

@@ -21,7 +21,7 @@ import numpy as np
 from assay.backends.nli import DEFAULT_NLI, NLIModel, logistic
 from assay.data.case import TestCase
 from assay.errors import BackendError
-from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.base import CaseResult, MetricSpec, problem
 from assay.evaluators.nli_base import (
     NLIEvaluator,
     PairCollector,
@@ -106,12 +106,17 @@ class NLIGroundedness(NLIEvaluator):
                 f"{len(flagged)} of {len(sentences)} answer sentences flagged as potential "
                 f"hallucinations; least grounded ({array[worst]:.2f}): {quote(sentences[worst])!r}"
             )
+            cut = int(sum(scores.truncated[r].sum() for r in rows))
             details = {
                 "sentences": per_sentence,
                 "flagged": flagged,
                 "scores": rounded(array),
                 "model": self.model_name(),
-                "truncated_pairs": int(sum(scores.truncated[r].sum() for r in rows)),
+                "truncated_pairs": cut,
+                "problems": [problem(
+                    "token_limit",
+                    f"{cut} (passage, sentence) pairs over the NLI model's input limit were cut "
+                    "to it: the cut text was not read")] if cut else [],
             }
             out.append(CaseResult.ok(
                 {"nli_groundedness_mean": float(array.mean()),

@@ -60,8 +60,9 @@ class _SummaC(NLIEvaluator):
         self.requires = (self.source, "actual_answer")  # type: ignore[misc]
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
-        """Document (question) and summary (answer) sentences, for the head's prefetch."""
-        return split_sentences(case.question) + split_sentences(case.actual_answer)
+        """Document (``source``) and summary (answer) sentences, for the head's prefetch."""
+        document = [s for chunk in source_chunks(case, self.source) for s in split_sentences(chunk)]
+        return document + split_sentences(case.actual_answer)
 
     def _score_all(self, cases: Sequence[TestCase]) -> tuple[list[Plan | str], NLIScores | None]:
         pairs = PairCollector()
