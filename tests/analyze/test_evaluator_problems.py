@@ -9,12 +9,13 @@ from typing import Any
 
 import assay
 from assay import TestCase
+from assay.backends.classify.fake import KeywordClassifier, bias_words
+from assay.backends.embed.fake import TableEmbedder
 from assay.evaluators.base import Status
 from assay.evaluators.bias import Bias
 from assay.evaluators.embedding_drift import EmbQuestionsDrift
 from assay.evaluators.embedding_groundedness import EmbGroundedness
-from assay.testing.fake_classifier import KeywordClassifier, bias_words
-from assay.testing.fake_embedder import TableEmbedder
+from assay.testing.doubles import with_test_doubles
 
 
 def _problems(cases: list[TestCase], evaluators: list[Any], tmp_path: Path) -> list[dict[str, Any]]:
@@ -51,6 +52,6 @@ def test_an_empty_embedding_is_an_error_and_a_problem_never_a_silent_zero(tmp_pa
 
 def test_too_few_cases_for_a_corpus_metric_is_a_problem(tmp_path: Path) -> None:
     cases = [TestCase(id=f"q{i}", model="m", question=f"What is fee {i}?") for i in range(4)]
-    [found] = _problems(cases, [EmbQuestionsDrift.for_testing()], tmp_path)
+    [found] = _problems(cases, [with_test_doubles(EmbQuestionsDrift)], tmp_path)
     assert found["problem"] == "corpus_metric_not_computed"
     assert "too few questions: 2 earlier and 2 later" in found["message"]
