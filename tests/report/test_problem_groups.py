@@ -55,3 +55,15 @@ def test_a_zero_tolerance_check_shows_failures_of_cases_not_a_bare_count(tmp_pat
     html = (tmp_path / "run" / "report.html").read_text()
     assert re.search(r"</span> 1 of 6 cases fail</span>", html)  # shown, not only on hover
     assert not re.search(r"</span> 1</span>", html)
+
+
+def test_long_slice_labels_keep_their_full_text_and_are_not_clipped() -> None:
+    from assay.report.svg import heatmap
+
+    long = "topic=cross-origin resource sharing"
+    grid = {"row_labels": [long], "column_labels": ["x", long], "mean": [[0.9, 0.1]],
+            "n": [[3, 2]], "rows": "topic", "columns": "query_type"}
+    svg = str(heatmap(grid, lo=0, hi=1, title="h"))
+    assert svg.count(f"<title>{long}</title>") == 2  # the row and the column label
+    width = float(re.search(r'width="(\d+)"', svg).group(1))  # type: ignore[union-attr]
+    assert width >= 150 + 78 * 2 + 90  # the last rotated column label fits
