@@ -7,9 +7,9 @@ used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from assay._lazy import lazy_attributes
 from assay._version import __version__
 from assay.errors import (
     AssayError,
@@ -45,14 +45,7 @@ _LAZY = {
     **dict.fromkeys(("EvaluationRun", "load_run"), "assay.rundir"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'assay' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 
 def __dir__() -> list[str]:
