@@ -60,3 +60,15 @@ def test_no_production_module_imports_the_test_helpers() -> None:
         if name == "assay.testing" or name.startswith("assay.testing.")
     ]
     assert not offenders, "\n".join(offenders)
+
+
+def test_production_classes_carry_no_test_hooks() -> None:
+    """Test doubles are backends named by spec (``assay.testing.with_test_doubles``), not
+    ``for_testing()`` classmethods on production classes."""
+    hooks = [
+        f"{path.relative_to(SRC.parent)}:{node.lineno}"
+        for path in production_modules()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name == "for_testing"
+    ]
+    assert not hooks, hooks

@@ -10,6 +10,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.hallucination import HallucinationScore
 from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS
+from assay.testing import with_test_doubles
 
 CONTEXT = ["The monthly account fee is 5 euros. It is waived for customers under 26.",
            "Cards are sent by post within 7 days."]
@@ -55,6 +56,6 @@ def test_an_invented_fact_scores_higher_and_is_named() -> None:
     ],
 )
 def test_unscorable_cases_are_skipped_with_a_reason(case: TestCase, reason: str) -> None:
-    result = HallucinationScore.for_testing().evaluate([case])[0]
+    result = with_test_doubles(HallucinationScore).evaluate([case])[0]
     outcome = result.outcomes["hallucination_score"]
     assert outcome.status is Status.SKIPPED and reason in (outcome.reason or "")

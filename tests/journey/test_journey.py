@@ -86,6 +86,8 @@ def journey(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
                            "--out", work / "answered.jsonl")
         judge = json.dumps({"base_url": f"{url}/v1", "model": "lazy-judge",
                             "structured": "json_schema", "cache": None})
+        state["estimate"] = cli("judge-estimate", work / "answered.jsonl", "-e",
+                                "judge_qa_accuracy", "--measure", "3", judge=judge)
         common = ["-e", "retrieval,pii_leakage,secrets_leakage,judge_qa_accuracy"]
         state["evaluate"] = cli("evaluate", work / "answered.jsonl", *common,
                                 "--out", work / "run-ids", judge=judge)

@@ -21,7 +21,7 @@ from assay.backends.heads.store import Head, load_head
 from assay.backends.nli import DEFAULT_NLI, NLIModel, logistic
 from assay.data.case import TestCase
 from assay.errors import BackendError
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import sentences_of
 from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS, sentence_signals
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
@@ -87,14 +87,6 @@ class HallucinationScore(NLIEvaluator):
               "a shipped head name or a head folder", head)
         self.embedder = embedder
         self.head = head
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance on the deterministic fake NLI model and fake embedder."""
-        from assay.backends.embed.fake import FakeEmbedder
-        from assay.backends.nli.fake import FakeNLI
-
-        return cls(nli=FakeNLI(), embedder=FakeEmbedder())
 
     def resolved_embedder(self) -> CachedEmbedder:
         """The caching embedder of the similarity signal."""

@@ -138,9 +138,9 @@ def prompt_evaluator(config: Mapping[str, Any]) -> type[JudgePrompt]:
         raise InvalidInputError(f"a judge prompt needs a name of letters, digits and '_'; "
                                 f"got {raw_name!r}")
     name = raw_name if raw_name.startswith("judge_") else f"judge_{raw_name}"
-    from assay.evaluators.registry import _REGISTRY
+    from assay.evaluators.registry import EVALUATORS
 
-    existing = _REGISTRY.get(name)
+    existing = EVALUATORS.get(name) if name in EVALUATORS else None
     template = config.get("template")
     if isinstance(existing, type) and issubclass(existing, JudgePrompt) and \
             existing.template_default == template:
