@@ -73,6 +73,7 @@ def journey(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     with serve(CORPUS) as url:
         state["generate"] = cli("generate", CORPUS, "--out", work / "suite.jsonl", "-n", "16",
                                 "--judge", "scripted", "--embedder", "minilm", "--k", "3",
+                                "--oversample", "1.5",
                                 "--types", "factual,yes_no,multiple_choice,unanswerable")
         with open(work / "suite.jsonl", "a", encoding="utf-8") as handle:
             handle.writelines(json.dumps(case) + "\n" for case in OWN_CASES)
@@ -85,6 +86,8 @@ def journey(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
                            "--out", work / "answered.jsonl")
         judge = json.dumps({"base_url": f"{url}/v1", "model": "lazy-judge",
                             "structured": "json_schema", "cache": None})
+        state["estimate"] = cli("judge-estimate", work / "answered.jsonl", "-e",
+                                "judge_qa_accuracy", "--measure", "3", judge=judge)
         common = ["-e", "retrieval,pii_leakage,secrets_leakage,judge_qa_accuracy"]
         state["evaluate"] = cli("evaluate", work / "answered.jsonl", *common,
                                 "--out", work / "run-ids", judge=judge)
@@ -118,7 +121,9 @@ def test_1_generation_degrades_honestly_on_a_public_corpus(journey: dict[str, An
         assert [o for o in options if o in sentences] == [case["expected_answer"]]
     report = json.loads((work / "suite.generation.json").read_text())
     assert report["summary"]["planned"] == report["summary"]["kept"] + report["summary"]["dropped"]
-    assert "dropped" in journey["generate"].stderr  # the CLI says what it dropped
+    dropped = report["summary"]["dropped"]
+    assert dropped > 0  # oversampled: the surplus is dropped, with its reason
+    assert re.search(r"^dropped: over_quota \d+", journey["generate"].stderr, flags=re.MULTILINE)
 
 
 def test_2_a_lazy_judge_is_flagged_not_reported_as_a_pass(journey: dict[str, Any]) -> None:
@@ -195,6 +200,6 @@ def test_9_the_labeling_app_hides_machine_scores(journey: dict[str, Any]) -> Non
 
 
 def test_11_a_local_judge_server_gets_a_sane_thread_count() -> None:
-    from assay.backends.judge.local_server import default_threads
+    from assay.backends.llm.local_server import default_threads
 
     assert default_threads(2) == 1 and default_threads(16) == 8

@@ -101,6 +101,14 @@ def command(corpus: tuple[Path, ...], out: Path, n: int, types: tuple[str, ...],
         f"({summary['dropped']} dropped); {summary['topics_covered']}/{summary['topics']} "
         "topics covered."
     )
+    reasons: dict[str, int] = {}
+    for row in report["coverage"]:
+        for reason, count in row["dropped_by_reason"].items():
+            reasons[reason] = reasons.get(reason, 0) + count
+    if reasons:
+        listed = ", ".join(f"{r} {n}" for r, n in sorted(reasons.items(), key=lambda i: -i[1]))
+        console.print(f"dropped: {listed} (each question with its reason in "
+                      f"{out.with_suffix('')}.generation.json)", soft_wrap=True)
     for kind, path in paths.items():
         if kind != "suite":
             console.print(f"{kind}: {path}")

@@ -145,6 +145,17 @@ class CorpusDetails(Protocol):
         ...  # pragma: no cover
 
 
+def problem(kind: str, message: str) -> dict[str, str]:
+    """An evaluator-specific problem for ``CaseResult.details["problems"]`` (it reaches the
+    run's ``problems.json``; :mod:`assay.analyze.evaluator_problems`).
+
+    Example:
+        >>> problem("token_limit", "600 tokens, over the model's 512-token limit")
+        {'kind': 'token_limit', 'message': "600 tokens, over the model's 512-token limit"}
+    """
+    return {"kind": kind, "message": message}
+
+
 class PrefetchFunction(Protocol):
     """Does shared work for a group of evaluators over a whole run; returns the items done."""
 
@@ -207,12 +218,6 @@ class Evaluator(ABC):
     def group_key(self, case: TestCase) -> Any:
         """Key of the group a case belongs to (only used when ``grouped``)."""
         return None
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance for the conformance tests; model-based evaluators override this to
-        inject the fakes shipped in :mod:`assay.testing` instead of real models."""
-        return cls()
 
     def corpus_accumulator(self) -> CorpusAccumulator | None:
         """A fresh accumulator for this evaluator's ``corpus`` metrics, or None."""

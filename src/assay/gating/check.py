@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.analyze.leaderboard import MAX_ERROR_SHARE
+
 if TYPE_CHECKING:
     from assay.rundir.run import EvaluationRun
 
@@ -93,7 +95,7 @@ def check_run(
     dimensions: bool | Sequence[str] = False,
     dimension_config: Mapping[str, Any] | str | Path | None = None,
     require_measured: bool = False,
-    max_error_rate: float | None = 0.05,
+    max_error_rate: float | None = MAX_ERROR_SHARE,
 ) -> GateResult:
     """Check a run (or run directory) against its thresholds.
 

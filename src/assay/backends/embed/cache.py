@@ -196,7 +196,7 @@ class CachedEmbedder:
         memory_token_items: token matrices kept in memory.
 
     Example:
-        >>> from assay.testing.fake_embedder import FakeEmbedder
+        >>> from assay.backends.embed.fake import FakeEmbedder
         >>> fake = FakeEmbedder()
         >>> cached = CachedEmbedder(fake, cache=None)
         >>> _ = cached.encode(["a b", "a b", "c d"]); _ = cached.encode(["a b"])

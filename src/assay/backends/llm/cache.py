@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from assay.backends.judge.protocol import JudgeRequest, JudgeResponse, Usage
+from assay.backends.llm.protocol import JudgeRequest, JudgeResponse, Usage
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (

@@ -1,4 +1,4 @@
-"""A deterministic, dependency-free fake embedder for tests and ``for_testing()``.
+"""A deterministic, dependency-free fake embedder for tests (spec ``"fake"``).
 
 Texts are embedded as signed, hashed bags of words and character trigrams (the "hashing trick"),
 so texts sharing words get a high cosine similarity and unrelated texts a low one — enough to test

@@ -7,15 +7,19 @@ parse failure.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from assay.backends.judge.client import JsonTask
+from assay.backends.llm.client import JsonTask
+from assay.backends.llm.prompts import build_request, numbered
 from assay.errors import JudgeParseError
-from assay.judge.templates import build_request, numbered
 
+#: The package whose ``prompts/`` folder holds the judge evaluators' prompts.
+PROMPTS = "assay.evaluators"
+_request = functools.partial(build_request, package=PROMPTS)
 _FLAG = {"type": ["boolean", "integer", "string"]}
 STATEMENTS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -178,14 +182,14 @@ def _verdict(value: Any) -> tuple[bool, str]:
 # -- task builders --------------------------------------------------------------------------
 def extract_statements(question: str, text: str) -> JsonTask:
     """Split ``text`` into standalone statements -> ``list[str]``."""
-    request = build_request("extract_statements", {"question": question, "text": text},
+    request = _request("extract_statements", {"question": question, "text": text},
                             STATEMENTS_SCHEMA)
     return JsonTask(request, _statements)
 
 
 def verify_statements(statements: Sequence[str], reference: str) -> JsonTask:
     """One verdict per statement: does ``reference`` support it -> ``[(bool, reason)]``."""
-    request = build_request(
+    request = _request(
         "verify_statements",
         {"statements": numbered(statements), "reference": reference},
         VERDICTS_SCHEMA,
@@ -197,30 +201,30 @@ def verify_statements(statements: Sequence[str], reference: str) -> JsonTask:
 def numbered_verdicts(task: str, items: Sequence[str], item_key: str,
                       variables: dict[str, str]) -> JsonTask:
     """One verdict per numbered item for the prompt ``task`` -> ``[(bool, reason)]``."""
-    request = build_request(task, {**variables, item_key: numbered(items)}, VERDICTS_SCHEMA,
+    request = _request(task, {**variables, item_key: numbered(items)}, VERDICTS_SCHEMA,
                             extra={"items": list(items)})
     return JsonTask(request, verdicts_for(len(items)))
 
 
 def generate_questions(answer: str, n: int) -> JsonTask:
     """``n`` questions the answer answers, and whether it is noncommittal."""
-    request = build_request("generate_questions", {"answer": answer, "n": str(n)},
+    request = _request("generate_questions", {"answer": answer, "n": str(n)},
                             QUESTIONS_SCHEMA)
     return JsonTask(request, _questions)
 
 
 def score_task(task: str, variables: dict[str, str], low: float, high: float) -> JsonTask:
     """A ``{"score": ...}`` task -> ``(score, reason)``."""
-    return JsonTask(build_request(task, variables, SCORE_SCHEMA), scored(low, high))
+    return JsonTask(_request(task, variables, SCORE_SCHEMA), scored(low, high))
 
 
 def verdict_score_task(task: str, variables: dict[str, str], low: float,
                        high: float) -> JsonTask:
     """A ``{"verdict": ..., "score": ...}`` task -> ``(bool, score, reason)``."""
-    return JsonTask(build_request(task, variables, VERDICT_SCORE_SCHEMA),
+    return JsonTask(_request(task, variables, VERDICT_SCORE_SCHEMA),
                     verdict_scored(low, high))
 
 
 def verdict_task(task: str, variables: dict[str, str], template: str | None = None) -> JsonTask:
     """A ``{"verdict": ...}`` task -> ``(bool, reason)``."""
-    return JsonTask(build_request(task, variables, VERDICT_SCHEMA, template=template), _verdict)
+    return JsonTask(_request(task, variables, VERDICT_SCHEMA, template=template), _verdict)

@@ -17,10 +17,10 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from assay.backends.judge.callable import CallableBackend
-from assay.backends.judge.client import Judge
-from assay.backends.judge.openai_compat import OpenAICompatBackend
-from assay.backends.judge.protocol import JudgeBackend
+from assay.backends.llm.callable import CallableBackend
+from assay.backends.llm.client import Judge
+from assay.backends.llm.openai_compat import OpenAICompatBackend
+from assay.backends.llm.protocol import JudgeBackend
 from assay.errors import BackendError, InvalidInputError
 
 #: Default base URL and key variable per provider.
@@ -102,7 +102,7 @@ def _from_string(spec: str) -> Judge:
             raise InvalidInputError(f"judge spec is not valid JSON: {exc}") from None
         return _from_mapping(data)
     if text == "scripted":
-        from assay.testing.scripted_judge import ScriptedJudge
+        from assay.backends.llm.scripted import ScriptedJudge
 
         return Judge(ScriptedJudge())
     provider, sep, model = text.partition(":")

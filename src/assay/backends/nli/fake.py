@@ -1,4 +1,4 @@
-"""A deterministic, dependency-free fake NLI model for tests and ``for_testing()``.
+"""A deterministic, dependency-free fake NLI model for tests (spec ``"fake"``).
 
 Entailment rises with the share of the hypothesis' content words found in the premise;
 contradiction rises when the hypothesis brings a number absent from the premise or flips a

@@ -16,12 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assay.backends.judge.client import Judge
-from assay.backends.judge.factory import JudgeSpec, make_judge
-from assay.backends.judge.protocol import Usage, approx_tokens
+from assay.backends.llm.client import Judge
+from assay.backends.llm.factory import JudgeSpec, make_judge
+from assay.backends.llm.protocol import Usage, approx_tokens
 from assay.data.case import TestCase
 from assay.evaluators.base import Evaluator
-from assay.judge.base import JudgeEvaluator
+from assay.evaluators.judge_base import JudgeEvaluator
 
 
 @dataclass
@@ -56,7 +56,7 @@ def estimate_judge_cost(
 
     ``judge`` overrides the evaluators' own judges (useful to price a run on another model).
     Non-judge evaluators, cases lacking a required field and cases beyond an evaluator's row
-    limit (:meth:`~assay.judge.base.JudgeEvaluator.rows_left`) are not counted.
+    limit (:meth:`~assay.evaluators.judge_base.JudgeEvaluator.rows_left`) are not counted.
 
     Example:
         >>> from assay.evaluators.judge_answer import JudgeQAAccuracy

@@ -3,14 +3,14 @@ and the :class:`Judge` client that adds concurrency, rate limits, retries, timeo
 cache, usage and cost, and robust JSON replies. ``httpx`` is imported only when a request is sent.
 """
 
-from assay.backends.judge.cache import JudgeCache, cache_key
-from assay.backends.judge.callable import CallableBackend
-from assay.backends.judge.client import JsonOutcome, JsonTask, Judge
-from assay.backends.judge.factory import JudgeSpec, make_judge
-from assay.backends.judge.jsonrepair import parse_json_lenient, validate_schema
-from assay.backends.judge.openai_compat import OpenAICompatBackend
-from assay.backends.judge.pricing import DEFAULT_PRICES, Price, PriceTable
-from assay.backends.judge.protocol import (
+from assay.backends.llm.cache import JudgeCache, cache_key
+from assay.backends.llm.callable import CallableBackend
+from assay.backends.llm.client import JsonOutcome, JsonTask, Judge
+from assay.backends.llm.factory import JudgeSpec, make_judge
+from assay.backends.llm.jsonrepair import parse_json_lenient, validate_schema
+from assay.backends.llm.openai_compat import OpenAICompatBackend
+from assay.backends.llm.pricing import DEFAULT_PRICES, Price, PriceTable
+from assay.backends.llm.protocol import (
     JudgeBackend,
     JudgeRequest,
     JudgeResponse,
@@ -19,9 +19,9 @@ from assay.backends.judge.protocol import (
     Usage,
     approx_tokens,
 )
-from assay.backends.judge.ratelimit import RateLimiter
-from assay.backends.judge.retry import Backoff, RetryPolicy
-from assay.backends.judge.stats import JudgeStats
+from assay.backends.llm.ratelimit import RateLimiter
+from assay.backends.llm.retry import Backoff, RetryPolicy
+from assay.backends.llm.stats import JudgeStats
 
 __all__ = [
     "DEFAULT_PRICES",

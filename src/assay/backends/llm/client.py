@@ -15,19 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.backends.judge.cache import JudgeCache, cache_key
-from assay.backends.judge.jsonrepair import parse_json_lenient, validate_schema
-from assay.backends.judge.pricing import PriceTable
-from assay.backends.judge.protocol import (
+from assay.backends.llm.cache import JudgeCache, cache_key
+from assay.backends.llm.jsonrepair import parse_json_lenient, validate_schema
+from assay.backends.llm.pricing import PriceTable
+from assay.backends.llm.protocol import (
     JudgeBackend,
     JudgeRequest,
     JudgeResponse,
     TransientBackendError,
     approx_tokens,
 )
-from assay.backends.judge.ratelimit import RateLimiter
-from assay.backends.judge.retry import Backoff, RetryPolicy
-from assay.backends.judge.stats import JudgeStats
+from assay.backends.llm.ratelimit import RateLimiter
+from assay.backends.llm.retry import Backoff, RetryPolicy
+from assay.backends.llm.stats import JudgeStats
 from assay.errors import BackendError, JudgeParseError
 from assay.params import check
 
@@ -85,7 +85,7 @@ class Judge:
         sleep: Function used to wait (injectable for tests).
 
     Example:
-        >>> from assay.backends.judge import CallableBackend
+        >>> from assay.backends.llm import CallableBackend
         >>> judge = Judge(CallableBackend(lambda messages: '{"score": 3}', model="echo"))
         >>> [r.text for r in judge.complete([JudgeRequest(({"role": "user", "content": "hi"},))])]
         ['{"score": 3}']

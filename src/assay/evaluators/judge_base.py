@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from assay.backends.judge.client import JsonOutcome, JsonTask, Judge
-from assay.backends.judge.factory import JudgeSpec, make_judge
-from assay.backends.judge.protocol import JudgeRequest
-from assay.backends.judge.stats import JudgeStats
+from assay.backends.llm.client import JsonOutcome, JsonTask, Judge
+from assay.backends.llm.factory import JudgeSpec, make_judge
+from assay.backends.llm.protocol import JudgeRequest
+from assay.backends.llm.stats import JudgeStats
 from assay.data.case import TestCase
 from assay.errors import AssayError
 from assay.evaluators.base import CaseResult, Evaluator
@@ -36,20 +36,13 @@ def usage_details(judge: Judge, outcomes: Sequence[JsonOutcome]) -> dict[str, An
     }
 
 
-def scripted_judge() -> Judge:
-    """A :class:`Judge` around the heuristic :class:`~assay.testing.scripted_judge.ScriptedJudge`
-    (priced at zero), as used by ``for_testing()``."""
-    from assay.testing.scripted_judge import ScriptedJudge
-
-    return Judge(ScriptedJudge(), prices={"scripted": (0.0, 0.0)}, concurrency=2)
-
 
 class JudgeEvaluator(Evaluator):
     """Shared machinery of the ``judge_*`` evaluators.
 
-    ``judge`` is a :class:`~assay.backends.judge.Judge`, a backend, a callable, a
+    ``judge`` is a :class:`~assay.backends.llm.Judge`, a backend, a callable, a
     ``"provider:model"`` string, a dict of settings, or None for the ``ASSAY_JUDGE`` environment
-    variable (see :func:`~assay.backends.judge.make_judge`). A batch's requests are sent
+    variable (see :func:`~assay.backends.llm.make_judge`). A batch's requests are sent
     concurrently, stage by stage. ``stats_`` accumulates this evaluator's calls, cache hits,
     tokens, cost and parse failures (``stats_.parse_failure_rate``).
     """
@@ -62,11 +55,6 @@ class JudgeEvaluator(Evaluator):
 
     def __init__(self, judge: JudgeSpec = None) -> None:
         self.judge = judge
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """Wired to the :class:`~assay.testing.scripted_judge.ScriptedJudge`."""
-        return cls(judge=scripted_judge())
 
     # -- judge access ---------------------------------------------------------------------------
     def judge_client(self) -> Judge:
@@ -186,13 +174,6 @@ class EmbeddingJudgeEvaluator(JudgeEvaluator):
     def __init__(self, judge: JudgeSpec = None, embedder: Any = "minilm") -> None:
         super().__init__(judge)
         self.embedder = embedder
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """Wired to the scripted judge and the fake embedder."""
-        from assay.testing.fake_embedder import FakeEmbedder
-
-        return cls(judge=scripted_judge(), embedder=FakeEmbedder())
 
     def embed(self, texts: Sequence[str]) -> Any:
         """L2-normalised rows for ``texts`` (a numpy array)."""

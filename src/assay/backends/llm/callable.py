@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from assay.backends.judge.protocol import JudgeRequest, JudgeResponse, Usage
+from assay.backends.llm.protocol import JudgeRequest, JudgeResponse, Usage
 
 #: ``fn(messages) -> text``, ``(text, usage)`` or a :class:`JudgeResponse`. ``usage`` is a
 #: :class:`Usage` or a dict with ``prompt_tokens`` / ``completion_tokens``.
@@ -16,7 +16,7 @@ JudgeCallable = Callable[..., Any]
 class CallableBackend:
     """Wraps ``fn(messages: list[dict]) -> str`` (or ``(str, usage)``) as a judge backend.
 
-    ``fn`` may raise :class:`~assay.backends.judge.protocol.TransientBackendError` to ask for a
+    ``fn`` may raise :class:`~assay.backends.llm.protocol.TransientBackendError` to ask for a
     retry. When it accepts a ``timeout`` keyword, the judge's per-request timeout is passed on;
     otherwise bounding the call is ``fn``'s own business. Usage is estimated from text lengths
     when ``fn`` reports none.

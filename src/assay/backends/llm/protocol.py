@@ -2,7 +2,7 @@
 
 A backend sends one chat request to one model and returns its text and token usage. Everything
 generic (concurrency, rate limits, retries, timeouts, the cache, cost accounting and JSON repair)
-lives in :class:`assay.backends.judge.client.Judge`, so a backend stays a few dozen lines.
+lives in :class:`assay.backends.llm.client.Judge`, so a backend stays a few dozen lines.
 """
 
 from __future__ import annotations

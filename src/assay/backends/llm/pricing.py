@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.backends.judge.protocol import Usage
+from assay.backends.llm.protocol import Usage
 from assay.errors import InvalidInputError
 
 #: When the default prices were taken from the providers' public price pages.

@@ -6,12 +6,12 @@ import threading
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from assay.backends.judge.protocol import JudgeResponse
+from assay.backends.llm.protocol import JudgeResponse
 
 
 @dataclass
 class JudgeStats:
-    """Counters accumulated by a :class:`~assay.backends.judge.client.Judge`.
+    """Counters accumulated by a :class:`~assay.backends.llm.client.Judge`.
 
     ``requests`` counts logical requests, ``calls`` the requests actually sent (retries
     included), ``cache_hits`` those answered from the cache. ``parsed`` counts JSON replies

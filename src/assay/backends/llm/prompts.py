@@ -1,4 +1,5 @@
-"""Prompt templates (package data under ``prompts/``) and their rendering.
+"""Prompt templates (package data under a package's ``prompts/`` folder) and their rendering: the
+one prompt loader of every LLM user (judge evaluators, the fact-check agent, question writing).
 
 Placeholders are ``{name}``; only the names passed in are replaced, in one pass, so braces in JSON
 examples and in the rendered values themselves are left alone.
@@ -12,23 +13,25 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from assay.backends.judge.protocol import JudgeRequest
+from assay.backends.llm.protocol import JudgeRequest
 from assay.errors import InvalidInputError
 
 
-@lru_cache(maxsize=64)
-def load_prompt(name: str) -> str:
-    """The text of the shipped prompt ``name`` (without ``.md``).
+@lru_cache(maxsize=128)
+def load_prompt(name: str, package: str) -> str:
+    """The text of the prompt ``name`` (without ``.md``) shipped in ``package``'s ``prompts/``.
 
     Example:
-        >>> "{answer}" in load_prompt("sexism")
+        >>> "{answer}" in load_prompt("sexism", "assay.evaluators")
+        True
+        >>> "{passage}" in load_prompt("key_facts", "assay.generate")
         True
     """
-    path = resources.files("assay.judge").joinpath("prompts", f"{name}.md")
+    path = resources.files(package).joinpath("prompts", f"{name}.md")
     try:
         return path.read_text(encoding="utf-8").strip("\n")
     except FileNotFoundError:
-        raise InvalidInputError(f"no judge prompt named {name!r}") from None
+        raise InvalidInputError(f"no prompt named {name!r} in {package}") from None
 
 
 def placeholders(template: str, names: Sequence[str]) -> set[str]:
@@ -71,17 +74,27 @@ def build_request(
     variables: Mapping[str, str],
     schema: Mapping[str, Any] | None,
     *,
+    package: str,
     template: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    max_tokens: int | None = None,
 ) -> JudgeRequest:
-    """A request made of the shipped system prompt and the rendered ``task`` prompt (or an
-    explicit ``template``)."""
-    user = render(template if template is not None else load_prompt(task), variables)
+    """A request made of ``package``'s ``system`` prompt and its rendered ``task`` prompt (or an
+    explicit ``template``); ``extra`` variables are recorded with the request, not rendered.
+
+    Example:
+        >>> request = build_request("key_facts", {"passage": "Fees: 5 eur."}, None,
+        ...                         package="assay.generate", extra={"chunk_id": "d#1"})
+        >>> request.task, "Fees: 5 eur." in request.messages[1]["content"], request.variables
+        ('key_facts', True, {'passage': 'Fees: 5 eur.', 'chunk_id': 'd#1'})
+    """
+    user = render(template if template is not None else load_prompt(task, package), variables)
     return JudgeRequest(
         messages=(
-            {"role": "system", "content": load_prompt("system")},
+            {"role": "system", "content": load_prompt("system", package)},
             {"role": "user", "content": user},
         ),
+        max_tokens=max_tokens,
         json_schema=schema,
         task=task,
         variables={**variables, **(extra or {})},

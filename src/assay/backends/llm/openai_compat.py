@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from assay.backends.judge.protocol import (
+from assay.backends.llm.protocol import (
     JudgeRequest,
     JudgeResponse,
     TransientBackendError,

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from assay.backends.judge.protocol import JudgeRequest, JudgeResponse, Usage
+from assay.backends.llm.protocol import JudgeRequest, JudgeResponse, Usage
 from assay.errors import BackendError
 from assay.text import split_sentences, words
 
