@@ -30,13 +30,39 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
     os.close(fd)
-    tmp = Path(name)
+    tmp = follow_umask(Path(name))
     try:
         yield tmp
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where ``/proc`` allows (thread-safe).
+
+    Example:
+        >>> 0 <= current_umask() <= 0o777
+        True
+    """
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: the only portable way is to set it and put it back
+    os.umask(mask)
+    return mask
+
+
+def follow_umask(path: Path) -> Path:
+    """Give a file or directory made by :mod:`tempfile` (always 0600 / 0700) the mode a plain
+    create gives under the umask, so runs can be shared through a group; returns ``path``."""
+    base = 0o777 if path.is_dir() else 0o666
+    os.chmod(path, base & ~current_umask())
+    return path
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:

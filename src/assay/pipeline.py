@@ -100,17 +100,14 @@ def evaluate(
         loaded = prepare_calibrators(calibrators, {m for e in chosen for m in e.metric_names()})
 
     started = datetime.now(UTC)
-    run_dir = RunDirectory(Path(out) if out is not None else None, overwrite)
-    try:
+    run_dir = RunDirectory(Path(out) if out is not None else None, overwrite)  # checks, locks
+    with run_dir.writing() as work:
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _run_pipeline(
-                suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started,
+                suite, chosen, thresholds, seed, batch_size, progress, work, started,
                 loaded, ex, reports=out is not None,
             )  # fmt: skip
         final = run_dir.commit()
-    except BaseException:
-        run_dir.discard()
-        raise
     if final is None:
         run.results  # noqa: B018 - load into memory before the temporary directory goes
         run_dir.discard()

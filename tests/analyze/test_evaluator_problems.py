@@ -4,17 +4,25 @@ limit, empty embeddings, too few cases for a corpus metric ... as the reference'
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 import assay
 from assay import TestCase
 from assay.backends.classify.fake import KeywordClassifier, bias_words
 from assay.backends.embed.fake import TableEmbedder
+from assay.backends.nli import NLIScores
+from assay.backends.nli.fake import FakeNLI
 from assay.evaluators.base import Status
 from assay.evaluators.bias import Bias
 from assay.evaluators.embedding_drift import EmbQuestionsDrift
 from assay.evaluators.embedding_groundedness import EmbGroundedness
+from assay.evaluators.nli_faithfulness import NLIFaithfulness
+from assay.evaluators.nli_groundedness import NLIGroundedness
 from assay.testing.doubles import with_test_doubles
 
 
@@ -55,3 +63,26 @@ def test_too_few_cases_for_a_corpus_metric_is_a_problem(tmp_path: Path) -> None:
     [found] = _problems(cases, [with_test_doubles(EmbQuestionsDrift)], tmp_path)
     assert found["problem"] == "corpus_metric_not_computed"
     assert "too few questions: 2 earlier and 2 later" in found["message"]
+
+
+class _ShortNLI(FakeNLI):
+    """FakeNLI that reports pairs longer than 12 words as cut to its input limit."""
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> NLIScores:
+        scores = super().predict(premises, hypotheses)
+        cut = np.array([len(f"{p} {h}".split()) > 12 for p, h in zip(premises, hypotheses,
+                                                                       strict=True)])
+        return replace(scores, truncated=cut)
+
+
+def test_nli_pairs_over_the_input_limit_are_a_problem(tmp_path: Path) -> None:
+    long_chunk = "The Everyday account costs 4.50 euros a month and the fee is waived for students."
+    cases = [TestCase(id="short", model="m", actual_answer="The fee is 4.50 euros.",
+                      retrieved_context=["The fee is 4.50 euros."]),
+             TestCase(id="long", model="m", actual_answer="The fee is 4.50 euros.",
+                      retrieved_context=[long_chunk])]
+    found = _problems(cases, [NLIGroundedness(nli=_ShortNLI()), NLIFaithfulness(nli=_ShortNLI())],
+                      tmp_path)
+    assert {(p["evaluator"], p["problem"]) for p in found} == {
+        ("nli_groundedness", "token_limit"), ("nli_faithfulness", "token_limit")}
+    assert all(p["evidence"]["case_ids"] == ["long"] for p in found)

@@ -21,7 +21,7 @@ import numpy as np
 from assay.backends.nli import DEFAULT_NLI, NLIModel, logistic
 from assay.data.case import TestCase
 from assay.errors import BackendError
-from assay.evaluators.base import CaseResult, MetricSpec, problem
+from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import (
     NLIEvaluator,
     PairCollector,
@@ -29,6 +29,7 @@ from assay.evaluators.nli_base import (
     probs_dict,
     quote,
     rounded,
+    truncation_problems,
 )
 from assay.evaluators.registry import register
 from assay.text.sentences import split_sentences
@@ -113,10 +114,7 @@ class NLIGroundedness(NLIEvaluator):
                 "scores": rounded(array),
                 "model": self.model_name(),
                 "truncated_pairs": cut,
-                "problems": [problem(
-                    "token_limit",
-                    f"{cut} (passage, sentence) pairs over the NLI model's input limit were cut "
-                    "to it: the cut text was not read")] if cut else [],
+                "problems": truncation_problems(scores, rows),
             }
             out.append(CaseResult.ok(
                 {"nli_groundedness_mean": float(array.mean()),
