@@ -24,6 +24,7 @@ from assay.rundir.layout import (
     SUITE_FILE,
     THRESHOLD_FILES,
 )
+from assay.rundir.results import read_calibrated
 
 logger = logging.getLogger(__name__)
 
@@ -324,7 +325,8 @@ def read_calibration(directory: Path) -> list[dict[str, Any]]:
                 found.append({"file": name, "kind": "json", "data": data,
                               "reliability": plot_data.get("reliability"), "plot": plot_data})
             else:
-                summary = _table_summary(pd.read_parquet(path))
+                table = read_calibrated(directory)  # the one table file: it exists
+                summary = _table_summary(table) if table is not None else {}
                 found.append({"file": name, "kind": "table", "data": summary, "reliability": None})
         except (OSError, ValueError, AttributeError) as exc:
             logger.warning("cannot read calibration output %s: %s", path, exc)

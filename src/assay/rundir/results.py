@@ -15,7 +15,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from assay.rundir.layout import RESULTS_CSV, RESULTS_FILE, TEXT_COLUMNS
+from assay.fileio import atomic_path
+from assay.rundir.layout import (
+    CALIBRATED_CSV,
+    CALIBRATED_FILE,
+    RESULTS_CSV,
+    RESULTS_FILE,
+    TEXT_COLUMNS,
+)
 from assay.rundir.records import ResultRow
 
 RESULT_SCHEMA = pa.schema(
@@ -39,6 +46,23 @@ RESULT_SCHEMA = pa.schema(
     ]
 )
 COLUMNS = RESULT_SCHEMA.names
+#: Per case × calibrator: calibrated probability and prediction set (``assay evaluate
+#: --calibrator``).
+CALIBRATED_SCHEMA = pa.schema(
+    [
+        ("case_id", pa.string()),
+        ("model", pa.string()),
+        ("calibrator", pa.string()),
+        ("metric", pa.string()),
+        ("status", pa.string()),
+        ("probability", pa.float64()),
+        ("predicted", pa.string()),
+        ("probabilities", pa.string()),
+        ("prediction_set", pa.string()),
+        ("needs_review", pa.bool_()),
+        ("reason", pa.string()),
+    ]
+)
 
 
 @dataclass
@@ -117,3 +141,21 @@ def read_results_for(directory: Path, case_ids: set[str]) -> pd.DataFrame:
     ids = pa.array(sorted(case_ids), type=pa.string())
     table = pq.read_table(directory / RESULTS_FILE, filters=pc.field("case_id").isin(ids))
     return table.to_pandas()
+
+
+def write_calibrated_table(directory: Path, frame: pd.DataFrame) -> list[Path]:
+    """Write the calibrated table (:data:`CALIBRATED_SCHEMA`) as Parquet and CSV into
+    ``directory``, each atomically; return the paths."""
+    table = pa.Table.from_pandas(frame, schema=CALIBRATED_SCHEMA, preserve_index=False)
+    parquet, csv_path = directory / CALIBRATED_FILE, directory / CALIBRATED_CSV
+    with atomic_path(parquet) as tmp:
+        pq.write_table(table, tmp)
+    with atomic_path(csv_path) as tmp:
+        frame.to_csv(tmp, index=False)
+    return [parquet, csv_path]
+
+
+def read_calibrated(directory: Path) -> pd.DataFrame | None:
+    """The calibrated table of the run directory ``directory``, or None when it has none."""
+    path = directory / CALIBRATED_FILE
+    return pd.read_parquet(path) if path.is_file() else None
