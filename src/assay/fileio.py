@@ -84,3 +84,18 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text: split at ``"\\n"`` only (a trailing ``"\\r"`` dropped).
+
+    ``str.splitlines()`` also splits at U+0085, U+2028 and U+2029, which JSON writers keep raw
+    inside strings (``ensure_ascii=False``): a model answer holding one would cut its record in
+    two. Every JSONL reader of assay splits here.
+
+    Example:
+        >>> jsonl_lines('{"a": "x\\u2028y"}\\r\\n{"b": 1}\\n')
+        ['{"a": "x\\u2028y"}', '{"b": 1}']
+    """
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines

@@ -19,7 +19,7 @@ from typing import Any
 
 from assay.backends.llm.client import JsonOutcome, JsonTask, Judge
 from assay.backends.llm.prompts import build_request, load_prompt, numbered
-from assay.errors import JudgeParseError
+from assay.errors import JudgeParseError, PlaceholderError
 from assay.generate.chunking import Chunk
 from assay.generate.sampling import Slot
 from assay.generate.taxonomy import QueryType
@@ -202,11 +202,6 @@ _YES_NO = re.compile(r"^\W*(yes|no)\b[\s,.:;!-]*", re.IGNORECASE)
 #: A template slot such as ``<question>`` or ``<what the passage does not say>``: a small model
 #: copying the prompt's example instead of writing a question.
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>")
-
-
-class PlaceholderError(ValueError):
-    """A generated item repeats a placeholder of the prompt's example (dropped as
-    ``placeholder``, never kept)."""
 
 
 def _check_no_placeholder(**fields: str) -> None:

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
+from assay.fileio import jsonl_lines
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ class Checkpoint:
         wanted = {case.id: fingerprint(case) for case in cases}
         done: dict[str, TestCase] = {}
         stale = 0
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        lines = jsonl_lines(self.path.read_text(encoding="utf-8"))
         for number, line in enumerate(lines, start=1):
             try:
                 record = json.loads(line)

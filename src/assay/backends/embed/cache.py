@@ -328,12 +328,6 @@ class CachedEmbedder:
         except sqlite3.Error as exc:
             logger.warning("could not write to the embedding cache: %s", exc)
 
-    def clear_memory(self) -> None:
-        """Forget the in-memory vectors (the disk cache is kept)."""
-        with self._lock:
-            self._vectors.clear()
-            self._tokens.clear()
-            self._tokens_unsaved.clear()
 
     def __getstate__(self) -> dict[str, Any]:
         return {

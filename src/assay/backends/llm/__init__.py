@@ -15,13 +15,13 @@ from assay.backends.llm.protocol import (
     JudgeRequest,
     JudgeResponse,
     Message,
-    TransientBackendError,
     Usage,
     approx_tokens,
 )
 from assay.backends.llm.ratelimit import RateLimiter
 from assay.backends.llm.retry import Backoff, RetryPolicy
 from assay.backends.llm.stats import JudgeStats
+from assay.errors import TransientBackendError
 
 __all__ = [
     "DEFAULT_PRICES",

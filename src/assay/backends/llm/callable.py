@@ -16,7 +16,7 @@ JudgeCallable = Callable[..., Any]
 class CallableBackend:
     """Wraps ``fn(messages: list[dict]) -> str`` (or ``(str, usage)``) as a judge backend.
 
-    ``fn`` may raise :class:`~assay.backends.llm.protocol.TransientBackendError` to ask for a
+    ``fn`` may raise :class:`~assay.errors.TransientBackendError` to ask for a
     retry. When it accepts a ``timeout`` keyword, the judge's per-request timeout is passed on;
     otherwise bounding the call is ``fn``'s own business. Usage is estimated from text lengths
     when ``fn`` reports none.

@@ -22,13 +22,12 @@ from assay.backends.llm.protocol import (
     JudgeBackend,
     JudgeRequest,
     JudgeResponse,
-    TransientBackendError,
     approx_tokens,
 )
 from assay.backends.llm.ratelimit import RateLimiter
 from assay.backends.llm.retry import Backoff, RetryPolicy
 from assay.backends.llm.stats import JudgeStats
-from assay.errors import BackendError, JudgeParseError
+from assay.errors import BackendError, JudgeParseError, TransientBackendError
 from assay.params import check
 
 logger = logging.getLogger(__name__)

@@ -14,10 +14,9 @@ from typing import Any
 from assay.backends.llm.protocol import (
     JudgeRequest,
     JudgeResponse,
-    TransientBackendError,
     Usage,
 )
-from assay.errors import BackendError, require
+from assay.errors import BackendError, TransientBackendError, require
 from assay.params import check
 
 STRUCTURED_MODES = ("json_schema", "json_object", "none")

@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from assay.errors import BackendError
-
 #: One chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``.
 Message = Mapping[str, str]
 
@@ -89,17 +87,6 @@ class JudgeResponse:
     latency_s: float = 0.0
     attempts: int = 1
     finish_reason: str | None = None
-
-
-class TransientBackendError(BackendError):
-    """A failure worth retrying: HTTP 429, a 5xx status, a timeout or a dropped connection.
-
-    ``retry_after`` is the server's requested wait in seconds (``Retry-After``), when given.
-    """
-
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 @runtime_checkable
