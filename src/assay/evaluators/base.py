@@ -87,6 +87,18 @@ class Outcome:
         if self.status is not Status.OK and not self.reason:
             raise ValueError("a skipped or error Outcome needs a reason")
 
+    @classmethod
+    def ok_or_skipped(cls, value: float | None, reason: str) -> Outcome:
+        """``ok`` with ``value``, or ``skipped`` with ``reason`` when ``value`` is None.
+
+        Example:
+            >>> Outcome.ok_or_skipped(None, "no turn to score").status.value
+            'skipped'
+        """
+        if value is None:
+            return cls(Status.SKIPPED, None, reason)
+        return cls(Status.OK, value)
+
 
 @dataclass
 class CaseResult:
