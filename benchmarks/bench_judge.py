@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests.judge._servers import FakeOpenAI  # noqa: E402
 
-from assay.backends.judge import Judge, OpenAICompatBackend  # noqa: E402
+from assay.backends.llm import Judge, OpenAICompatBackend  # noqa: E402
 from assay.data.case import TestCase  # noqa: E402
 from assay.evaluators.judge_answer import JudgeQAAccuracy  # noqa: E402
 from assay.fileio import write_text  # noqa: E402
@@ -97,7 +97,7 @@ def main() -> int:
     try:
         if n_local <= 0:
             raise ImportError("N_LOCAL is 0")
-        from assay.backends.judge.local_server import llama_server, smollm2_gguf
+        from assay.backends.llm.local_server import llama_server, smollm2_gguf
 
         smollm2_gguf(verify=True)
         with llama_server(n_ctx=2048) as url:

@@ -30,13 +30,39 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
     os.close(fd)
-    tmp = Path(name)
+    tmp = follow_umask(Path(name))
     try:
         yield tmp
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where ``/proc`` allows (thread-safe).
+
+    Example:
+        >>> 0 <= current_umask() <= 0o777
+        True
+    """
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: the only portable way is to set it and put it back
+    os.umask(mask)
+    return mask
+
+
+def follow_umask(path: Path) -> Path:
+    """Give a file or directory made by :mod:`tempfile` (always 0600 / 0700) the mode a plain
+    create gives under the umask, so runs can be shared through a group; returns ``path``."""
+    base = 0o777 if path.is_dir() else 0o666
+    os.chmod(path, base & ~current_umask())
+    return path
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
@@ -58,3 +84,18 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text: split at ``"\\n"`` only (a trailing ``"\\r"`` dropped).
+
+    ``str.splitlines()`` also splits at U+0085, U+2028 and U+2029, which JSON writers keep raw
+    inside strings (``ensure_ascii=False``): a model answer holding one would cut its record in
+    two. Every JSONL reader of assay splits here.
+
+    Example:
+        >>> jsonl_lines('{"a": "x\\u2028y"}\\r\\n{"b": 1}\\n')
+        ['{"a": "x\\u2028y"}', '{"b": 1}']
+    """
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay.analyze.evaluator_problems import EvaluatorProblems
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
 from assay.analyze.judge_checks import JudgeOutputs
 from assay.analyze.leaderboard import LeaderboardBuilder
@@ -99,17 +100,14 @@ def evaluate(
         loaded = prepare_calibrators(calibrators, {m for e in chosen for m in e.metric_names()})
 
     started = datetime.now(UTC)
-    run_dir = RunDirectory(Path(out) if out is not None else None, overwrite)
-    try:
+    run_dir = RunDirectory(Path(out) if out is not None else None, overwrite)  # checks, locks
+    with run_dir.writing() as work:
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _run_pipeline(
-                suite, chosen, thresholds, seed, batch_size, progress, run_dir.work, started,
+                suite, chosen, thresholds, seed, batch_size, progress, work, started,
                 loaded, ex, reports=out is not None,
             )  # fmt: skip
         final = run_dir.commit()
-    except BaseException:
-        run_dir.discard()
-        raise
     if final is None:
         run.results  # noqa: B018 - load into memory before the temporary directory goes
         run_dir.discard()
@@ -143,12 +141,13 @@ def _run_pipeline(
     judge_outputs = JudgeOutputs(
         judged, {c.id: len((c.actual_answer or "").split()) for c in cases} if judged else {}
     )
+    reported = EvaluatorProblems()
     try:
         scored = score(
             cases,
             evaluators,
             thresholds=thresholds,
-            sinks=[writer.write, board.add, outcomes.add, judge_outputs.add],
+            sinks=[writer.write, board.add, outcomes.add, judge_outputs.add, reported.add],
             executor=executor,
             batch_size=batch_size,
             progress=progress,
@@ -158,6 +157,8 @@ def _run_pipeline(
     # -- analyse
     for (model, metric), value in scored.corpus_values.items():
         board.set_corpus(model, metric, value)
+    for (name, model, metric), reason in scored.corpus_not_computed.items():
+        reported.add_corpus(name, model, metric, reason)
     leaderboard = board.rows()
     usage = pd.DataFrame(
         {
@@ -167,7 +168,8 @@ def _run_pipeline(
         }
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
-    problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems())
+    problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems()
+                      + reported.problems())
     insights = redact(find_insights(leaderboard, usage))
     files = [
         *writer.paths,

@@ -11,17 +11,17 @@ import pytest
 from click.testing import CliRunner
 
 from assay.agents.factcheck.scripted import RULES, scripted_factcheck_judge
-from assay.backends.judge import Judge
-from assay.backends.judge.protocol import JudgeRequest
+from assay.backends.llm import Judge
+from assay.backends.llm.protocol import JudgeRequest
+from assay.backends.llm.scripted import ScriptedJudge
 from assay.cli.main import cli
 from assay.data.case import TestCase
 from assay.data.suite import write_suite
 from assay.errors import InvalidInputError
 from assay.evaluators.base import Status
 from assay.evaluators.fact_check import FactCheck
-from assay.judge.estimate import estimate_judge_cost
+from assay.evaluators.judge_estimate import estimate_judge_cost
 from assay.testing.conformance import check_evaluator
-from assay.testing.scripted_judge import ScriptedJudge
 
 CORPUS = {
     "fees.md#0": "The monthly account fee is 12 euros. Students pay no fee.",

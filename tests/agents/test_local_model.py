@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.backends.judge import Judge, OpenAICompatBackend
+from assay.backends.llm import Judge, OpenAICompatBackend
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.fact_check import FactCheck
@@ -36,7 +36,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp", reason="needs the local-llm extra (llama-cpp-python)")
-    from assay.backends.judge.local_server import llama_server, smollm2_gguf
+    from assay.backends.llm.local_server import llama_server, smollm2_gguf
 
     smollm2_gguf(verify=True)
     log = tmp_path_factory.mktemp("llama") / "server.log"

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from assay.agents.factcheck.tools import BM25, CorpusSearch, WebSearch, call_tool, tokens
+from assay.backends.embed.fake import FakeEmbedder
 from assay.errors import InvalidInputError
-from assay.testing.fake_embedder import FakeEmbedder
 
 DOCS = [
     "The monthly account fee is 12 euros and is waived for students.",

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import assay
 from assay import TestCase
-from assay.backends.judge.client import Judge
-from assay.backends.judge.protocol import JudgeRequest
+from assay.backends.llm.client import Judge
+from assay.backends.llm.protocol import JudgeRequest
+from assay.backends.llm.scripted import ScriptedJudge
 from assay.evaluators.judge_answer import JudgeQAAccuracy
-from assay.testing.scripted_judge import ScriptedJudge
 
 
 def _cases(n: int = 30) -> list[TestCase]:

@@ -12,8 +12,8 @@ import pytest
 from assay.backends.classify import get_classifier
 from assay.backends.classify.detoxify_backend import DetoxifyClassifier, weights_present
 from assay.backends.classify.ensemble import EnsembleClassifier
+from assay.backends.classify.fake import KeywordClassifier
 from assay.errors import BackendError, InvalidInputError
-from assay.testing.fake_classifier import KeywordClassifier
 
 
 def test_profanity_check_matches_the_package_and_is_verified() -> None:
@@ -95,7 +95,7 @@ def test_unknown_toxicity_spec_is_rejected() -> None:
 def test_hf_classifier_reports_token_counts_and_truncates() -> None:
     pytest.importorskip("transformers")
     from assay.backends.classify.hf_classifier import HFTextClassifier
-    from assay.testing.tiny_models import tiny_bias_model
+    from assay.backends.tiny_models import tiny_bias_model
 
     clf = HFTextClassifier(str(tiny_bias_model()))
     short, long = "women are good .", " ".join(["the people are nice ."] * 120)

@@ -12,8 +12,8 @@ import pytest
 
 from assay.backends.embed import CachedEmbedder, EmbeddingCache, default_cache_dir, get_embedder
 from assay.backends.embed.cache import round_tokens
+from assay.backends.embed.fake import FakeEmbedder, TableEmbedder
 from assay.errors import BackendError, InvalidInputError
-from assay.testing.fake_embedder import FakeEmbedder, TableEmbedder
 
 TEXTS = ["The fee is 12 euros.", "Cards cost 1.5% abroad.", "The fee is 12 euros."]
 

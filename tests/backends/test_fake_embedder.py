@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from assay.backends.embed import Embedder, TokenEmbedder
-from assay.testing.fake_embedder import FakeEmbedder, TableEmbedder
+from assay.backends.embed.fake import FakeEmbedder, TableEmbedder
 
 
 def test_rows_are_unit_float32_and_deterministic_across_processes() -> None:
@@ -17,7 +17,7 @@ def test_rows_are_unit_float32_and_deterministic_across_processes() -> None:
     assert rows.dtype == np.float32 and rows.shape == (2, 256)
     assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
     code = (
-        "from assay.testing.fake_embedder import FakeEmbedder;"
+        "from assay.backends.embed.fake import FakeEmbedder;"
         f"print(FakeEmbedder().encode({texts!r}).round(6).tolist())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

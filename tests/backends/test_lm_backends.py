@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from assay.backends.lm import get_lm, score_text, sliding_logprobs
+from assay.backends.lm.fake import FakeLM
 from assay.errors import BackendError, InvalidInputError
-from assay.testing.fake_lm import FakeLM
 
 LONG = " ".join(["the fee is 12 euros and the card payments abroad cost 1.5 % ."] * 12)
 
@@ -45,7 +45,7 @@ def test_score_text_scores_only_the_target_after_a_prompt() -> None:
 @pytest.fixture(scope="module")
 def tiny_gpt2():
     pytest.importorskip("transformers")
-    from assay.testing.tiny_models import tiny_causal_lm
+    from assay.backends.tiny_models import tiny_causal_lm
 
     return str(tiny_causal_lm())
 

@@ -16,11 +16,11 @@ import transformers
 from assay.backends.nli import canonical_label, get_nli, logistic
 from assay.backends.nli.hf import head_layer
 from assay.backends.nli.transformers_nli import TransformersNLI
-from assay.errors import BackendError, InvalidInputError
-from assay.testing.tiny_models import (
+from assay.backends.tiny_models import (
     tiny_consistency_model,
     tiny_nli_model,
 )
+from assay.errors import BackendError, InvalidInputError
 
 PREMISES = ["the fee is 12 euros .", "cats sat on the mat .", "the account is free ."]
 HYPOTHESES = ["the fee is 12 euros .", "the dog is blue .", "the account costs 12 euros ."]

@@ -19,7 +19,9 @@ from assay.cli import progress as progress_module
 def test_plain_lines_first_update_completion_and_heartbeat(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     buffer = io.StringIO()
-    monkeypatch.setattr(progress_module.console, "file", buffer)
+    # _file, not the file property: restoring the property would pin the console to the stream
+    # of this moment (sys.stderr is looked up at each write while _file is None)
+    monkeypatch.setattr(progress_module.console, "_file", buffer)
     with progress_module.plain_progress(interval=0.1) as progress:
         progress("scoring", 0, 4)
         progress("scoring", 1, 4)  # within the interval: not written

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 import assay
 from assay import TestCase
-from assay.backends.judge import Judge
+from assay.backends.llm import Judge
 from assay.data.suite import TestSuite, write_suite
 from assay.engine.executors.ray_executor import RayExecutor, init_ray
 from assay.engine.executors.ray_limits import (
@@ -32,6 +32,7 @@ from assay.engine.executors.ray_limits import (
 )
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.registry import evaluator_class
+from assay.testing import with_test_doubles
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow  # Ray start-up takes seconds (tens on a loaded machine)
@@ -148,7 +149,7 @@ REPRODUCIBLE = ["exact_match", "token_f1", "rouge", "perturbation_robustness"]
 def test_ray_run_directory_matches_local(tmp_path: Path, mode: str) -> None:
     from assay.evaluators.embedding_answer import EmbAnswerSimilarity
 
-    evaluators: list[Any] = [*REPRODUCIBLE, EmbAnswerSimilarity.for_testing()]
+    evaluators: list[Any] = [*REPRODUCIBLE, with_test_doubles(EmbAnswerSimilarity)]
     local = assay.evaluate(_cases(), evaluators, out=tmp_path / "local", batch_size=4)
     distributed = assay.evaluate(
         _cases(),
@@ -221,7 +222,7 @@ def test_model_loads_once_per_actor_across_batches(tmp_path: Path) -> None:
 
 
 def _limited_judge_evaluator(rpm: float) -> Evaluator:
-    from assay.testing.scripted_judge import ScriptedJudge
+    from assay.backends.llm.scripted import ScriptedJudge
 
     judge = Judge(ScriptedJudge(), requests_per_minute=rpm, prices={"scripted": (0.0, 0.0)})
     return evaluator_class("judge_qa_accuracy")(judge=judge)
@@ -265,7 +266,7 @@ def test_judge_evaluator_on_ray_matches_local() -> None:
 
 
 def test_shared_limiter_is_installed_only_for_limited_judges() -> None:
-    unlimited = evaluator_class("judge_qa_accuracy").for_testing()
+    unlimited = with_test_doubles(evaluator_class("judge_qa_accuracy"))
     assert start_limiters(unlimited, {}) == {}
     limited = _limited_judge_evaluator(600)
     handles = start_limiters(limited, {})

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from assay.evaluators import evaluator_class, evaluator_names
-from assay.testing import check_evaluator
+from assay.testing import check_evaluator, with_test_doubles
 
 
 @pytest.mark.parametrize("name", evaluator_names())
 def test_evaluator_conforms(name: str) -> None:
-    check_evaluator(evaluator_class(name).for_testing())
+    check_evaluator(with_test_doubles(evaluator_class(name)))
 
 
 @pytest.mark.parametrize("name", evaluator_names())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from assay.backends.embed.fake import FakeEmbedder, TableEmbedder
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.embedding_answer import (
@@ -13,7 +14,6 @@ from assay.evaluators.embedding_answer import (
     levenshtein,
     short_answer_score,
 )
-from assay.testing.fake_embedder import FakeEmbedder, TableEmbedder
 
 Q = "What is the fee?"
 A1, A2 = "The fee is 12 euros monthly.", "Penguins are birds."

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assay.backends.embed.fake import FakeEmbedder, TableEmbedder
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.embedding_bertscore import EmbBertScore, EmbContextBertScore, bertscore
-from assay.testing.fake_embedder import FakeEmbedder, TableEmbedder
 
 
 def test_greedy_matching_formula_against_a_direct_computation() -> None:

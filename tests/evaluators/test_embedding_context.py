@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from assay.backends.embed.fake import FakeEmbedder, TableEmbedder
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.base import Status
 from assay.evaluators.embedding_context import EmbContextMRR, EmbContextRelevancy
-from assay.testing.fake_embedder import FakeEmbedder, TableEmbedder
 
 Q1, Q2 = "What is the fee?", "Can I close it online?"
 QUESTION = f"{Q1} {Q2}"

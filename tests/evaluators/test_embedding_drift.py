@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from assay import evaluate
+from assay.backends.embed.fake import FakeEmbedder
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.embedding_drift import EmbQuestionsDrift, centroid_drift
-from assay.testing.fake_embedder import FakeEmbedder
 
 FEES = [f"What is the fee of card number {i}?" for i in range(6)]
 TRAVEL = [f"Can I travel to country {i} with my card?" for i in range(6)]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
 
+from assay.backends.embed.fake import FakeEmbedder, TableEmbedder
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.base import Status
@@ -18,7 +19,6 @@ from assay.evaluators.embedding_completeness import (
     wasserstein_exact,
 )
 from assay.evaluators.embedding_groundedness import EmbGroundedness
-from assay.testing.fake_embedder import FakeEmbedder, TableEmbedder
 
 C1, C2, C3 = "The fee is 12 euros.", "It is waived above 5,000 euros.", "Cards cost 1.5% abroad."
 A1, A2 = "The fee is twelve euros.", "Penguins live in Antarctica."

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from assay import evaluate
+from assay.backends.embed.fake import FakeEmbedder
 from assay.data.case import TestCase
 from assay.data.suite import read_suite
 from assay.evaluators import evaluator_class, evaluator_names
 from assay.evaluators.embedding_base import EmbeddingEvaluator, prefetch_embeddings
 from assay.testing import sample_cases
-from assay.testing.fake_embedder import FakeEmbedder
 
 DEMO_SUITE = Path(__file__).resolve().parents[2] / "src" / "assay" / "demo" / "suite.jsonl"
 EMBEDDING = [n for n in evaluator_names() if issubclass(evaluator_class(n), EmbeddingEvaluator)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assay.backends.embed.fake import FakeEmbedder
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.embedding_steps import EmbStepAlignment, align_steps, extract_steps
-from assay.testing.fake_embedder import FakeEmbedder
 
 CONTEXT = (
     "To close your account:\n1. Log in to online banking.\n2. Open the account settings.\n"

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+from assay.backends.embed.fake import FakeEmbedder
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.embedding_summary import (
@@ -15,7 +16,6 @@ from assay.evaluators.embedding_summary import (
     pca_2d,
     three_segment_distance,
 )
-from assay.testing.fake_embedder import FakeEmbedder
 
 CONTEXT = [
     "The Premier account has a monthly fee of 12 euros.",

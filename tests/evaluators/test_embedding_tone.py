@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from assay.backends.embed.fake import TableEmbedder
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.base import Status
 from assay.evaluators.embedding_tone import EmbTone
-from assay.testing.fake_embedder import TableEmbedder
 
 TABLE = TableEmbedder({
     "K1": [1.0, 0.0, 0.0], "K2": [0.0, 1.0, 0.0],  # keep centroid (1, 1, 0)/√2

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from assay.backends.lm import score_text
+from assay.backends.lm.fake import FakeLM
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.base import Status
@@ -17,7 +18,6 @@ from assay.evaluators.gptscore import (
     build_prompt,
 )
 from assay.evaluators.perplexity import LMPerplexity
-from assay.testing.fake_lm import FakeLM
 
 
 def case(**fields: str) -> TestCase:

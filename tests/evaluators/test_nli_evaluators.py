@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from assay.backends.nli import NLIScores, softmax
+from assay.backends.nli.fake import FakeNLI
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.nli_contradictions import NLIContradictions
@@ -15,7 +16,6 @@ from assay.evaluators.nli_faithfulness import NLIFaithfulness
 from assay.evaluators.nli_groundedness import NLIGroundedness
 from assay.evaluators.nli_hhem import NLIHallucinationHHEM
 from assay.evaluators.nli_summac import NLISummaCConv, NLISummaCZS
-from assay.testing.fake_nli import FakeNLI
 
 
 class TableNLI:
@@ -161,7 +161,7 @@ def test_summac_conv_without_weights_errors_with_instructions() -> None:
 @pytest.mark.parametrize("spec", ["tiny"])
 def test_every_nli_evaluator_runs_on_a_real_tiny_model(spec: str) -> None:
     pytest.importorskip("transformers")
-    from assay.testing.tiny_models import summac_conv_weights
+    from assay.backends.tiny_models import summac_conv_weights
 
     cases = [case("The fee is 12 euros. It is waived above 5,000 euros.",
                   ["The monthly fee is 12 euros.", "It is waived when the balance is high."],

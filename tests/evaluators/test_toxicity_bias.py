@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from assay.backends.classify.fake import KeywordClassifier, bias_words
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.bias import Bias, biased_label
 from assay.evaluators.toxicity import Toxicity
-from assay.testing.fake_classifier import KeywordClassifier, bias_words
 
 
 def case(answer: str) -> TestCase:
@@ -102,7 +102,9 @@ def test_bias_reports_truncation_as_a_problem() -> None:
     assert short.outcomes["bias_score"].value == pytest.approx(0.6)
     assert short.details["truncated"] is False and short.details["problems"] == []
     assert long.details["truncated"] is True and long.details["n_tokens"] == 15
-    assert "PROBLEM" in (long.explanation or "") and "10-token limit" in long.details["problems"][0]
+    assert "PROBLEM" in (long.explanation or "")
+    assert long.details["problems"][0]["kind"] == "token_limit"
+    assert "10-token limit" in long.details["problems"][0]["message"]
 
 
 def test_bias_with_a_real_tiny_model_truncates_past_512_tokens() -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.backends.judge.protocol import JudgeRequest
+from assay.backends.embed.fake import FakeEmbedder
+from assay.backends.llm.protocol import JudgeRequest
 from assay.data import read_suite
 from assay.errors import InvalidInputError
 from assay.generate import (
@@ -19,7 +20,6 @@ from assay.generate import (
     generate,
 )
 from assay.generate.scripted import scripted_generation_judge
-from assay.testing.fake_embedder import FakeEmbedder
 
 # thresholds for the fake (hashed bag-of-words) embedder, whose similarities run lower
 FAKE = SelectionConfig(min_source_similarity=0.2, unanswerable_max_similarity=0.6)

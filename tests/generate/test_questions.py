@@ -6,18 +6,19 @@ import random
 
 import pytest
 
-from assay.backends.judge.client import Judge
+from assay.backends.llm.client import Judge
+from assay.backends.llm.prompts import load_prompt
+from assay.backends.llm.scripted import ScriptedJudge
 from assay.errors import JudgeParseError
 from assay.generate.chunking import Chunk
 from assay.generate.questions import (
+    PROMPTS,
     UNANSWERABLE_ANSWER,
     key_facts_task,
-    load_prompt,
     parse_item,
     questions_task,
 )
 from assay.generate.taxonomy import DEFAULT_TAXONOMY, TREC_TAXONOMY
-from assay.testing.scripted_judge import ScriptedJudge
 
 CHUNK = Chunk("fees.md#1", "fees.md", "fees.md", 0, 60,
               "The Everyday account costs 4.50 euros a month. Cards are free.", (0, 2))
@@ -33,7 +34,7 @@ def test_prompts_render_passages_facts_and_rules() -> None:
     assert "PASSAGE 1:\n" + CHUNK.text in prompt and "PASSAGE 2:\n" + OTHER.text in prompt
     assert "From passage 2: Premier costs 14 euros." in prompt
     assert task.request.task == "write_questions"
-    assert task.request.messages[0]["content"] == load_prompt("system")
+    assert task.request.messages[0]["content"] == load_prompt("system", PROMPTS)
     negative = questions_task(DEFAULT_TAXONOMY["unanswerable"], [CHUNK], [["x"]], 1)
     assert "NOT" in negative.request.messages[1]["content"]
     trec = questions_task(TREC_TAXONOMY["trec_num"], [CHUNK], [["x"]], 1)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import random
 
+from assay.backends.llm.scripted import ScriptedJudge
 from assay.generate.chunking import Chunk
 from assay.generate.questions import key_facts_task, parse_item, questions_task
 from assay.generate.scripted import generation_rules
 from assay.generate.taxonomy import DEFAULT_TAXONOMY
-from assay.testing.scripted_judge import ScriptedJudge
 
 FACTS = ["Lists are mutable sequences.", "Tuples are immutable sequences.",
          "A range represents an immutable sequence of numbers.",

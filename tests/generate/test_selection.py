@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from assay.backends.embed.fake import TableEmbedder
 from assay.generate.chunking import Chunk
 from assay.generate.questions import Candidate
 from assay.generate.sampling import Slot
 from assay.generate.selection import SelectionConfig, grounding, grounding_text, select
-from assay.testing.fake_embedder import TableEmbedder
 
 CHUNKS = [
     Chunk("a#1", "a", "a", 0, 50, "The Everyday account costs 4.50 euros a month.", (0, 1)),

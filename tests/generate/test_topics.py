@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from assay.backends.embed.fake import FakeEmbedder
 from assay.errors import InvalidInputError
 from assay.generate.topics import (
     NOISE,
@@ -17,7 +18,6 @@ from assay.generate.topics import (
     reduce,
     renumber,
 )
-from assay.testing.fake_embedder import FakeEmbedder
 
 TEXTS = (
     [f"card payment fee abroad number {i}" for i in range(6)]

@@ -86,6 +86,8 @@ def journey(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
                            "--out", work / "answered.jsonl")
         judge = json.dumps({"base_url": f"{url}/v1", "model": "lazy-judge",
                             "structured": "json_schema", "cache": None})
+        state["estimate"] = cli("judge-estimate", work / "answered.jsonl", "-e",
+                                "judge_qa_accuracy", "--measure", "3", judge=judge)
         common = ["-e", "retrieval,pii_leakage,secrets_leakage,judge_qa_accuracy"]
         state["evaluate"] = cli("evaluate", work / "answered.jsonl", *common,
                                 "--out", work / "run-ids", judge=judge)
@@ -198,6 +200,6 @@ def test_9_the_labeling_app_hides_machine_scores(journey: dict[str, Any]) -> Non
 
 
 def test_11_a_local_judge_server_gets_a_sane_thread_count() -> None:
-    from assay.backends.judge.local_server import default_threads
+    from assay.backends.llm.local_server import default_threads
 
     assert default_threads(2) == 1 and default_threads(16) == 8

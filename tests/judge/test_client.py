@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from assay.backends.judge import (
+from assay.backends.llm import (
     CallableBackend,
     JsonTask,
     Judge,

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from assay.backends.judge import Judge
+from assay.backends.embed.fake import FakeEmbedder
+from assay.backends.llm import Judge
+from assay.backends.llm.scripted import ScriptedJudge
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.base import Status
@@ -21,6 +23,7 @@ from assay.evaluators.judge_answer import (
     JudgeQAAccuracy,
 )
 from assay.evaluators.judge_byop import JudgePrompt, register_prompt_file
+from assay.evaluators.judge_estimate import estimate_judge_cost
 from assay.evaluators.judge_rag import (
     JudgeContextPrecision,
     JudgeContextRecall,
@@ -30,10 +33,7 @@ from assay.evaluators.judge_rag import (
 from assay.evaluators.judge_ragas import JudgeRagas
 from assay.evaluators.judge_safety import JudgeSexism, JudgeTone
 from assay.evaluators.registry import evaluator_class, get_evaluator
-from assay.judge.estimate import estimate_judge_cost
-from assay.testing import sample_cases
-from assay.testing.fake_embedder import FakeEmbedder
-from assay.testing.scripted_judge import ScriptedJudge
+from assay.testing import sample_cases, with_test_doubles
 
 CASE = TestCase(
     id="q1", model="m", question="What does the Premier account cost?",
@@ -191,7 +191,7 @@ def test_backend_failure_is_an_error_outcome_not_a_crash() -> None:
 
 
 def test_ragas_is_the_harmonic_mean_of_its_components() -> None:
-    evaluator = JudgeRagas.for_testing()
+    evaluator = with_test_doubles(JudgeRagas)
     [result] = evaluator.evaluate([CASE])
     parts = result.details["components"]
     assert set(parts) == {"judge_faithfulness", "judge_answer_relevancy",
@@ -202,7 +202,7 @@ def test_ragas_is_the_harmonic_mean_of_its_components() -> None:
 
 def test_never_nan_on_the_sample_cases() -> None:
     for cls in (JudgeFaithfulness, JudgeAnswerCorrectness, JudgeRagas, JudgeTone):
-        for result in cls.for_testing().evaluate(sample_cases()):
+        for result in with_test_doubles(cls).evaluate(sample_cases()):
             for outcome in result.outcomes.values():
                 assert outcome.value is None or math.isfinite(outcome.value)
                 assert outcome.status is Status.OK or outcome.reason

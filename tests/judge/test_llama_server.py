@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from assay.backends.judge import Judge, OpenAICompatBackend
+from assay.backends.embed.fake import FakeEmbedder
+from assay.backends.llm import Judge, OpenAICompatBackend
 from assay.data.case import TestCase
 from assay.evaluators.base import Evaluator, Status
+from assay.evaluators.judge_base import EmbeddingJudgeEvaluator, JudgeEvaluator
 from assay.evaluators.registry import evaluator_class, evaluator_names
-from assay.judge.base import EmbeddingJudgeEvaluator, JudgeEvaluator
-from assay.testing.fake_embedder import FakeEmbedder
 
 from ._servers import FaultProxy
 
@@ -53,7 +53,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp", reason="needs the local-llm extra (llama-cpp-python)")
-    from assay.backends.judge.local_server import llama_server, smollm2_gguf
+    from assay.backends.llm.local_server import llama_server, smollm2_gguf
 
     smollm2_gguf(verify=True)  # sha256-checked before use
     log = tmp_path_factory.mktemp("llama") / "server.log"

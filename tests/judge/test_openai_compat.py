@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from assay.backends.judge import JsonTask, Judge, JudgeRequest, OpenAICompatBackend
+from assay.backends.llm import JsonTask, Judge, JudgeRequest, OpenAICompatBackend
 from assay.errors import BackendError, InvalidInputError
 
 from ._servers import FakeOpenAI, FaultProxy

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from assay.backends.judge import TransientBackendError
+from assay.backends.llm import TransientBackendError
 from assay.cli.main import cli
 from assay.data import read_suite, write_suite
 from assay.data.case import TestCase

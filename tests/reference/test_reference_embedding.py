@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assay.backends.embed.fake import TableEmbedder
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.embedding_answer import EmbAnswerRelevancy
@@ -20,7 +21,6 @@ from assay.evaluators.embedding_completeness import (
     wasserstein_approx,
     wasserstein_exact,
 )
-from assay.testing.fake_embedder import TableEmbedder
 
 WORKED = np.array([[0.0, 1.0], [1.0, 0.5]])
 

@@ -11,6 +11,7 @@ import pytest
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.judge_ragas import JudgeRagas
+from assay.testing import with_test_doubles
 
 CASE = TestCase(
     id="q1",
@@ -28,7 +29,7 @@ COMPONENTS = {
 
 
 def test_ragas_components_are_metrics_beside_the_harmonic_mean() -> None:
-    [result] = JudgeRagas.for_testing().evaluate([CASE])
+    [result] = with_test_doubles(JudgeRagas).evaluate([CASE])
     parts = result.details["components"]
     for metric, component in COMPONENTS.items():
         assert result.outcomes[metric].status is Status.OK
@@ -57,7 +58,7 @@ def test_judge_safety_primary_is_the_reference_binary_verdict(name: str) -> None
     cls = evaluator_class(name)
     assert cls.primary_metric().name == name
     assert ("question" in cls.requires) is uses_question
-    evaluator = cls.for_testing()
+    evaluator = with_test_doubles(cls)
     bad, good = evaluator.evaluate([
         TestCase(id="b", question="What is the fee of the account?", actual_answer=bad_answer),
         TestCase(id="g", question="What is the fee of the account?",

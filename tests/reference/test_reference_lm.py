@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from assay.backends.lm import score_text
+from assay.backends.lm.fake import FakeLM
 from assay.data.case import TestCase
 from assay.evaluators.gptscore import (
     TEMPLATES,
@@ -18,7 +19,6 @@ from assay.evaluators.gptscore import (
     GPTScoreTranslation,
     build_prompt,
 )
-from assay.testing.fake_lm import FakeLM
 
 # "Summarization without reference (GPT Score)": aspect -> instruction, then "\n\nTl;dr\n".
 SUMMARY = {

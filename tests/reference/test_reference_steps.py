@@ -7,9 +7,9 @@ step "Possible hallucination (Gap in Original (Insertion))".
 
 from __future__ import annotations
 
+from assay.backends.embed.fake import TableEmbedder
 from assay.data.case import TestCase
 from assay.evaluators.embedding_steps import EmbStepAlignment
-from assay.testing.fake_embedder import TableEmbedder
 
 STEPS = TableEmbedder(
     {

@@ -15,6 +15,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.registry import evaluator_class
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE
+from assay.testing import with_test_doubles
 
 SUMMARIZATION = ("nli_summac_zs", "nli_summac_conv", "gptscore_summary",
                  "emb_summary_completeness", "judge_summarization")
@@ -28,7 +29,7 @@ def test_every_summarization_evaluator_reads_the_document_from_source(name: str)
     cls = evaluator_class(name)
     assert inspect.signature(cls.__init__).parameters["source"].default == "retrieved_context"
     assert DEFAULT_SUMMARY_SOURCE in cls.requires
-    base = cls.for_testing()
+    base = with_test_doubles(cls)
     params = {**base.get_params()}
     in_context = cls(**params).evaluate(
         [TestCase(id="s", actual_answer=SUMMARY, retrieved_context=[DOCUMENT])])[0]

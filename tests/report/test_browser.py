@@ -101,3 +101,25 @@ def test_script_in_an_answer_is_shown_not_executed(browser: Any, report_run: Eva
     assert browser.title == "assay evaluation report"
     assert not browser.find_elements(By.CSS_SELECTOR, "#case-detail script, #case-detail img")
     assert _errors(browser) == []
+
+
+def test_metrics_skipped_for_one_reason_are_one_drilldown_row(browser: Any, tmp_path: Path
+                                                               ) -> None:
+    from selenium.webdriver.common.by import By
+
+    import assay
+    from assay import TestCase
+
+    cases = [TestCase(id=f"q{i}", model="m", question="What is the fee?", expected_answer="5",
+                      actual_answer="5") for i in range(3)]
+    run = assay.evaluate(cases, ["attack_success", "exact_match"], out=tmp_path / "run")
+    _open(browser, run)
+    browser.find_elements(By.CSS_SELECTOR, "#case-table tbody tr")[0].click()
+    detail = browser.find_element(By.ID, "case-detail")
+    groups = detail.find_elements(By.CSS_SELECTOR, "table.metrics tr.skipped-group")
+    assert len(groups) == 1
+    assert "7 metrics: attack_success *" in groups[0].text
+    assert "not an attack case" in groups[0].text
+    rows = detail.find_elements(By.CSS_SELECTOR, "table.metrics tbody tr")
+    assert len(rows) == 2  # the attack group and exact_match
+    assert _errors(browser) == []

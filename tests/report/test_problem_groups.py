@@ -55,3 +55,37 @@ def test_a_zero_tolerance_check_shows_failures_of_cases_not_a_bare_count(tmp_pat
     html = (tmp_path / "run" / "report.html").read_text()
     assert re.search(r"</span> 1 of 6 cases fail</span>", html)  # shown, not only on hover
     assert not re.search(r"</span> 1</span>", html)
+
+
+def test_long_slice_labels_keep_their_full_text_and_are_not_clipped() -> None:
+    from assay.report.svg import heatmap
+
+    long = "topic=cross-origin resource sharing"
+    grid = {"row_labels": [long], "column_labels": ["x", long], "mean": [[0.9, 0.1]],
+            "n": [[3, 2]], "rows": "topic", "columns": "query_type"}
+    svg = str(heatmap(grid, lo=0, hi=1, title="h"))
+    assert svg.count(f"<title>{long}</title>") == 2  # the row and the column label
+    width = float(re.search(r'width="(\d+)"', svg).group(1))  # type: ignore[union-attr]
+    assert width >= 150 + 78 * 2 + 90  # the last rotated column label fits
+
+
+def test_thresholds_are_drawn_and_the_raw_values_folded(tmp_path: Path) -> None:
+    import numpy as np
+
+    from assay.calibrate.render import write_thresholds
+    from assay.calibrate.report import thresholds_report
+    from assay.report import write_reports
+
+    run = _run(tmp_path)
+    rng = np.random.default_rng(0)
+    labels = np.array([1] * 40 + [0] * 40)
+    scores = np.clip(np.where(labels == 1, 0.7, 0.3) + rng.normal(0, 0.15, 80), 0, 1)
+    report, plot = thresholds_report(scores.reshape(-1, 1), labels, ["token_f1"], n_boot=0)
+    write_thresholds(tmp_path / "run" / "calibration", report, plot)
+    assert run.path is not None
+    write_reports(run, run.path)
+    html = (run.path / "report.html").read_text()
+    assert "<h4>Thresholds on token_f1</h4>" in html and 'class="plot plot-thresholds"' in html
+    methods = [r["method"] for r in report["thresholds"]]
+    assert methods and all(f"{m} " in html for m in methods)  # each method in the legend
+    assert '<details class="calibration-data"><summary>all values of' in html

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import MissingDependencyError, require
+from assay.fileio import jsonl_lines
 
 #: Files larger than this are checked for existence and size only.
 MAX_PARSE_BYTES = 50_000_000
@@ -60,7 +61,7 @@ def _json(text: str, parsed: Parsed) -> None:
 
 def _jsonl(text: str, parsed: Parsed) -> None:
     rows: list[Any] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         try:

@@ -27,7 +27,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -322,6 +322,3 @@ def _parse_spec(text: str, path: Path) -> Any:
         raise InvalidInputError(f"{path}: cannot parse the specification") from None
 
 
-def rules_for(spec: ArtifactSpec, kinds: Sequence[str]) -> list[ArtifactRule]:
-    """The rules of ``spec`` of the given kinds (``file`` / ``folder``)."""
-    return [r for r in spec.artifacts if r.kind in kinds]

@@ -30,13 +30,12 @@ from typing import Any
 
 import pandas as pd
 
+from assay.analyze.leaderboard import mostly_errored
 from assay.errors import InvalidInputError
 from assay.rundir.records import LeaderboardRow
 
 PASS, FAIL, NOT_MEASURED, INFO = "pass", "fail", "not_measured", "info"
 RULES = ("mean", "zero_tolerance", "pass_rate")
-#: Largest share of errored cases with which a check may still pass (errors never pass).
-MAX_ERROR_SHARE = 0.05
 
 
 def _check(
@@ -377,7 +376,7 @@ def _judge(spec: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
             else (f"{_fmt(shown)} (no threshold)")
         )
     n_error, n_ok = int(row.get("n_error") or 0), int(row.get("n_ok") or 0)
-    if n_error and n_error > MAX_ERROR_SHARE * (n_ok + n_error) and status != FAIL:
+    if mostly_errored(n_ok, n_error) and status != FAIL:
         status = NOT_MEASURED
         detail = f"errored on {n_error} of {n_ok + n_error} cases; {detail}"
     return {

@@ -9,6 +9,21 @@ from dataclasses import dataclass
 from assay.evaluators.base import Evaluator, MetricSpec
 from assay.rundir.records import LeaderboardRow, ResultRow
 
+#: Largest share of errored cases (among those attempted: ok + error) with which a metric may
+#: still pass: errors never pass. One rule for the leaderboard, the report verdict, the
+#: six-dimension summary and the default gate.
+MAX_ERROR_SHARE = 0.05
+
+
+def mostly_errored(n_ok: int, n_error: int) -> bool:
+    """Whether more than :data:`MAX_ERROR_SHARE` of the attempted cases errored.
+
+    Example:
+        >>> mostly_errored(4, 10), mostly_errored(100, 5), mostly_errored(0, 0)
+        (True, False, False)
+    """
+    return n_error > 0 and n_error > MAX_ERROR_SHARE * (n_ok + n_error)
+
 
 @dataclass
 class _Cell:
@@ -99,7 +114,18 @@ class LeaderboardBuilder:
                     "n_pass": cell.n_pass,
                     "n_fail": cell.n_fail,
                     "pass_rate": cell.n_pass / judged if judged else None,
-                    "passed": spec.passes(value, threshold) if value is not None else None,
+                    "passed": _passed(spec, value, threshold, cell),
                 }
             )
         return out
+
+
+def _passed(spec: MetricSpec, value: float | None, threshold: float | None,
+            cell: _Cell) -> bool | None:
+    """The metric's verdict: never a pass when it is unmeasured or mostly in error."""
+    if value is None:
+        return None
+    passed = spec.passes(value, threshold)
+    if passed and mostly_errored(cell.n_ok, cell.n_error):
+        return None  # measured on too few cases to be called fine
+    return passed

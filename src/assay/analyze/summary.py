@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from assay.analyze.dimensions import FAIL, PASS, summarize_dimensions
+from assay.analyze.leaderboard import mostly_errored
 from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
 from assay.analyze.resampling import ClusterBootstrap
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
@@ -148,6 +149,9 @@ def verdict(
 ) -> dict[str, Any]:
     """Overall pass / fail: every primary metric with a threshold and every measured dimension pass.
 
+    A primary metric mostly in error (:func:`~assay.analyze.leaderboard.mostly_errored`) is
+    unmeasured: the run is then ``not_measured``, never a pass, unless something fails.
+
     Example:
         >>> verdict([{"primary": True, "passed": False, "model": "m", "metric": "x"}], [])["status"]
         'fail'
@@ -158,10 +162,17 @@ def verdict(
         if r.get("primary") and r.get("passed") is False
     ]
     judged = [r for r in leaderboard if r.get("primary") and r.get("passed") is not None]
+    errored = [
+        {"model": r["model"], "metric": r["metric"]}
+        for r in leaderboard
+        if r.get("primary") and mostly_errored(int(r.get("n_ok") or 0), int(r.get("n_error") or 0))
+    ]
     failing_dims = [d["name"] for d in dimensions if d["status"] == FAIL]
     measured_dims = [d["name"] for d in dimensions if d["status"] in (PASS, FAIL)]
     if failing_metrics or failing_dims:
         status = FAIL
+    elif errored:
+        status = "not_measured"
     elif judged or measured_dims:
         status = PASS
     else:
@@ -169,6 +180,7 @@ def verdict(
     return {
         "status": status,
         "failing_metrics": failing_metrics,
+        "errored_metrics": errored,
         "failing_dimensions": failing_dims,
         "n_primary_judged": len(judged),
         "measured_dimensions": measured_dims,

@@ -14,31 +14,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from assay.calibrate.base import Calibrator
 from assay.calibrate.dataset import score_table
 from assay.calibrate.persist import calibrator_to_dict, load_calibrator
 from assay.errors import InvalidInputError
-from assay.fileio import atomic_path, sha256_file
-from assay.rundir.layout import CALIBRATED_CSV, CALIBRATED_FILE
-
-CALIBRATED_SCHEMA = pa.schema(
-    [
-        ("case_id", pa.string()),
-        ("model", pa.string()),
-        ("calibrator", pa.string()),
-        ("metric", pa.string()),
-        ("status", pa.string()),
-        ("probability", pa.float64()),
-        ("predicted", pa.string()),
-        ("probabilities", pa.string()),
-        ("prediction_set", pa.string()),
-        ("needs_review", pa.bool_()),
-        ("reason", pa.string()),
-    ]
-)
+from assay.fileio import sha256_file
+from assay.rundir.results import write_calibrated_table
 
 
 @dataclass
@@ -153,10 +135,4 @@ def write_calibrated(
 ) -> list[Path]:
     """Write ``calibrated.parquet`` and ``calibrated.csv`` into ``work``; return their paths."""
     frame = pd.concat([calibrated_frame(results, c) for c in calibrators], ignore_index=True)
-    table = pa.Table.from_pandas(frame, schema=CALIBRATED_SCHEMA, preserve_index=False)
-    parquet, csv = work / CALIBRATED_FILE, work / CALIBRATED_CSV
-    with atomic_path(parquet) as tmp:
-        pq.write_table(table, tmp)
-    with atomic_path(csv) as tmp:
-        frame.to_csv(tmp, index=False)
-    return [parquet, csv]
+    return write_calibrated_table(work, frame)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from assay.errors import InvalidInputError
+from assay.fileio import jsonl_lines
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ def read_labels(
 
 def _jsonl(file: Path) -> list[dict[str, Any]]:
     rows = []
-    for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(jsonl_lines(file.read_text(encoding="utf-8")), start=1):
         if line.strip():
             try:
                 rows.append(json.loads(line))

@@ -4,18 +4,65 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import click
 
+_KEY = re.compile(r"\s*[A-Za-z_][\w.\-]*\s*=")
+_CLOSERS = {"[": "]", "{": "}"}
 
-def parse_assignments(values: tuple[str, ...], option: str) -> dict[str, str]:
-    """Parse ``key=value`` pairs (each may hold several, comma-separated)."""
+
+def split_assignments(text: str) -> list[str]:
+    """Split ``KEY=VALUE,KEY=VALUE`` at the commas that start a new ``KEY=``.
+
+    A comma inside brackets, braces or a double-quoted string, or one not followed by ``KEY=``,
+    belongs to the value, so JSON values (``weights=[0.5,0.5]``) and plain lists
+    (``types=rouge1,rouge2``) survive.
+
+    Example:
+        >>> split_assignments('weights=[0.5,0.5],n=2,judge={"a": 1, "b": "x,y=z"}')
+        ['weights=[0.5,0.5]', 'n=2', 'judge={"a": 1, "b": "x,y=z"}']
+        >>> split_assignments("types=rouge1,rouge2, n=3")
+        ['types=rouge1,rouge2', 'n=3']
+    """
+    items: list[str] = []
+    stack: list[str] = []
+    quoted = escaped = False
+    start = 0
+    for i, char in enumerate(text):
+        if quoted:  # inside a JSON string: only its closing quote matters
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+            continue
+        if char == '"':
+            quoted = True
+        elif char in _CLOSERS:
+            stack.append(_CLOSERS[char])
+        elif stack and char == stack[-1]:
+            stack.pop()
+        elif char == "," and not stack and _KEY.match(text, i + 1):
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
+def parse_assignments(values: tuple[str, ...] | list[str], option: str) -> dict[str, str]:
+    """Parse ``KEY=VALUE`` pairs (each value may hold several, comma-separated; JSON values with
+    commas are kept whole, see :func:`split_assignments`).
+
+    Example:
+        >>> parse_assignments(("a=1,b=[1,2]", "c=x"), "--param")
+        {'a': '1', 'b': '[1,2]', 'c': 'x'}
+    """
     out: dict[str, str] = {}
     for value in values:
-        for item in value.split(","):
-            if not item.strip():
-                continue
+        for item in split_assignments(value):
             key, sep, raw = item.partition("=")
             if not sep or not key.strip():
                 raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint=option)

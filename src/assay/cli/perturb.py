@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from assay.cli.options import parse_value
+from assay.cli.options import parse_assignments, parse_value
 from assay.cli.progress import console
 
 
@@ -19,13 +19,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         ('distractors', {'kind': 'contradictory', 'n': 2})
     """
     name, _, rest = spec.partition(":")
-    params: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"expected NAME:KEY=VALUE,..., got {spec!r}")
-        params[key.strip()] = parse_value(raw.strip())
-    return name.strip(), params
+    try:
+        pairs = parse_assignments([rest], "--perturbation")
+    except click.BadParameter:
+        raise click.BadParameter(f"expected NAME:KEY=VALUE,..., got {spec!r}") from None
+    return name.strip(), {key: parse_value(raw) for key, raw in pairs.items()}
 
 
 @click.command("perturb")

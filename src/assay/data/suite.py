@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from assay.data.case import CASE_FIELDS, TestCase
+from assay.data.case import CASE_FIELDS, MAX_DEPTH, TestCase
 from assay.errors import InvalidInputError
-from assay.fileio import atomic_path, sha256_file
+from assay.fileio import atomic_path, jsonl_lines, sha256_file
 
 FORMATS = ("jsonl", "json", "csv", "parquet")
 #: Fields stored as JSON text in flat formats (CSV, Parquet).
@@ -149,8 +149,15 @@ def _decode(path: Path) -> str:
         ) from None
 
 
+def _unreadable(exc: Exception) -> str:
+    """Why the JSON parser gave up, in the suite's terms (not the interpreter's)."""
+    if isinstance(exc, RecursionError):
+        return f"nested deeper than the {MAX_DEPTH} levels a case may have"
+    return str(exc)
+
+
 def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(_decode(path).splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(_decode(path)), start=1):
         if not line.strip():
             continue
         try:
@@ -158,7 +165,8 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{path}: row {number}: invalid JSON: {exc.msg}") from None
         except (RecursionError, ValueError) as exc:  # hostile depth; a 5,000-digit number
-            raise InvalidInputError(f"{path}: row {number}: unreadable JSON: {exc}") from None
+            raise InvalidInputError(f"{path}: row {number}: unreadable JSON: "
+                                    f"{_unreadable(exc)}") from None
         if not isinstance(record, dict):
             raise InvalidInputError(f"{path}: row {number}: expected a JSON object per line")
         yield number, record
@@ -170,7 +178,7 @@ def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{path}: row {exc.lineno}: invalid JSON: {exc.msg}") from None
     except (RecursionError, ValueError) as exc:  # hostile depth; a 5,000-digit number
-        raise InvalidInputError(f"{path}: unreadable JSON: {exc}") from None
+        raise InvalidInputError(f"{path}: unreadable JSON: {_unreadable(exc)}") from None
     if isinstance(data, dict) and isinstance(data.get("cases"), list):
         data = data["cases"]
     if not isinstance(data, list):

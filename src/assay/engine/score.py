@@ -80,6 +80,8 @@ class Scored:
     corpus_values: dict[tuple[str, str], float | None] = field(default_factory=dict)
     #: evaluator → model → corpus-level details (small).
     corpus_details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: (evaluator, model, metric) → why a corpus metric has no value (None: no reason given).
+    corpus_not_computed: dict[tuple[str, str, str], str | None] = field(default_factory=dict)
 
 
 def score(
@@ -117,6 +119,9 @@ def score(
         for model, accumulator in accumulators.items():
             for metric, value in accumulator.finish().items():
                 scored.corpus_values[(model, metric)] = value
+                if value is None:
+                    scored.corpus_not_computed[(evaluator.name, model, metric)] = getattr(
+                        accumulator, "not_computed_reason", None)
             if isinstance(accumulator, CorpusDetails):
                 scored.corpus_details.setdefault(evaluator.name, {})[model] = accumulator.details()
         scored.timings[evaluator.name] = round(time.perf_counter() - t0, 4)

@@ -87,6 +87,18 @@ class Outcome:
         if self.status is not Status.OK and not self.reason:
             raise ValueError("a skipped or error Outcome needs a reason")
 
+    @classmethod
+    def ok_or_skipped(cls, value: float | None, reason: str) -> Outcome:
+        """``ok`` with ``value``, or ``skipped`` with ``reason`` when ``value`` is None.
+
+        Example:
+            >>> Outcome.ok_or_skipped(None, "no turn to score").status.value
+            'skipped'
+        """
+        if value is None:
+            return cls(Status.SKIPPED, None, reason)
+        return cls(Status.OK, value)
+
 
 @dataclass
 class CaseResult:
@@ -143,6 +155,17 @@ class CorpusDetails(Protocol):
     def details(self) -> dict[str, Any]:
         """The corpus-level evidence of one model."""
         ...  # pragma: no cover
+
+
+def problem(kind: str, message: str) -> dict[str, str]:
+    """An evaluator-specific problem for ``CaseResult.details["problems"]`` (it reaches the
+    run's ``problems.json``; :mod:`assay.analyze.evaluator_problems`).
+
+    Example:
+        >>> problem("token_limit", "600 tokens, over the model's 512-token limit")
+        {'kind': 'token_limit', 'message': "600 tokens, over the model's 512-token limit"}
+    """
+    return {"kind": kind, "message": message}
 
 
 class PrefetchFunction(Protocol):
@@ -207,12 +230,6 @@ class Evaluator(ABC):
     def group_key(self, case: TestCase) -> Any:
         """Key of the group a case belongs to (only used when ``grouped``)."""
         return None
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance for the conformance tests; model-based evaluators override this to
-        inject the fakes shipped in :mod:`assay.testing` instead of real models."""
-        return cls()
 
     def corpus_accumulator(self) -> CorpusAccumulator | None:
         """A fresh accumulator for this evaluator's ``corpus`` metrics, or None."""

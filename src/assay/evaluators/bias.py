@@ -19,6 +19,7 @@ from assay.backends.classify import DEFAULT_BIAS, ClassScores, TextClassifier, g
 from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import problem as problem_entry
 from assay.evaluators.embedding_base import quote
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
@@ -77,13 +78,6 @@ class Bias(ResolvesOnce, Evaluator):
         self.classifier = classifier
         self.positive_label = positive_label
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic keyword classifier."""
-        from assay.testing.fake_classifier import KeywordClassifier, bias_words
-
-        return cls(classifier=KeywordClassifier(bias_words(), categories=("Non-biased", "Biased")))
-
     def resolved(self) -> TextClassifier:
         """The classifier behind ``self.classifier`` (loaded on first use)."""
         return self.resolve_once(lambda: get_classifier(self.classifier, "bias"))
@@ -114,7 +108,7 @@ class Bias(ResolvesOnce, Evaluator):
                 problem = (f"answer has {n} tokens, over the bias model's {limit}-token limit: "
                            f"only the first {limit} tokens were classified")
                 details.update(n_tokens=n, max_tokens=limit)
-                details["problems"].append(problem)
+                details["problems"].append(problem_entry("token_limit", problem))
                 explanation += f"; PROBLEM: {problem}"
             out.append(CaseResult.ok({"bias_score": value}, explanation, details))
         return out

@@ -20,7 +20,7 @@ import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, Prefetch, Status
+from assay.evaluators.base import CaseResult, Evaluator, Prefetch, Status, problem
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -53,13 +53,6 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
             embedder,
         )
         self.embedder = embedder
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic fake embedder."""
-        from assay.testing.fake_embedder import FakeEmbedder
-
-        return cls(embedder=FakeEmbedder())
 
     # -- embedder -------------------------------------------------------------------------
     def resolved_embedder(self) -> CachedEmbedder:
@@ -150,6 +143,39 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         return tuple(key)
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        """Score each distinct input once; a case with an empty (all-zero) embedding is an
+        ``error`` with an ``empty_embedding`` problem, never a silent similarity of 0."""
+        empty = self._empty_embeddings(cases)
+        if not empty:
+            return self._score_distinct(cases)
+        keep = [i for i in range(len(cases)) if i not in empty]
+        scored = iter(self._score_distinct([cases[i] for i in keep]) if keep else [])
+        out = []
+        for i in range(len(cases)):
+            if i in empty:
+                message = f"the embedder returned an all-zero vector for {quote(empty[i])!r}"
+                result = CaseResult.error(self.metric_names(), message)
+                result.details["problems"] = [problem("empty_embedding", message)]
+                out.append(result)
+            else:
+                out.append(next(scored))
+        return out
+
+    def _empty_embeddings(self, cases: Sequence[TestCase]) -> dict[int, str]:
+        """Index → first text of that case whose embedding is all zeros (cached: no re-encoding
+        cost beyond a lookup)."""
+        vectors = self.encode_cases(cases)
+        zero = {text for text in vectors if not np.any(vectors[text])}
+        if not zero:
+            return {}
+        found = {}
+        for index, case in enumerate(cases):
+            hit = next((t for t in self.texts_to_encode(case) if t in zero), None)
+            if hit is not None:
+                found[index] = hit
+        return found
+
+    def _score_distinct(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         first: dict[Hashable, int] = {}
         slots = [first.setdefault(self.case_key(c), len(first)) for c in cases]
         if len(first) == len(cases):
@@ -201,7 +227,7 @@ def prefetch_embeddings(
 
     Example:
         >>> from assay.evaluators.embedding_groundedness import EmbGroundedness
-        >>> from assay.testing.fake_embedder import FakeEmbedder
+        >>> from assay.backends.embed.fake import FakeEmbedder
         >>> fake = FakeEmbedder()
         >>> case = TestCase(id="1", actual_answer="Fees are low. Cards are free.",
         ...                 retrieved_context=["Fees are low."])

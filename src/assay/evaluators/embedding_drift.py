@@ -56,6 +56,8 @@ class _DriftAccumulator:
     def __init__(self, evaluator: EmbQuestionsDrift) -> None:
         self.evaluator = evaluator
         self.items: list[tuple[Any, int, str]] = []
+        #: Why ``finish`` gave no value (it reaches problems.json), else None.
+        self.not_computed_reason: str | None = None
 
     def add(self, cases: Sequence[TestCase], results: Sequence[CaseResult]) -> None:
         # runs for every case of the suite (repeats included): plain attribute reads, no calls
@@ -78,6 +80,9 @@ class _DriftAccumulator:
         cut = round(len(items) * ev.split)
         early, late = [q for _, _, q in items[:cut]], [q for _, _, q in items[cut:]]
         if len(early) < ev.min_size or len(late) < ev.min_size:
+            self.not_computed_reason = (
+                f"too few questions: {len(early)} earlier and {len(late)} later, at least "
+                f"min_size={ev.min_size} needed in each part")
             return {"emb_questions_drift": None}
         vectors = ev.encode(early + late)
         (early_rows, early_counts), (late_rows, late_counts) = (

@@ -144,12 +144,13 @@ class EmbTone(EmbeddingEvaluator):
         return DEFAULT_EXEMPLARS if self.exemplars is None else self.exemplars
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
-        return sentences_of(case.actual_answer)
+        # the exemplars too, so a run's prefetch encodes them with the answers (once: deduped)
+        exemplars = [t for keep, breaks in self._pairs().values() for t in (*keep, *breaks)]
+        return sentences_of(case.actual_answer) + exemplars
 
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         pairs = self._pairs()
-        anchors = self.encode([t for keep, breaks in pairs.values() for t in (*keep, *breaks)])
-        vectors = self.encode_cases(cases)
+        vectors = anchors = self.encode_cases(cases)
         out: list[CaseResult] = []
         for case in cases:
             answer = sentences_of(case.actual_answer)

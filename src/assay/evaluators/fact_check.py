@@ -7,11 +7,11 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from assay.backends.judge.factory import JudgeSpec
+from assay.backends.llm.factory import JudgeSpec
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall
 from assay.evaluators.registry import register
-from assay.judge.base import JudgeEvaluator, PlannedCall
 from assay.params import check
 from assay.text import split_sentences
 
@@ -27,7 +27,7 @@ class FactCheck(JudgeEvaluator):
     cannot be parsed (after one retry) makes the case an explicit error, with the trail so far.
 
     Args:
-        judge: The judge (see :class:`~assay.judge.base.JudgeEvaluator`).
+        judge: The judge (see :class:`~assay.evaluators.judge_base.JudgeEvaluator`).
         corpus: Where to search: a folder or file (read and chunked as by ``assay generate``),
             a list of texts, or a mapping id -> text. None searches each case's own
             ``retrieved_context``.
@@ -137,13 +137,6 @@ class FactCheck(JudgeEvaluator):
         self.k = k
         self.max_rows = max_rows
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """Wired to a scripted judge that answers the fact-check tasks."""
-        from assay.agents.factcheck.scripted import scripted_factcheck_judge
-
-        return cls(judge=scripted_factcheck_judge())
-
     def spec(self) -> dict[str, Any]:
         """The judge evaluator's spec; an in-memory corpus is summarised (count and sha256)
         rather than copied into run manifests."""
@@ -251,7 +244,7 @@ class FactCheck(JudgeEvaluator):
         return max(0, self.max_rows - int(self.__dict__.get("_rows_seen", 0)))
 
     def _result(self, report: Any) -> CaseResult:
-        from assay.judge.base import usage_details
+        from assay.evaluators.judge_base import usage_details
 
         details = {**report.to_dict(), "judge": usage_details(self.judge_client(), report.outcomes)}
         if report.error is not None:

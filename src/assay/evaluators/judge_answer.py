@@ -10,13 +10,18 @@ from typing import Any
 
 import numpy as np
 
-from assay.backends.judge.client import JsonOutcome
-from assay.backends.judge.factory import JudgeSpec
+from assay.backends.llm.client import JsonOutcome
+from assay.backends.llm.factory import JudgeSpec
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.judge_base import EmbeddingJudgeEvaluator, JudgeEvaluator, PlannedCall, share
+from assay.evaluators.judge_tasks import (
+    extract_statements,
+    generate_questions,
+    score_task,
+    verify_statements,
+)
 from assay.evaluators.registry import register
-from assay.judge.base import EmbeddingJudgeEvaluator, JudgeEvaluator, PlannedCall, share
-from assay.judge.tasks import extract_statements, generate_questions, score_task, verify_statements
 from assay.params import check
 from assay.text import split_sentences
 

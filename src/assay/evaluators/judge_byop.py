@@ -22,15 +22,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.backends.judge.client import JsonOutcome
-from assay.backends.judge.factory import JudgeSpec
+from assay.backends.llm.client import JsonOutcome
+from assay.backends.llm.factory import JudgeSpec
+from assay.backends.llm.prompts import load_prompt, placeholders
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall
+from assay.evaluators.judge_tasks import PROMPTS, verdict_task
 from assay.evaluators.registry import register
-from assay.judge.base import JudgeEvaluator, PlannedCall, scripted_judge
-from assay.judge.tasks import verdict_task
-from assay.judge.templates import load_prompt, placeholders
 
 #: Template placeholder -> case field.
 PLACEHOLDERS = {
@@ -39,7 +39,6 @@ PLACEHOLDERS = {
     "context": "retrieved_context",
     "answer": "actual_answer",
 }
-_EXAMPLE = "Does the ANSWER answer the QUESTION?\nQUESTION: {question}\nANSWER: {answer}"
 
 
 def _value(case: TestCase, placeholder: str) -> str:
@@ -90,19 +89,12 @@ class JudgePrompt(JudgeEvaluator):
         self.template = template
         self.requires = tuple(PLACEHOLDERS[p] for p in PLACEHOLDERS if p in used)  # type: ignore[misc]
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """Wired to the scripted judge (with an example template for ``judge_prompt``)."""
-        if cls.template_default is None:
-            return cls(judge=scripted_judge(), template=_EXAMPLE)
-        return cls(judge=scripted_judge())
-
     def _task(self, case: TestCase) -> Any:
         assert self.template is not None
         used = placeholders(self.template, list(PLACEHOLDERS))
         variables = {p: _value(case, p) for p in used}
         return verdict_task("byop", variables,
-                            template=self.template + "\n\n" + load_prompt("byop_suffix"))
+                            template=self.template + "\n\n" + load_prompt("byop_suffix", PROMPTS))
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         outcomes = self.run([self._task(c) for c in cases])
@@ -146,9 +138,9 @@ def prompt_evaluator(config: Mapping[str, Any]) -> type[JudgePrompt]:
         raise InvalidInputError(f"a judge prompt needs a name of letters, digits and '_'; "
                                 f"got {raw_name!r}")
     name = raw_name if raw_name.startswith("judge_") else f"judge_{raw_name}"
-    from assay.evaluators.registry import _REGISTRY
+    from assay.evaluators.registry import EVALUATORS
 
-    existing = _REGISTRY.get(name)
+    existing = EVALUATORS.get(name) if name in EVALUATORS else None
     template = config.get("template")
     if isinstance(existing, type) and issubclass(existing, JudgePrompt) and \
             existing.template_default == template:

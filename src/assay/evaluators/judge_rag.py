@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay.backends.judge.client import JsonOutcome
+from assay.backends.llm.client import JsonOutcome
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall, context_text, share
+from assay.evaluators.judge_tasks import extract_statements, numbered_verdicts, verify_statements
 from assay.evaluators.registry import register
-from assay.judge.base import JudgeEvaluator, PlannedCall, context_text, share
-from assay.judge.tasks import extract_statements, numbered_verdicts, verify_statements
 from assay.text import split_sentences
 
 

@@ -6,17 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from assay.backends.judge.factory import JudgeSpec
+from assay.backends.llm.factory import JudgeSpec
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.judge_answer import JudgeAnswerRelevancy
+from assay.evaluators.judge_base import EmbeddingJudgeEvaluator, JudgeEvaluator, PlannedCall
 from assay.evaluators.judge_rag import (
     JudgeContextPrecision,
     JudgeContextRecall,
     JudgeFaithfulness,
 )
 from assay.evaluators.registry import register
-from assay.judge.base import EmbeddingJudgeEvaluator, JudgeEvaluator, PlannedCall
 
 
 def harmonic_mean(values: Sequence[float]) -> float:

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from assay.backends.judge.client import JsonOutcome
-from assay.backends.judge.factory import JudgeSpec
+from assay.backends.llm.client import JsonOutcome
+from assay.backends.llm.factory import JudgeSpec
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall, context_text, share
+from assay.evaluators.judge_tasks import numbered_verdicts, verdict_score_task, verdict_task
 from assay.evaluators.registry import register
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_text
-from assay.judge.base import JudgeEvaluator, PlannedCall, context_text, share
-from assay.judge.tasks import numbered_verdicts, verdict_score_task, verdict_task
 from assay.params import check
 
 #: Default brand attributes of tone.

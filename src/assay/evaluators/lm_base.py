@@ -22,13 +22,6 @@ class LMEvaluator(ResolvesOnce, Evaluator):
         self.lm = lm
         self.stride = stride
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic fake language model."""
-        from assay.testing.fake_lm import FakeLM
-
-        return cls(lm=FakeLM())
-
     def resolved_lm(self) -> LanguageModel:
         """The model behind ``self.lm`` (loaded on first use)."""
         return self.resolve_once(lambda: get_lm(self.lm))

@@ -15,7 +15,7 @@ from assay.backends.embed import CachedEmbedder
 from assay.backends.nli import DEFAULT_NLI, NLIModel, NLIScores, get_nli
 from assay.backends.nli.head_nli import HeadNLI
 from assay.data.case import TestCase
-from assay.evaluators.base import Evaluator
+from assay.evaluators.base import Evaluator, problem
 from assay.evaluators.embedding_base import chunk_sentences, quote, rounded, sentences_of
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
@@ -34,13 +34,6 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
         check(isinstance(nli, str | NLIModel), "nli", type(self).__name__,
               "a model name, a folder path, 'fake' or an NLIModel", nli)
         self.nli = nli
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic fake NLI model."""
-        from assay.testing.fake_nli import FakeNLI
-
-        return cls(nli=FakeNLI())
 
     def resolved_nli(self) -> NLIModel:
         """The model behind ``self.nli`` (loaded on first use)."""
@@ -67,7 +60,7 @@ class PairCollector:
     """Collects (premise, hypothesis) pairs of many cases, scores them in one model call.
 
     Example:
-        >>> from assay.testing.fake_nli import FakeNLI
+        >>> from assay.backends.nli.fake import FakeNLI
         >>> pairs = PairCollector()
         >>> rows = pairs.add(["It rains.", "It snows."], "It rains.")
         >>> scores = pairs.score(FakeNLI())
@@ -119,3 +112,16 @@ def best(values: np.ndarray) -> tuple[int, float]:
     """Index and value of the maximum."""
     index = int(np.argmax(values))
     return index, float(values[index])
+
+
+def truncation_problems(scores: NLIScores, rows: Sequence[Sequence[int]] | np.ndarray) -> list[
+        dict[str, str]]:
+    """A ``token_limit`` problem when any of the case's pairs (``rows`` of ``scores``) was cut
+    to the NLI model's input length, else none (it reaches the run's ``problems.json``)."""
+    cut = int(sum(int(np.asarray(scores.truncated)[np.asarray(r, dtype=int)].sum())
+                  for r in rows))
+    if not cut:
+        return []
+    return [problem("token_limit", f"{cut} (premise, hypothesis) pairs over the NLI model's "
+                                   "input limit were cut to it: the cut text was not read")]
+

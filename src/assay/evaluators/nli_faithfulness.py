@@ -13,7 +13,13 @@ import numpy as np
 from assay.backends.nli import DEFAULT_NLI, ENTAILMENT, NLIModel
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.nli_base import NLIEvaluator, PairCollector, chunks_of, quote
+from assay.evaluators.nli_base import (
+    NLIEvaluator,
+    PairCollector,
+    chunks_of,
+    quote,
+    truncation_problems,
+)
 from assay.evaluators.registry import register
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -73,6 +79,7 @@ class NLIFaithfulness(NLIEvaluator):
                 explanation,
                 {"claims": [{"claim": quote(c), "p_entailment": round(p, 4), "supported": ok}
                             for c, p, ok in zip(claims, best, supported, strict=True)],
-                 "tau": self.tau, "model": self.model_name()},
+                 "tau": self.tau, "model": self.model_name(),
+                 "problems": truncation_problems(scores, rows) if scores is not None else []},
             ))
         return out

@@ -29,6 +29,7 @@ from assay.evaluators.nli_base import (
     probs_dict,
     quote,
     rounded,
+    truncation_problems,
 )
 from assay.evaluators.registry import register
 from assay.text.sentences import split_sentences
@@ -106,12 +107,14 @@ class NLIGroundedness(NLIEvaluator):
                 f"{len(flagged)} of {len(sentences)} answer sentences flagged as potential "
                 f"hallucinations; least grounded ({array[worst]:.2f}): {quote(sentences[worst])!r}"
             )
+            cut = int(sum(scores.truncated[r].sum() for r in rows))
             details = {
                 "sentences": per_sentence,
                 "flagged": flagged,
                 "scores": rounded(array),
                 "model": self.model_name(),
-                "truncated_pairs": int(sum(scores.truncated[r].sum() for r in rows)),
+                "truncated_pairs": cut,
+                "problems": truncation_problems(scores, rows),
             }
             out.append(CaseResult.ok(
                 {"nli_groundedness_mean": float(array.mean()),

@@ -15,7 +15,7 @@ import numpy as np
 
 from assay.backends.nli import DEFAULT_HHEM, NLIModel
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import chunk_sentences
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
 from assay.evaluators.registry import register
@@ -40,13 +40,6 @@ class NLIHallucinationHHEM(NLIEvaluator):
 
     def __init__(self, nli: str | NLIModel = DEFAULT_HHEM) -> None:
         super().__init__(nli)
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic fake NLI model."""
-        from assay.testing.fake_nli import FakeNLI
-
-        return cls(nli=FakeNLI())
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
         """The whole answer and the context's sentences, for the head's prefetch."""

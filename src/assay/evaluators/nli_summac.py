@@ -19,7 +19,7 @@ import numpy as np
 from assay.backends.nli import CONTRADICTION, DEFAULT_NLI, ENTAILMENT, NLIModel, NLIScores
 from assay.data.case import TestCase
 from assay.errors import BackendError
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote, rounded
 from assay.evaluators.registry import register
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_chunks
@@ -60,8 +60,9 @@ class _SummaC(NLIEvaluator):
         self.requires = (self.source, "actual_answer")  # type: ignore[misc]
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
-        """Document (question) and summary (answer) sentences, for the head's prefetch."""
-        return split_sentences(case.question) + split_sentences(case.actual_answer)
+        """Document (``source``) and summary (answer) sentences, for the head's prefetch."""
+        document = [s for chunk in source_chunks(case, self.source) for s in split_sentences(chunk)]
+        return document + split_sentences(case.actual_answer)
 
     def _score_all(self, cases: Sequence[TestCase]) -> tuple[list[Plan | str], NLIScores | None]:
         pairs = PairCollector()
@@ -131,14 +132,6 @@ class NLISummaCConv(_SummaC):
         check(isinstance(bins, str), "bins", "NLISummaCConv", "'percentile' or 'evenN'", bins)
         self.weights = weights
         self.bins = bins
-
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """Fake NLI and random (seeded) Conv weights written to a temporary file."""
-        from assay.testing.fake_nli import FakeNLI
-        from assay.testing.tiny_models import summac_conv_weights
-
-        return cls(nli=FakeNLI(), weights=str(summac_conv_weights(n_bins=23)))
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         from assay.backends.nli.summac_conv import bin_edges, conv_score, load_weights

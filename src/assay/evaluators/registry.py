@@ -2,6 +2,8 @@
 
 Every module in :mod:`assay.evaluators` is imported on first lookup, so adding an evaluator is
 adding a module; those modules must not import heavy libraries at import time (DESIGN §5).
+Installed packages add evaluators through the entry-point group ``assay.evaluators``
+(docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -12,12 +14,45 @@ from typing import Any, TypeVar
 
 from assay.errors import InvalidInputError
 from assay.evaluators.base import REQUIRABLE_FIELDS, Evaluator
+from assay.registry import GROUPS, Registry
 
 E = TypeVar("E", bound=type[Evaluator])
 
-_REGISTRY: dict[str, type[Evaluator]] = {}
 _METRIC_OWNERS: dict[str, str] = {}
-_discovered = False
+
+
+def _check(name: str, cls: type[Evaluator]) -> None:
+    """Refuse an evaluator whose name, metrics or required fields clash or are unknown."""
+    if not (isinstance(cls, type) and issubclass(cls, Evaluator)):
+        raise InvalidInputError(f"evaluator {name!r} is not an Evaluator subclass: {cls!r}")
+    if cls.name != name:
+        raise InvalidInputError(f"evaluator {cls.__name__} is named {cls.name!r}, not {name!r}")
+    if not cls.metrics:
+        raise InvalidInputError(f"evaluator {name!r} declares no metrics")
+    unknown = set(cls.requires) - set(REQUIRABLE_FIELDS)
+    if unknown:
+        raise InvalidInputError(f"evaluator {name!r} requires unknown fields {sorted(unknown)}")
+    for metric in cls.metric_names():
+        owner = _METRIC_OWNERS.get(metric)
+        if owner is not None and owner != name:
+            raise InvalidInputError(
+                f"metric {metric!r} of {name!r} is already declared by {owner!r}")
+    for metric in cls.metric_names():
+        _METRIC_OWNERS[metric] = name
+
+
+def _discover() -> None:
+    import assay.evaluators as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name not in ("base", "registry"):
+            importlib.import_module(f"{package.__name__}.{module.name}")
+
+
+#: The evaluators: assay's own modules, and plugins of the entry-point group ``assay.evaluators``.
+EVALUATORS: Registry[type[Evaluator]] = Registry(
+    "evaluator", GROUPS["evaluator"], discover=_discover, validate=_check,
+    hint=" Run 'assay evaluators' for the catalogue.")
 
 
 def register(cls: E) -> E:
@@ -26,55 +61,18 @@ def register(cls: E) -> E:
     Evaluator names and metric names are unique across the whole registry, so a metric name alone
     identifies a metric everywhere (thresholds, reports, calibration).
     """
-    name = cls.name
-    if name in _REGISTRY and _REGISTRY[name] is not cls:
-        raise ValueError(f"an evaluator named {name!r} is already registered")
-    if not cls.metrics:
-        raise ValueError(f"evaluator {name!r} declares no metrics")
-    unknown = set(cls.requires) - set(REQUIRABLE_FIELDS)
-    if unknown:
-        raise ValueError(f"evaluator {name!r} requires unknown fields {sorted(unknown)}")
-    for metric in cls.metric_names():
-        owner = _METRIC_OWNERS.get(metric)
-        if owner is not None and owner != name:
-            raise ValueError(f"metric {metric!r} of {name!r} is already declared by {owner!r}")
-    for metric in cls.metric_names():
-        _METRIC_OWNERS[metric] = name
-    _REGISTRY[name] = cls
+    EVALUATORS.register(cls.name, cls)
     return cls
 
 
-def _discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    import assay.evaluators as package
-
-    for module in pkgutil.iter_modules(package.__path__):
-        if module.name not in ("base", "registry"):
-            importlib.import_module(f"{package.__name__}.{module.name}")
-    _discovered = True
-
-
 def evaluator_names() -> list[str]:
-    """Names of all registered evaluators, sorted."""
-    _discover()
-    return sorted(_REGISTRY)
+    """Names of all registered evaluators (plugins included), sorted."""
+    return EVALUATORS.names()
 
 
 def evaluator_class(name: str) -> type[Evaluator]:
     """The evaluator class registered as ``name``."""
-    _discover()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        import difflib
-
-        close = difflib.get_close_matches(name, _REGISTRY, n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise InvalidInputError(
-            f"Unknown evaluator {name!r}.{hint} Run 'assay evaluators' for the catalogue."
-        ) from None
+    return EVALUATORS.get(name)
 
 
 def get_evaluator(name: str, **params: Any) -> Evaluator:
@@ -93,7 +91,7 @@ def get_evaluator(name: str, **params: Any) -> Evaluator:
 
 def metric_owner(metric: str) -> str:
     """Name of the evaluator that declares ``metric``."""
-    _discover()
+    EVALUATORS.load_all()
     try:
         return _METRIC_OWNERS[metric]
     except KeyError:
@@ -102,10 +100,8 @@ def metric_owner(metric: str) -> str:
 
 def catalogue() -> list[dict[str, Any]]:
     """One description per registered evaluator, for listings and generated docs."""
-    _discover()
     rows = []
-    for name in sorted(_REGISTRY):
-        cls = _REGISTRY[name]
+    for name, cls in sorted(EVALUATORS.load_all().items()):
         rows.append(
             {
                 "name": name,

@@ -101,13 +101,6 @@ class Toxicity(ResolvesOnce, Evaluator):
               "TextClassifier", classifier)
         self.classifier = classifier
 
-    @classmethod
-    def for_testing(cls) -> Evaluator:
-        """An instance wired to the deterministic keyword classifier."""
-        from assay.testing.fake_classifier import KeywordClassifier
-
-        return cls(classifier=KeywordClassifier())
-
     def resolved(self) -> TextClassifier:
         """The classifier behind ``self.classifier`` (loaded on first use)."""
         return self.resolve_once(lambda: get_classifier(self.classifier, "toxicity"))

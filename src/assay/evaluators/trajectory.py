@@ -16,15 +16,9 @@ from assay.agents.trajectory import (
     tool_precision_recall,
 )
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome
 from assay.evaluators.registry import register
 from assay.params import check
-
-
-def _outcome(value: float | None, reason: str) -> Outcome:
-    if value is None:
-        return Outcome(Status.SKIPPED, None, reason)
-    return Outcome(Status.OK, value)
 
 
 @register
@@ -91,22 +85,24 @@ class TrajectoryMetrics(Evaluator):
             else outcome_matches(traj.final_answer, case.expected_outcome)
         )
         outcomes = {
-            "tool_precision": _outcome(
+            "tool_precision": Outcome.ok_or_skipped(
                 precision, no_expected if expected is None else "the agent called no tool"
             ),
-            "tool_recall": _outcome(
+            "tool_recall": Outcome.ok_or_skipped(
                 recall, no_expected if expected is None else "no tool call was expected"
             ),
-            "argument_correctness": _outcome(
+            "argument_correctness": Outcome.ok_or_skipped(
                 None if expected is None else argument_correctness(traj.steps, expected),
                 "no expected tool call gives arguments",
             ),
-            "step_efficiency": _outcome(
+            "step_efficiency": Outcome.ok_or_skipped(
                 step_efficiency(len(traj.steps), traj.minimal_steps),
                 "neither min_steps nor expected_tools is given",
             ),
-            "error_recovery": _outcome(recovery, "no tool call failed"),
-            "task_completion": _outcome(completion, "the case has no expected_outcome"),
+            "error_recovery": Outcome.ok_or_skipped(recovery, "no tool call failed"),
+            "task_completion": Outcome.ok_or_skipped(
+                completion, "the case has no expected_outcome"
+            ),
         }
         used = ", ".join(s.name for s in traj.steps) or "none"
         explanation = f"{len(traj.steps)} steps (tools: {used})"

@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.analyze.dimensions import FAIL, NOT_MEASURED, PASS
+from assay.analyze.leaderboard import MAX_ERROR_SHARE
+from assay.errors import RunGateError
+
 if TYPE_CHECKING:
     from assay.rundir.run import EvaluationRun
 
-PASS, FAIL, NOT_MEASURED = "pass", "fail", "not_measured"
-
-
-class RunGateError(AssertionError):
-    """Raised by :func:`assert_run_passes` when a run misses its thresholds."""
 
 
 @dataclass
@@ -93,7 +92,7 @@ def check_run(
     dimensions: bool | Sequence[str] = False,
     dimension_config: Mapping[str, Any] | str | Path | None = None,
     require_measured: bool = False,
-    max_error_rate: float | None = 0.05,
+    max_error_rate: float | None = MAX_ERROR_SHARE,
 ) -> GateResult:
     """Check a run (or run directory) against its thresholds.
 

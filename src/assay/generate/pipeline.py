@@ -22,8 +22,8 @@ import numpy as np
 
 from assay.backends.embed import get_embedder
 from assay.backends.embed.base import Embedder
-from assay.backends.judge.client import Judge
-from assay.backends.judge.factory import JudgeSpec, make_judge
+from assay.backends.llm.client import Judge
+from assay.backends.llm.factory import JudgeSpec, make_judge
 from assay.data.case import TestCase
 from assay.data.suite import TestSuite, write_suite
 from assay.errors import InvalidInputError
@@ -143,7 +143,7 @@ class GenerationResult:
 
 
 def resolve_judge(spec: JudgeSpec) -> Judge:
-    """:func:`~assay.backends.judge.make_judge`, except that ``"scripted"`` gives the scripted
+    """:func:`~assay.backends.llm.make_judge`, except that ``"scripted"`` gives the scripted
     judge that answers the generation prompts (:mod:`assay.generate.scripted`).
 
     Example:
@@ -297,7 +297,7 @@ def generate(
 
     Args:
         sources: A folder, files, or an ingested :class:`Corpus`.
-        judge: The question writer (see :func:`~assay.backends.judge.make_judge`).
+        judge: The question writer (see :func:`~assay.backends.llm.make_judge`).
         embedder: Embeds chunks and questions (spec or instance).
         config: Parameters (defaults: 50 questions over all default types).
         taxonomy: Extra or replacement query types (names usable in ``config.types``).

@@ -3,7 +3,7 @@
 For every sampled chunk the judge first lists the chunk's key facts (``key_facts`` prompt); the
 questions are then written from the passage(s) and those facts (``questions`` prompt), one
 request per group of slots sharing chunks, type and wanted yes/no answer. Prompts are package
-data under ``assay/generate/prompts/``. Replies go through :class:`~assay.backends.judge.Judge`,
+data under ``assay/generate/prompts/``. Replies go through :class:`~assay.backends.llm.Judge`,
 so they are cached, retried on transient failures and repaired or retried once when they are not
 valid JSON. A reply that parses but has unusable items keeps its good items: each bad one becomes
 a :class:`Candidate` dropped with the reason (``malformed: ...``), never an exception.
@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-from assay.backends.judge.client import JsonOutcome, JsonTask, Judge
-from assay.backends.judge.protocol import JudgeRequest
-from assay.errors import JudgeParseError
+from assay.backends.llm.client import JsonOutcome, JsonTask, Judge
+from assay.backends.llm.prompts import build_request, load_prompt, numbered
+from assay.errors import JudgeParseError, PlaceholderError
 from assay.generate.chunking import Chunk
 from assay.generate.sampling import Slot
 from assay.generate.taxonomy import QueryType
-from assay.judge.templates import numbered, render
 from assay.text import split_sentences
 
+#: The package whose ``prompts/`` folder holds the generation prompts.
+PROMPTS = "assay.generate"
 FACTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
@@ -74,27 +73,6 @@ _EXAMPLES = {
 }
 
 
-@lru_cache(maxsize=16)
-def load_prompt(name: str) -> str:
-    """The text of the shipped generation prompt ``name`` (without ``.md``).
-
-    Example:
-        >>> "{passage}" in load_prompt("key_facts")
-        True
-    """
-    path = resources.files("assay.generate").joinpath("prompts", f"{name}.md")
-    return path.read_text(encoding="utf-8").strip("\n")
-
-
-def _request(task: str, user: str, schema: Mapping[str, Any], variables: dict[str, Any],
-             max_tokens: int | None) -> JudgeRequest:
-    return JudgeRequest(
-        messages=({"role": "system", "content": load_prompt("system")},
-                  {"role": "user", "content": user}),
-        max_tokens=max_tokens, json_schema=schema, task=task, variables=variables,
-    )
-
-
 # -- key facts --------------------------------------------------------------------------------
 def fallback_facts(text: str, max_facts: int) -> list[str]:
     """The chunk's sentences, without headings (Markdown ``#`` lines, and short lines that do
@@ -121,8 +99,8 @@ def key_facts_task(chunk: Chunk, *, max_facts: int = 8, max_tokens: int | None =
         'The fee is 5 eur.'
     """
     variables = {"passage": chunk.text, "max_facts": str(max_facts)}
-    request = _request("key_facts", render(load_prompt("key_facts"), variables), FACTS_SCHEMA,
-                       {**variables, "chunk_id": chunk.id}, max_tokens)
+    request = build_request("key_facts", variables, FACTS_SCHEMA, package=PROMPTS,
+                            extra={"chunk_id": chunk.id}, max_tokens=max_tokens)
 
     def interpret(value: Any) -> list[str]:
         facts = [str(f).strip() for f in value["facts"] if isinstance(f, str) and f.strip()]
@@ -207,8 +185,9 @@ def questions_task(
     extra = {"query_type": qtype.name, "answer_format": fmt, "polarity": polarity,
              "chunk_texts": [c.text for c in chunks], "chunk_ids": [c.id for c in chunks],
              "fact_lists": [list(f) for f in facts], "n": count}
-    request = _request("write_questions", render(load_prompt("questions"), variables),
-                       QUESTIONS_SCHEMA, {**variables, **extra}, max_tokens)
+    request = build_request("write_questions", variables, QUESTIONS_SCHEMA, package=PROMPTS,
+                            template=load_prompt("questions", PROMPTS), extra=extra,
+                            max_tokens=max_tokens)
 
     def interpret(value: Any) -> list[Any]:
         items = [i for i in value["questions"] if isinstance(i, dict | str)]
@@ -223,11 +202,6 @@ _YES_NO = re.compile(r"^\W*(yes|no)\b[\s,.:;!-]*", re.IGNORECASE)
 #: A template slot such as ``<question>`` or ``<what the passage does not say>``: a small model
 #: copying the prompt's example instead of writing a question.
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>")
-
-
-class PlaceholderError(ValueError):
-    """A generated item repeats a placeholder of the prompt's example (dropped as
-    ``placeholder``, never kept)."""
 
 
 def _check_no_placeholder(**fields: str) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay._version import __version__
 from assay.backends.embed.base import Embedder
-from assay.backends.judge.client import Judge
+from assay.backends.llm.client import Judge
 from assay.generate.chunking import Chunk
 from assay.generate.coverage import coverage_rows, trec_rows, type_rows
 from assay.generate.ingest import Corpus

@@ -12,10 +12,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assay.backends.judge.client import Judge
-from assay.backends.judge.protocol import JudgeRequest
+from assay.backends.llm.client import Judge
+from assay.backends.llm.protocol import JudgeRequest
+from assay.backends.llm.scripted import Reply, ScriptedJudge
 from assay.generate.questions import fallback_facts
-from assay.testing.scripted_judge import Reply, ScriptedJudge
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _VERB = re.compile(r"\b(is|are|was|were|can|will|must|should|does|do|has|have|returns?)\b")

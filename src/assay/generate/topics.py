@@ -263,7 +263,7 @@ def build_topics(
         seed: Seed of the reducer and of k-means.
 
     Example:
-        >>> from assay.testing.fake_embedder import FakeEmbedder
+        >>> from assay.backends.embed.fake import FakeEmbedder
         >>> texts = ["card fee abroad", "card fee cash", "card fee euros",
         ...          "loan rate interest", "loan rate term", "loan rate repay"]
         >>> model = build_topics(FakeEmbedder().encode(texts), texts, k=2)

@@ -23,11 +23,11 @@ import pandas as pd
 
 from assay.errors import InvalidInputError
 from assay.rundir.layout import (
-    CALIBRATED_FILE,
     CALIBRATION_DIR,
     CALIBRATION_FILES,
     VERDICT_CASES_FILE,
 )
+from assay.rundir.results import read_calibrated
 
 logger = logging.getLogger(__name__)
 
@@ -217,9 +217,10 @@ def uncertain_cases(
         loaded = prepare_calibrators([calibrator], known)[0]
         frame = calibrated_frame(results, loaded)
         metrics = loaded.calibrator.metric_names
-    elif (Path(run_dir) / CALIBRATED_FILE).is_file():
-        frame = pd.read_parquet(Path(run_dir) / CALIBRATED_FILE)
-        metrics = [m for m in str(frame["metric"].iloc[0]).split("+")] if len(frame) else []
+    else:
+        frame = read_calibrated(Path(run_dir))
+        if frame is not None and len(frame):
+            metrics = str(frame["metric"].iloc[0]).split("+")
     review = review_cases(run_dir)
     if frame is None:
         return review, []

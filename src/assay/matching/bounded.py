@@ -18,16 +18,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from assay.errors import AssayError, InvalidInputError
+from assay.errors import InvalidInputError, RegexTimeoutError
 
 #: The accepted engine names.
 ENGINES = ("regex", "re2", "auto")
 #: Default time limit of one search, in seconds.
 DEFAULT_TIMEOUT_S = 1.0
-
-
-class RegexTimeoutError(AssayError, TimeoutError):
-    """A regular-expression search ran past its time limit."""
 
 
 class BoundedPattern:
@@ -47,7 +43,7 @@ class BoundedPattern:
         >>> BoundedPattern("(a+)+$", timeout_s=0.05).search("a" * 5000 + "!")
         Traceback (most recent call last):
         ...
-        assay.matching.bounded.RegexTimeoutError: regular expression '(a+)+$' timed out after 0.05 s
+        assay.errors.RegexTimeoutError: regular expression '(a+)+$' timed out after 0.05 s
     """
 
     def __init__(

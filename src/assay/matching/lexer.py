@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from assay.errors import InvalidInputError
+from assay.errors import ConditionSyntaxError
 
 #: Conditions longer than this are rejected before lexing.
 MAX_CONDITION_CHARS = 100_000
@@ -44,31 +44,6 @@ class Token:
     text: str
     value: str = ""
     raw: str = ""
-
-
-class ConditionSyntaxError(InvalidInputError):
-    """A condition does not follow the grammar; names the position and what was expected.
-
-    Attributes:
-        condition: The condition text.
-        position: 0-based character offset of the problem.
-        expected: What the parser expected there.
-        found: What it found instead.
-    """
-
-    def __init__(self, condition: str, position: int, expected: str, found: str) -> None:
-        self.condition = condition
-        self.position = position
-        self.expected = expected
-        self.found = found
-        line = condition.replace("\n", " ").replace("\t", " ")
-        lo = max(0, position - 60)
-        snippet = line[lo : position + 60]
-        caret = " " * (position - lo) + "^"
-        super().__init__(
-            f"syntax error in condition at position {position}: expected {expected}, "
-            f"found {found}\n  {snippet}\n  {caret}"
-        )
 
 
 def _decode(raw: str) -> str:

@@ -1,7 +1,7 @@
 """Paraphrases of the question written by an LLM through the judge backend (optional).
 
-The judge is any :data:`assay.backends.judge.JudgeSpec` (a ``provider:model`` string, a dict,
-a backend, a callable, or a ready :class:`~assay.backends.judge.Judge` with its cache, retries and
+The judge is any :data:`assay.backends.llm.JudgeSpec` (a ``provider:model`` string, a dict,
+a backend, a callable, or a ready :class:`~assay.backends.llm.Judge` with its cache, retries and
 rate limits). All paraphrases of a suite are requested in one concurrent batch in
 :meth:`LLMParaphrase.prepare`; a case whose request fails gets no child (logged), never a
 made-up one.
@@ -53,7 +53,7 @@ class LLMParaphrase(Perturbation):
     """Paraphrase the question with an LLM (through the judge backend).
 
     Args:
-        judge: the judge spec (see :func:`assay.backends.judge.make_judge`).
+        judge: the judge spec (see :func:`assay.backends.llm.make_judge`).
         n: paraphrases per case (children ``<id>~paraphrase-1`` ... when n > 1).
         prompt: template with ``{question}`` and ``{n}``.
 
@@ -79,7 +79,7 @@ class LLMParaphrase(Perturbation):
         self._found: dict[str, list[str]] = {}
 
     def prepare(self, cases: Sequence[TestCase]) -> None:
-        from assay.backends.judge import JudgeRequest, make_judge
+        from assay.backends.llm import JudgeRequest, make_judge
         from assay.errors import BackendError
 
         judge = make_judge(self.judge)

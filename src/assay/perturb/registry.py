@@ -1,4 +1,6 @@
-"""Perturbations by name, for the CLI and config files."""
+"""Perturbations by name, for the CLI and config files; installed packages add their own through
+the entry-point group ``assay.perturbations`` (a :class:`~assay.perturb.base.Perturbation`
+subclass)."""
 
 from __future__ import annotations
 
@@ -22,10 +24,11 @@ from assay.perturb.text import (
     PunctuationNoise,
     WhitespaceNoise,
 )
+from assay.registry import GROUPS, Registry
 
-PERTURBATIONS: dict[str, type[Perturbation]] = {
-    cls.name: cls
-    for cls in (
+#: The perturbations: assay's own and plugins of the entry-point group ``assay.perturbations``.
+PERTURBATIONS: Registry[type[Perturbation]] = Registry("perturbation", GROUPS["perturbation"])
+for _cls in (
         KeyboardTypos,
         CharSwap,
         CharDrop,
@@ -43,8 +46,8 @@ PERTURBATIONS: dict[str, type[Perturbation]] = {
         Copies,
         DemographicCounterfactual,
         LLMParaphrase,
-    )
-}
+):
+    PERTURBATIONS.register(_cls.name, _cls)
 #: A robustness set that needs no model: wording noise that should not change the answer.
 DEFAULT_NOISE = (
     "typos",
@@ -66,12 +69,7 @@ def get_perturbation(name: str, **params: Any) -> Perturbation:
         >>> get_perturbation("typos", rate=0.1).get_params()
         {'rate': 0.1, 'field': 'question'}
     """
-    try:
-        cls = PERTURBATIONS[name]
-    except KeyError:
-        raise InvalidInputError(
-            f"Unknown perturbation {name!r}; known: {', '.join(sorted(PERTURBATIONS))}"
-        ) from None
+    cls = PERTURBATIONS.get(name)
     try:
         return cls(**params)
     except TypeError as exc:

@@ -24,6 +24,7 @@ from assay.rundir.layout import (
     SUITE_FILE,
     THRESHOLD_FILES,
 )
+from assay.rundir.results import read_calibrated
 
 logger = logging.getLogger(__name__)
 
@@ -318,12 +319,14 @@ def read_calibration(directory: Path) -> list[dict[str, Any]]:
             if path.suffix == ".json":
                 data = _finite(json.loads(path.read_text(encoding="utf-8")))
                 plot = path.with_name(REPORT_FILES[path.name])
-                bins = None
+                plot_data: dict[str, Any] = {}
                 if plot.is_file():
-                    bins = _finite(json.loads(plot.read_text(encoding="utf-8"))).get("reliability")
-                found.append({"file": name, "kind": "json", "data": data, "reliability": bins})
+                    plot_data = _finite(json.loads(plot.read_text(encoding="utf-8")))
+                found.append({"file": name, "kind": "json", "data": data,
+                              "reliability": plot_data.get("reliability"), "plot": plot_data})
             else:
-                summary = _table_summary(pd.read_parquet(path))
+                table = read_calibrated(directory)  # the one table file: it exists
+                summary = _table_summary(table) if table is not None else {}
                 found.append({"file": name, "kind": "table", "data": summary, "reliability": None})
         except (OSError, ValueError, AttributeError) as exc:
             logger.warning("cannot read calibration output %s: %s", path, exc)

@@ -23,6 +23,7 @@ from markupsafe import Markup
 from assay.report.markdown import run_details
 from assay.report.problem_groups import group_problems
 from assay.report.svg import boxplot, forest, heatmap, reliability
+from assay.report.svg_thresholds import threshold_histogram
 from assay.rundir.records import Finding
 
 
@@ -228,6 +229,11 @@ def render_html(
                 "svg": reliability(c["reliability"], title=f"reliability: {c['file']}")
                 if c.get("reliability")
                 else None,
+                "threshold_svgs": [
+                    (str(metric), threshold_histogram(p, title=f"thresholds: {metric}"))
+                    for metric, p in (c.get("plot") or {}).items()
+                    if isinstance(p, dict) and "bin_edges" in p
+                ],
             }
             for c in calibration
         ],

@@ -112,7 +112,13 @@ def dimensions_markdown(dimensions: list[dict[str, Any]]) -> str:
 
 def _analysis_markdown(analysis: dict[str, Any]) -> list[str]:
     verdict = analysis["verdict"]["status"].replace("_", " ").upper()
-    lines = [f"**Verdict: {verdict}**", "", "## Six-dimension validation summary", ""]
+    lines = [f"**Verdict: {verdict}**", ""]
+    errored = analysis["verdict"].get("errored_metrics") or []
+    if errored:
+        names = ", ".join(f"{md_escape(e['model'] or '(unnamed)')} {md_escape(e['metric'])}"
+                          for e in errored)
+        lines += [f"Not measured (in error on more than 5 % of their cases): {names}.", ""]
+    lines += ["## Six-dimension validation summary", ""]
     lines += [dimensions_markdown(analysis["dimensions"]), ""]
     with_ci = [r for r in analysis["leaderboard"] if r["primary"]]
     if with_ci:

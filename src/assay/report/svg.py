@@ -89,7 +89,7 @@ def forest(
         y = top + row_h * i + row_h / 2
         body.append(
             f'<text x="{label_width - 8}" y="{y + 4}" text-anchor="end">'
-            f"{escape(_truncate(str(row['label']), 26))}</text>"
+            f"{_label(str(row['label']), 26)}</text>"
         )
         if row.get("value") is None:
             body.append(f'<text x="{label_width}" y="{y + 4}" fill="#888">not measured</text>')
@@ -139,19 +139,20 @@ def heatmap(
     """
     rows, cols = grid["row_labels"], grid["column_labels"]
     cell_w, cell_h, left, top = 78, 30, 150, 70
-    width, height = left + cell_w * len(cols) + 10, top + cell_h * len(rows) + 10
+    # room on the right for the last column's label, drawn rotated up and to the right
+    width, height = left + cell_w * len(cols) + 100, top + cell_h * len(rows) + 10
     body: list[str] = []
     for j, label in enumerate(cols):
         x = left + cell_w * j + cell_w / 2
         body.append(
             f'<text x="{x:.1f}" y="{top - 8}" text-anchor="start" '
-            f'transform="rotate(-30 {x:.1f} {top - 8})">{escape(_truncate(label, 16))}</text>'
+            f'transform="rotate(-30 {x:.1f} {top - 8})">{_label(label, 16)}</text>'
         )
     for i, label in enumerate(rows):
         y = top + cell_h * i
         body.append(
             f'<text x="{left - 6}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end">'
-            f"{escape(_truncate(label, 20))}</text>"
+            f"{_label(label, 20)}</text>"
         )
         for j, value in enumerate(grid["mean"][i]):
             x = left + cell_w * j
@@ -196,7 +197,7 @@ def boxplot(
         label = f"{box['slice']} (n={box['n']})"
         body.append(
             f'<text x="{label_width - 8}" y="{y + 4}" text-anchor="end">'
-            f"{escape(_truncate(label, 28))}</text>"
+            f"{_label(label, 28)}</text>"
         )
         px = {
             k: _x(float(box[k]), lo, hi, label_width, plot_w)
@@ -271,3 +272,15 @@ def reliability(bins: Sequence[dict[str, Any]], *, title: str) -> Markup:
 
 def _truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _label(text: str, limit: int) -> str:
+    """An escaped axis label shortened to ``limit`` characters; a shortened label carries the
+    full text as a tooltip (``<title>``), so no slice name is lost to clipping.
+
+    Example:
+        >>> _label("topic=cors", 20), _label("a very long slice name", 8)
+        ('topic=cors', 'a very …<title>a very long slice name</title>')
+    """
+    short = str(escape(_truncate(text, limit)))
+    return short if len(text) <= limit else f"{short}<title>{escape(text)}</title>"

@@ -14,15 +14,11 @@ import os
 import re
 from typing import Any
 
-from assay.errors import InvalidInputError
+from assay.errors import InvalidInputError, PathError
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _ENV = re.compile(r"\$\{([A-Za-z_]\w*)\}")
 _STEP = re.compile(r"([^.\[\]]+)|\[(\*|-?\d+)\]")
-
-
-class PathError(LookupError):
-    """A response path does not exist in the data."""
 
 
 def _steps(path: str) -> list[str | int]:

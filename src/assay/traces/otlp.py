@@ -23,6 +23,7 @@ from typing import Any
 from assay.data.case import TestCase
 from assay.data.dialogue import ToolCall, Trajectory, Turn
 from assay.errors import InvalidInputError
+from assay.fileio import jsonl_lines
 
 _INDEXED = re.compile(r"^(llm\.(?:input|output)_messages|retrieval\.documents)\.(\d+)\.(.+)$")
 _ROLES = {"system", "user", "assistant", "tool"}
@@ -93,7 +94,7 @@ def read_otlp_spans(path: str | Path) -> list[Span]:
     try:
         documents.append(json.loads(text))
     except json.JSONDecodeError:
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(jsonl_lines(text), start=1):
             if line.strip():
                 try:
                     documents.append(json.loads(line))

@@ -15,8 +15,8 @@ from typing import Any
 
 from assay.agents.factcheck.claims import Search, Verdict, extract_claims, step_task
 from assay.agents.factcheck.tools import SearchTool, ToolCall, call_tool
-from assay.backends.judge.client import JsonOutcome, JsonTask
-from assay.backends.judge.protocol import JudgeResponse
+from assay.backends.llm.client import JsonOutcome, JsonTask
+from assay.backends.llm.protocol import JudgeResponse
 from assay.params import check
 
 RunTasks = Callable[[Sequence[JsonTask | None]], list[JsonOutcome | None]]

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from assay.agents.factcheck.tools import ToolCall
-from assay.backends.judge.client import JsonTask
-from assay.errors import InvalidInputError, JudgeParseError
-from assay.judge.templates import build_request
+from assay.backends.llm.client import JsonTask
+from assay.backends.llm.prompts import build_request, load_prompt
+from assay.errors import JudgeParseError
 
 VERDICTS = ("supported", "refuted", "not_enough_evidence")
 CLAIMS_SCHEMA: dict[str, Any] = {
@@ -36,23 +34,13 @@ STEP_SCHEMA: dict[str, Any] = {
     },
     "required": ["action"],
 }
+#: The package whose ``prompts/`` folder holds the fact-check prompts; the system prompt is the
+#: judge evaluators' (``JUDGE_PROMPTS``).
+PROMPTS = "assay.agents.factcheck"
+JUDGE_PROMPTS = "assay.evaluators"
 #: Characters of each passage shown to the judge.
 PASSAGE_CHARS = 600
 
-
-@lru_cache(maxsize=8)
-def load_factcheck_prompt(name: str) -> str:
-    """The text of the shipped fact-check prompt ``name`` (without ``.md``).
-
-    Example:
-        >>> "{claim}" in load_factcheck_prompt("factcheck_step")
-        True
-    """
-    path = resources.files("assay.agents.factcheck").joinpath("prompts", f"{name}.md")
-    try:
-        return path.read_text(encoding="utf-8").strip("\n")
-    except FileNotFoundError:
-        raise InvalidInputError(f"no fact-check prompt named {name!r}") from None
 
 
 @dataclass(frozen=True)
@@ -89,8 +77,8 @@ def extract_claims(question: str, answer: str, max_claims: int) -> JsonTask:
         'factcheck_claims'
     """
     variables = {"question": question, "answer": answer, "max_claims": str(max_claims)}
-    request = build_request("factcheck_claims", variables, CLAIMS_SCHEMA,
-                            template=load_factcheck_prompt("factcheck_claims"))
+    request = build_request("factcheck_claims", variables, CLAIMS_SCHEMA, package=JUDGE_PROMPTS,
+                            template=load_prompt("factcheck_claims", PROMPTS))
     return JsonTask(request, _claims(max_claims))
 
 
@@ -165,7 +153,8 @@ def step_task(question: str, claim: str, tools: Sequence[tuple[str, str]],
     }
     task = "factcheck_verdict" if final else "factcheck_step"
     evidence = [e.to_dict() for c in calls for e in c.results]
-    request = build_request(task, variables, STEP_SCHEMA, template=load_factcheck_prompt(task),
+    request = build_request(task, variables, STEP_SCHEMA, package=JUDGE_PROMPTS,
+                            template=load_prompt(task, PROMPTS),
                             extra={"tool_names": [n for n, _ in tools], "evidence": evidence,
                                    "n_searches": len(calls)})
     return JsonTask(request, _step([n for n, _ in tools], seen, final))

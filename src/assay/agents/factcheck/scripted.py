@@ -4,7 +4,7 @@ Deterministic and model-free: the claims are the answer's sentences; a claim is 
 with its own words on the first tool, then judged *supported* when a passage holds at least 60 %
 of its content words (and its numbers), *refuted* when a passage shares at least 60 % (and two)
 of its other words but none of its numbers, else *not enough evidence*. Used by
-``for_testing()``, the tests and the docs.
+``assay.testing.with_test_doubles``, the tests and the docs.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from assay.backends.judge.client import Judge
-from assay.backends.judge.protocol import JudgeRequest
-from assay.testing.scripted_judge import Reply, ScriptedJudge, content_words, overlap
+from assay.backends.llm.client import Judge
+from assay.backends.llm.protocol import JudgeRequest
+from assay.backends.llm.scripted import Reply, ScriptedJudge, content_words, overlap
 from assay.text import split_sentences
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")

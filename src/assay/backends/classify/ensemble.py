@@ -16,7 +16,7 @@ class EnsembleClassifier:
     mean of each member's overall score (its max over categories).
 
     Example:
-        >>> from assay.testing.fake_classifier import KeywordClassifier
+        >>> from assay.backends.classify.fake import KeywordClassifier
         >>> ens = EnsembleClassifier([KeywordClassifier(), KeywordClassifier({"idiot": 0.5})])
         >>> ens.predict(["you idiot"]).overall_scores().round(2).tolist()
         [0.7]

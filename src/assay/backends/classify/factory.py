@@ -44,7 +44,7 @@ def _toxicity(spec: str) -> TextClassifier:
     if spec in ("profanity-check", "profanity", "offline"):
         return ProfanityCheckClassifier()
     if spec == "fake":
-        from assay.testing.fake_classifier import KeywordClassifier
+        from assay.backends.classify.fake import KeywordClassifier
 
         return KeywordClassifier()
     if spec == "detoxify" or spec.startswith("detoxify:"):
@@ -66,7 +66,7 @@ def _toxicity(spec: str) -> TextClassifier:
 
 def _bias(spec: str) -> TextClassifier:
     if spec == "fake":
-        from assay.testing.fake_classifier import KeywordClassifier, bias_words
+        from assay.backends.classify.fake import KeywordClassifier, bias_words
 
         return KeywordClassifier(bias_words(), categories=("Non-biased", "Biased"))
     if spec == "head":
@@ -76,7 +76,7 @@ def _bias(spec: str) -> TextClassifier:
     from assay.backends.classify.hf_classifier import HFTextClassifier
 
     if spec == "tiny":
-        from assay.testing.tiny_models import tiny_bias_model
+        from assay.backends.tiny_models import tiny_bias_model
 
         spec = str(tiny_bias_model())
     return HFTextClassifier(spec, what="bias", examples="'d4data/bias-detection-model'")

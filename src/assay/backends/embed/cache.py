@@ -196,7 +196,7 @@ class CachedEmbedder:
         memory_token_items: token matrices kept in memory.
 
     Example:
-        >>> from assay.testing.fake_embedder import FakeEmbedder
+        >>> from assay.backends.embed.fake import FakeEmbedder
         >>> fake = FakeEmbedder()
         >>> cached = CachedEmbedder(fake, cache=None)
         >>> _ = cached.encode(["a b", "a b", "c d"]); _ = cached.encode(["a b"])
@@ -328,12 +328,6 @@ class CachedEmbedder:
         except sqlite3.Error as exc:
             logger.warning("could not write to the embedding cache: %s", exc)
 
-    def clear_memory(self) -> None:
-        """Forget the in-memory vectors (the disk cache is kept)."""
-        with self._lock:
-            self._vectors.clear()
-            self._tokens.clear()
-            self._tokens_unsaved.clear()
 
     def __getstate__(self) -> dict[str, Any]:
         return {

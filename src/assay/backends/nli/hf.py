@@ -82,7 +82,7 @@ def load_pretrained(
         BackendError: ``"<failure> (<error type>: <error>). <advice>"`` when loading fails.
 
     Example:
-        >>> from assay.testing.tiny_models import tiny_causal_lm
+        >>> from assay.backends.tiny_models import tiny_causal_lm
         >>> tok, lm = load_pretrained("AutoModelForCausalLM", str(tiny_causal_lm()), extra="nli",
         ...                           failure="could not load it", advice="")  # doctest: +SKIP
         >>> lm.training  # doctest: +SKIP

@@ -33,7 +33,7 @@ class TransformersNLI(LazyHFModel):
         trust_remote_code: allow custom model code (Vectara HHEM-2.1 needs it).
 
     Example:
-        >>> from assay.testing.tiny_models import tiny_nli_model
+        >>> from assay.backends.tiny_models import tiny_nli_model
         >>> nli = TransformersNLI(str(tiny_nli_model()))  # doctest: +SKIP
         >>> nli.predict(["The fee is 12 euros."], ["The fee is 12 euros."]).labels  # doctest: +SKIP
         ('contradiction', 'entailment', 'neutral')

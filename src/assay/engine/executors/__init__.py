@@ -9,7 +9,7 @@ whichever executor computed it. ``"local"`` (the default) runs in-process;
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
@@ -17,11 +17,16 @@ from assay.data.case import TestCase
 from assay.engine.executors.local import LocalExecutor
 from assay.errors import InvalidInputError
 from assay.evaluators.base import CaseResult, Evaluator
+from assay.registry import GROUPS, Registry
 
 #: One evaluated batch: its index in the evaluator's batch sequence, its cases and their results.
 BatchResult = tuple[int, list[TestCase], list[CaseResult]]
 
-EXECUTORS = ("local", "ray")
+#: Executor classes by name (Ray imported on first use); plugins add theirs through the
+#: entry-point group ``assay.executors`` (a class taking keyword options).
+EXECUTORS: Registry[Callable[..., Executor]] = Registry("executor", GROUPS["executor"])
+EXECUTORS.register("local", LocalExecutor)
+EXECUTORS.register_lazy("ray", "assay.engine.executors.ray_executor:RayExecutor")
 
 
 @runtime_checkable
@@ -62,17 +67,15 @@ def get_executor(spec: str | Executor = "local", **options: Any) -> Executor:
                 "executor options are given with an executor name, not an instance"
             )
         return spec
-    if spec == "local":
+    build = EXECUTORS.get(spec)
+    try:
+        return build(**options)
+    except TypeError:
         if options:
             raise InvalidInputError(
-                f"the local executor takes no options; got {', '.join(sorted(options))}"
-            )
-        return LocalExecutor()
-    if spec == "ray":
-        from assay.engine.executors.ray_executor import RayExecutor
-
-        return RayExecutor(**options)
-    raise InvalidInputError(f"unknown executor {spec!r}; expected one of {', '.join(EXECUTORS)}")
+                f"the {spec} executor takes no options {', '.join(sorted(options))}"
+            ) from None
+        raise
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """One judge rate limit for all Ray workers.
 
-Each :class:`~assay.backends.judge.Judge` limits its own requests and tokens per minute with a
-:class:`~assay.backends.judge.RateLimiter`. On Ray every worker holds its own copy of the judge, so
+Each :class:`~assay.backends.llm.Judge` limits its own requests and tokens per minute with a
+:class:`~assay.backends.llm.RateLimiter`. On Ray every worker holds its own copy of the judge, so
 N workers would send N times the configured rate. Here the driver starts one limiter *actor* per
 distinct judge endpoint and limit (a threaded actor wrapping the very same
 :class:`RateLimiter`), and each worker's judges get a :class:`SharedRateLimiter` that asks that
@@ -28,7 +28,7 @@ def ray_module() -> Any:
 
 
 def judges_of(evaluator: Evaluator) -> list[Any]:
-    """The :class:`~assay.backends.judge.Judge` objects ``evaluator`` calls (resolved now).
+    """The :class:`~assay.backends.llm.Judge` objects ``evaluator`` calls (resolved now).
 
     Example:
         >>> from assay.evaluators import get_evaluator
@@ -37,9 +37,9 @@ def judges_of(evaluator: Evaluator) -> list[Any]:
     """
     import sys
 
-    if "assay.backends.judge.client" not in sys.modules:
+    if "assay.backends.llm.client" not in sys.modules:
         return []  # no judge was ever built or imported: nothing to limit
-    from assay.backends.judge.client import Judge
+    from assay.backends.llm.client import Judge
 
     found: list[Any] = []
     client = getattr(evaluator, "judge_client", None)
@@ -58,7 +58,7 @@ def limit_key(judge: Any) -> str | None:
     """Identify a judge's endpoint and limits; None when the judge has no rate limit.
 
     Example:
-        >>> from assay.backends.judge import make_judge
+        >>> from assay.backends.llm import make_judge
         >>> limit_key(make_judge({"provider": "ollama", "model": "m", "requests_per_minute": 60}))
         'http://localhost:11434/v1|m|60|None'
         >>> limit_key(make_judge("scripted")) is None
@@ -106,7 +106,7 @@ def start_limiters(evaluator: Evaluator, existing: dict[str, Any]) -> dict[str, 
     ``evaluator``; return the handles this evaluator needs. Runs on the driver."""
     ray = ray_module()
 
-    from assay.backends.judge.ratelimit import RateLimiter
+    from assay.backends.llm.ratelimit import RateLimiter
 
     needed: dict[str, Any] = {}
     for judge in judges_of(evaluator):

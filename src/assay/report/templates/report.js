@@ -182,10 +182,26 @@
     detail.appendChild(el("h3", { text: "Metrics" }));
     var mt = el("table", { "class": "metrics" }, [el("thead", null, [el("tr", null, ["evaluator", "metric", "value", "threshold", "verdict", "reason"].map(function (h) { return el("th", { text: h }); }))])]);
     var mb = el("tbody");
-    e.metrics.forEach(function (m) {
+    function metricRow(m) {
       mb.appendChild(el("tr", null, [el("td", { text: m.evaluator }), el("td", { text: m.metric + (m.primary ? " *" : "") }),
         el("td", { "class": "num", text: num(m.value) }), el("td", { "class": "num", text: num(m.threshold) }),
         el("td", null, [badge(m.passed, m.status)]), el("td", { text: m.reason || "" })]));
+    }
+    // Metrics an evaluator skipped for one reason (e.g. the seven attack metrics of a case that is
+    // not an attack) are one row, not seven rows of padding.
+    var skippedGroups = {}, rowsInOrder = [];
+    e.metrics.forEach(function (m) {
+      if (m.status !== "skipped") { rowsInOrder.push([m]); return; }
+      var key = m.evaluator + "\u0000" + (m.reason || "");
+      if (!skippedGroups[key]) { skippedGroups[key] = []; rowsInOrder.push(skippedGroups[key]); }
+      skippedGroups[key].push(m);
+    });
+    rowsInOrder.forEach(function (group) {
+      if (group.length === 1) { metricRow(group[0]); return; }
+      mb.appendChild(el("tr", { "class": "skipped-group" }, [el("td", { text: group[0].evaluator }),
+        el("td", { text: group.length + " metrics: " + group.map(function (m) { return m.metric + (m.primary ? " *" : ""); }).join(", ") }),
+        el("td", { "class": "num", text: "—" }), el("td", { "class": "num", text: "—" }),
+        el("td", null, [badge(null, "skipped")]), el("td", { text: group[0].reason || "" })]));
     });
     mt.appendChild(mb);
     detail.appendChild(mt);

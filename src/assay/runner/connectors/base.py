@@ -6,30 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assay.data.case import TestCase
-from assay.errors import BackendError
+from assay.errors import TargetError
 from assay.runner.mapping import PathError, get_path
 
 #: Error kinds a connector reports; the runner retries the retryable ones.
 ERROR_KINDS = ("timeout", "connection", "http_status", "bad_response", "exit_status", "exception")
-
-
-class TargetError(BackendError):
-    """The system under test failed to answer one case.
-
-    Args:
-        message: a one-line human reason (recorded with the case).
-        kind: one of :data:`ERROR_KINDS`.
-        retryable: whether trying again may help (timeouts, 5xx, 429, lost connections).
-        retry_after_s: a server-requested wait before the next try (``Retry-After``).
-    """
-
-    def __init__(
-        self, message: str, *, kind: str, retryable: bool, retry_after_s: float | None = None
-    ) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.retryable = retryable
-        self.retry_after_s = retry_after_s
 
 
 @dataclass

@@ -1,0 +1,164 @@
+"""A judge-free hallucination score: one calibrated, monotone combination of support signals.
+
+Each answer sentence gets six signals from :mod:`assay.evaluators.hallucination_signals` (NLI
+head entailment and contradiction, embedding similarity, token precision, supported facts,
+unsupported names and numbers), all "higher = better supported". The shipped ``hallucination``
+head, a logistic regression with non-negative weights (so more support never raises the score)
+fitted on held-out NLI pairs (``scripts/train_heads.py --head hallucination``; data and figures
+in its model card), turns them into P(sentence supported). The case score is the probability
+that the *least* supported sentence is unsupported, ``1 - min P(supported)``; the explanation
+names that sentence and the signal that pulled it down most.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
+from assay.backends.heads.store import Head, load_head
+from assay.backends.nli import DEFAULT_NLI, NLIModel, logistic
+from assay.data.case import TestCase
+from assay.errors import BackendError
+from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.embedding_base import sentences_of
+from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS, sentence_signals
+from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
+from assay.evaluators.registry import register
+from assay.params import check
+
+#: How each signal reads when it is the one that pulled a sentence down.
+_REASONS = {
+    "nli_entailment": "the NLI head finds no passage that entails it (P(entailment) {:.2f})",
+    "nli_not_contradiction": "a passage contradicts it (P(contradiction) {:.2f})",
+    "emb_support": "no context sentence is close to it (best cosine {:.2f})",
+    "token_precision": "few of its words occur in the context (token precision {:.2f})",
+    "facts_support": "many of its words, numbers and names are absent from the context "
+                     "(supported share {:.2f})",
+    "key_facts_supported": "it states names, numbers or dates absent from the context ({:.0f})",
+}
+
+
+@register
+class HallucinationScore(NLIEvaluator):
+    """P(the answer's least supported sentence is unsupported by the context); judge-free.
+
+    Args:
+        nli: the NLI model of the entailment / contradiction signals (default: the shipped
+            head; the combining weights were fitted on it).
+        embedder: the embedder of the similarity signal.
+        head: the combining head (shipped name or folder).
+
+    Example:
+        >>> case = TestCase(id="1", actual_answer="The fee is 90 euros.",
+        ...                 retrieved_context=["The monthly fee is 5 euros."])
+        >>> result = HallucinationScore().evaluate([case])[0]
+        >>> result.outcomes["hallucination_score"].value > 0.5
+        True
+    """
+
+    name = "hallucination_score"
+    family = "groundedness"
+    description = (
+        "Judge-free: a monotone logistic combination (non-negative weights, fitted on held-out "
+        "NLI pairs) of NLI-head entailment/contradiction, embedding similarity, token precision "
+        "and supported facts per answer sentence; 1 - min over sentences of P(supported)."
+    )
+    requires = ("actual_answer", "retrieved_context")
+    metrics = (
+        MetricSpec("hallucination_score",
+                   "probability that the least supported answer sentence is unsupported",
+                   higher_is_better=False, threshold=0.5, primary=True),
+        MetricSpec("hallucination_supported_mean",
+                   "mean over answer sentences of P(sentence supported)", threshold=0.5),
+    )
+
+    unpickled = ("_resolved", "_embedder")
+
+    def __init__(
+        self,
+        nli: str | NLIModel = DEFAULT_NLI,
+        embedder: str | Embedder = DEFAULT_SPEC,
+        head: str = "hallucination",
+    ) -> None:
+        super().__init__(nli)
+        check(isinstance(embedder, str | Embedder), "embedder", "HallucinationScore",
+              "a spec string ('minilm', a model name or path) or an Embedder", embedder)
+        check(isinstance(head, str) and bool(head.strip()), "head", "HallucinationScore",
+              "a shipped head name or a head folder", head)
+        self.embedder = embedder
+        self.head = head
+
+    def resolved_embedder(self) -> CachedEmbedder:
+        """The caching embedder of the similarity signal."""
+        return self.resolve_once(lambda: get_embedder(self.embedder), "_embedder")
+
+    def embedder_for_prefetch(self) -> CachedEmbedder | None:
+        return self.resolved_embedder()
+
+    def resolved_head(self) -> Head:
+        """The verified combining head."""
+        head = load_head(self.head)
+        if head.features != FEATURE_SET or head.n_inputs != len(SIGNALS):
+            raise BackendError(f"head {self.head!r} expects features {head.features!r}; "
+                               f"hallucination_score needs {FEATURE_SET!r}")
+        return head
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        todo: list[int] = []
+        plans: list[str | None] = []
+        for case in cases:
+            if not sentences_of(case.actual_answer):
+                plans.append("the answer has no sentences")
+            elif not chunks_of(case.retrieved_context):
+                plans.append("the context is empty")
+            else:
+                plans.append(None)
+                todo.append(len(plans) - 1)
+        head = self.resolved_head()
+        claims = [sentences_of(cases[i].actual_answer) for i in todo]
+        contexts = [chunks_of(cases[i].retrieved_context) for i in todo]
+        signals = sentence_signals(self.resolved_nli(), self.resolved_embedder(), claims,
+                                   contexts) if todo else []
+        by_case = dict(zip(todo, zip(claims, signals, strict=True), strict=True))
+        out: list[CaseResult] = []
+        for i, plan in enumerate(plans):
+            if plan is not None:
+                out.append(CaseResult.skipped(self.metric_names(), plan))
+                continue
+            sentences, values = by_case[i]
+            out.append(self._result(head, sentences, values))
+        return out
+
+    def _result(self, head: Head, sentences: list[str], values: np.ndarray) -> CaseResult:
+        supported = logistic(head.logits(values)[:, 0])
+        worst = int(np.argmin(supported))
+        weight = head.layers[-1][0][:, 0].astype(np.float64)
+        pull = weight * (values[worst] - head.mean) / head.scale  # each signal's contribution
+        signal = SIGNALS[int(np.argmin(pull))]
+        shown = values[worst][SIGNALS.index(signal)]
+        if signal in ("nli_not_contradiction", "key_facts_supported"):
+            shown = abs(1.0 - shown) if signal == "nli_not_contradiction" else -shown
+        reason = _REASONS[signal].format(shown)
+        score = 1.0 - float(supported[worst])
+        explanation = (
+            f"least supported sentence (P(supported) {supported[worst]:.2f}): "
+            f"{quote(sentences[worst])!r}; {reason}"
+        )
+        details = {
+            "sentences": [
+                {"sentence": quote(s), "p_supported": round(float(p), 4),
+                 "signals": dict(zip(SIGNALS, rounded(v), strict=True))}
+                for s, p, v in zip(sentences, supported, values, strict=True)
+            ],
+            "least_supported": worst,
+            "reason_signal": signal,
+            "head": head.model_id,
+            "model": self.model_name(),
+        }
+        return CaseResult.ok(
+            {"hallucination_score": score,
+             "hallucination_supported_mean": float(supported.mean())},
+            explanation, details,
+        )

@@ -1,0 +1,61 @@
+"""hallucination_score: monotone, explained by the least supported sentence, offline by default."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assay.backends.heads.store import load_head
+from assay.data.case import TestCase
+from assay.evaluators.base import Status
+from assay.evaluators.hallucination import HallucinationScore
+from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS
+from assay.testing import with_test_doubles
+
+CONTEXT = ["The monthly account fee is 5 euros. It is waived for customers under 26.",
+           "Cards are sent by post within 7 days."]
+
+
+def test_the_shipped_head_is_monotone_in_every_signal() -> None:
+    head = load_head("hallucination")
+    assert head.features == FEATURE_SET and head.n_inputs == len(SIGNALS)
+    assert len(head.layers) == 1
+    assert (head.layers[0][0] >= 0).all(), "a support signal lowers P(supported)"
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, size=(50, len(SIGNALS)))
+    for j in range(len(SIGNALS)):
+        more = x.copy()
+        more[:, j] += 0.1
+        assert (head.logits(more) >= head.logits(x) - 1e-9).all()
+
+
+def test_an_invented_fact_scores_higher_and_is_named() -> None:
+    evaluator = HallucinationScore()
+    cases = [
+        TestCase(id="grounded", actual_answer="The monthly account fee is 5 euros.",
+                 retrieved_context=CONTEXT),
+        TestCase(id="invented", actual_answer=(
+            "The monthly account fee is 5 euros. Gold customers in Zurich get 40 free flights."),
+            retrieved_context=CONTEXT),
+    ]
+    grounded, invented = evaluator.evaluate(cases)
+    g = grounded.outcomes["hallucination_score"]
+    i = invented.outcomes["hallucination_score"]
+    assert g.status is Status.OK and i.status is Status.OK
+    assert 0.0 <= g.value < i.value <= 1.0  # type: ignore[operator]
+    assert "Zurich" in (invented.explanation or "")
+    assert invented.details["least_supported"] == 1
+    assert set(invented.details["sentences"][1]["signals"]) == set(SIGNALS)
+
+
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [
+        (TestCase(id="1", actual_answer="", retrieved_context=CONTEXT), "no sentences"),
+        (TestCase(id="2", actual_answer="Fees are low.", retrieved_context=[" "]), "context"),
+    ],
+)
+def test_unscorable_cases_are_skipped_with_a_reason(case: TestCase, reason: str) -> None:
+    result = with_test_doubles(HallucinationScore).evaluate([case])[0]
+    outcome = result.outcomes["hallucination_score"]
+    assert outcome.status is Status.SKIPPED and reason in (outcome.reason or "")
