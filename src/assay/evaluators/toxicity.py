@@ -60,7 +60,7 @@ def classify_sentences(model: TextClassifier, cases: Sequence[TestCase]
     call, None when no case has a sentence) and, per case, its sentences' rows in those scores.
 
     Example:
-        >>> from assay.testing.fake_classifier import KeywordClassifier
+        >>> from assay.backends.classify.fake import KeywordClassifier
         >>> cases = [TestCase(id=str(i), model="m", actual_answer=a)
         ...          for i, a in enumerate(["Hi. You idiot.", "Hi."])]
         >>> sentences, scores, rows = classify_sentences(KeywordClassifier(), cases)

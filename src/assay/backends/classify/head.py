@@ -70,8 +70,8 @@ class HeadClassifier:
 
     Example:
         >>> clf = HeadClassifier("toxicity")
-        >>> scores = clf.predict(["I will find you and hurt you.", "Have a nice day."])
-        >>> bool(scores.column("threat")[0] > 0.5 > scores.column("threat")[1])
+        >>> scores = clf.predict(["You are a pathetic idiot.", "Have a nice day."])
+        >>> bool(scores.column("insult")[0] > 0.5 > scores.column("insult")[1])
         True
     """
 
