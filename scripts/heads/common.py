@@ -92,7 +92,7 @@ def fit_dense(
         from sklearn.neural_network import MLPClassifier
 
         model: Any = MLPClassifier(
-            hidden_layer_sizes=tuple(hidden), alpha=alpha, batch_size=256,
+            hidden_layer_sizes=tuple(hidden), alpha=alpha, batch_size=min(256, int(len(y) * 0.9)),
             learning_rate_init=1e-3, max_iter=max_iter, early_stopping=True,
             validation_fraction=0.1, n_iter_no_change=5, random_state=seed,
         )

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from assay.cli.progress import console, progress_bar
+from assay.errors import RunDirectoryError
 
 
 @click.command("run")
@@ -84,7 +85,13 @@ def command(
     except KeyboardInterrupt:
         console.print(f"Interrupted: finished cases are saved in {log}; run again to resume.")
         raise
-    write_suite(answered, out)
+    try:
+        write_suite(answered, out)  # atomic: a failed write leaves no partial file
+    except OSError as exc:
+        raise RunDirectoryError(
+            f"{out}: cannot write the answered suite ({exc.strerror or exc}); every answer is "
+            f"kept in {log}: free space and run the same command again to finish"
+        ) from None
     if not keep_checkpoint:
         log.unlink(missing_ok=True)
     errors = Counter(

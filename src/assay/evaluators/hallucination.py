@@ -74,6 +74,8 @@ class HallucinationScore(NLIEvaluator):
                    "mean over answer sentences of P(sentence supported)", threshold=0.5),
     )
 
+    unpickled = ("_resolved", "_embedder")
+
     def __init__(
         self,
         nli: str | NLIModel = DEFAULT_NLI,
@@ -90,10 +92,7 @@ class HallucinationScore(NLIEvaluator):
 
     def resolved_embedder(self) -> CachedEmbedder:
         """The caching embedder of the similarity signal."""
-        embedder: CachedEmbedder | None = self.__dict__.get("_embedder")
-        if embedder is None:
-            embedder = self.__dict__["_embedder"] = get_embedder(self.embedder)
-        return embedder
+        return self.resolve_once(lambda: get_embedder(self.embedder), "_embedder")
 
     def embedder_for_prefetch(self) -> CachedEmbedder | None:
         return self.resolved_embedder()
@@ -105,11 +104,6 @@ class HallucinationScore(NLIEvaluator):
             raise BackendError(f"head {self.head!r} expects features {head.features!r}; "
                                f"hallucination_score needs {FEATURE_SET!r}")
         return head
-
-    def __getstate__(self) -> dict[str, object]:
-        state = super().__getstate__()
-        state.pop("_embedder", None)
-        return state
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         todo: list[int] = []

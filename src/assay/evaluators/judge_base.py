@@ -13,6 +13,7 @@ from assay.backends.llm.stats import JudgeStats
 from assay.data.case import TestCase
 from assay.errors import AssayError
 from assay.evaluators.base import CaseResult, Evaluator
+from assay.evaluators.resolved import ResolvesOnce
 
 #: A planned call: the request (exact, or a stand-in for a later stage) and expected reply tokens.
 PlannedCall = tuple[JudgeRequest, int]
@@ -164,12 +165,14 @@ def share(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags)
 
 
-class EmbeddingJudgeEvaluator(JudgeEvaluator):
+class EmbeddingJudgeEvaluator(ResolvesOnce, JudgeEvaluator):
     """A judge evaluator that also embeds texts (answer relevancy, answer correctness).
 
     ``embedder`` is an :class:`~assay.backends.embed.Embedder` or a spec string (default
     ``"minilm"``), resolved once and never pickled.
     """
+
+    unpickled = ("_embedder",)
 
     def __init__(self, judge: JudgeSpec = None, embedder: Any = "minilm") -> None:
         super().__init__(judge)
@@ -177,14 +180,7 @@ class EmbeddingJudgeEvaluator(JudgeEvaluator):
 
     def embed(self, texts: Sequence[str]) -> Any:
         """L2-normalised rows for ``texts`` (a numpy array)."""
-        resolved = self.__dict__.get("_embedder")
-        if resolved is None:
-            from assay.backends.embed import get_embedder
+        from assay.backends.embed import get_embedder
 
-            resolved = self.__dict__["_embedder"] = get_embedder(self.embedder)
+        resolved = self.resolve_once(lambda: get_embedder(self.embedder), "_embedder")
         return resolved.encode(list(texts))
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_embedder", None)
-        return state

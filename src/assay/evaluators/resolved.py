@@ -4,7 +4,7 @@ nothing."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 T = TypeVar("T")
 
@@ -24,16 +24,19 @@ class ResolvesOnce:
         (['a', 'b', 'c'], True, False)
     """
 
-    _resolved: Any
+    #: The attributes holding resolved backends (one per backend the evaluator uses).
+    unpickled: ClassVar[tuple[str, ...]] = ("_resolved",)
 
-    def resolve_once(self, build: Callable[[], T]) -> T:
-        """The backend kept from the first call, else ``build()`` (kept for the next calls)."""
-        resolved: T | None = self.__dict__.get("_resolved")
+    def resolve_once(self, build: Callable[[], T], attribute: str = "_resolved") -> T:
+        """The backend kept under ``attribute`` from the first call, else ``build()`` (kept
+        for the next calls); ``attribute`` must be listed in :attr:`unpickled`."""
+        resolved: T | None = self.__dict__.get(attribute)
         if resolved is None:
-            resolved = self._resolved = build()
+            resolved = self.__dict__[attribute] = build()
         return resolved
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state.pop("_resolved", None)  # never pickle a loaded model
+        for attribute in self.unpickled:  # never pickle a loaded model
+            state.pop(attribute, None)
         return state

@@ -18,7 +18,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from assay.data.case import TestCase
-from assay.errors import InvalidInputError
+from assay.errors import InvalidInputError, RunDirectoryError
 from assay.fileio import jsonl_lines
 
 logger = logging.getLogger(__name__)
@@ -127,9 +127,16 @@ class Checkpoint:
     def _write(self, record: dict[str, Any]) -> None:
         if self._handle is None:
             raise RuntimeError("Checkpoint.append() outside a 'with' block")
-        self._handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        try:
+            self._handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as exc:  # disk full, quota, I/O error: stop with what is recorded kept
+            raise RunDirectoryError(
+                f"{self.path}: cannot write the checkpoint ({exc.strerror or exc}); the answers "
+                "recorded so far are kept (a partly written last line is dropped on resume): "
+                "free space and run the same command again to resume"
+            ) from None
 
     def __exit__(self, *exc: object) -> None:
         if self._handle is not None:

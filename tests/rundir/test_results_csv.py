@@ -1,0 +1,52 @@
+"""results.csv: a columnar copy of results.parquet for runs up to CSV_MAX_ROWS result rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+import assay
+from assay import TestCase
+from assay.rundir.results import COLUMNS, ResultWriter, read_results
+
+
+def _rows(start: int, n: int) -> list[dict[str, object]]:
+    rows = []
+    for i in range(start, start + n):
+        row: dict[str, object] = dict.fromkeys(COLUMNS)
+        row.update(case_id=f"c{i}", model="m", evaluator="e", metric="x", primary=True,
+                   status="ok", value=i / 10, passed=i % 2 == 0, threshold=0.5)  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def test_csv_equals_parquet_below_the_limit(tmp_path: Path) -> None:
+    writer = ResultWriter(tmp_path / "r.parquet", tmp_path / "r.csv", csv_max_rows=10)
+    writer.write(_rows(0, 3))  # type: ignore[arg-type]
+    writer.write(_rows(3, 4))  # type: ignore[arg-type]
+    writer.close()
+    assert writer.paths == [tmp_path / "r.parquet", tmp_path / "r.csv"]
+    csv = pd.read_csv(tmp_path / "r.csv")
+    parquet = pd.read_parquet(tmp_path / "r.parquet")
+    assert list(csv.columns) == COLUMNS and len(csv) == len(parquet) == 7
+    assert csv["value"].tolist() == parquet["value"].tolist()
+    assert csv["passed"].tolist() == parquet["passed"].tolist()
+
+
+def test_csv_is_dropped_above_the_limit_and_parquet_keeps_every_row(tmp_path: Path) -> None:
+    writer = ResultWriter(tmp_path / "r.parquet", tmp_path / "r.csv", csv_max_rows=5)
+    writer.write(_rows(0, 3))  # type: ignore[arg-type]
+    assert (tmp_path / "r.csv").exists()
+    writer.write(_rows(3, 3))  # type: ignore[arg-type]
+    writer.close()
+    assert not (tmp_path / "r.csv").exists()
+    assert writer.paths == [tmp_path / "r.parquet"]
+    assert len(pd.read_parquet(tmp_path / "r.parquet")) == 6
+
+
+def test_a_small_run_directory_has_both_files(tmp_path: Path) -> None:
+    cases = [TestCase(id=f"q{i}", actual_answer="a", expected_answer="a") for i in range(3)]
+    run = assay.evaluate(cases, ["exact_match"], out=tmp_path / "run")
+    assert run.path is not None
+    assert len(pd.read_csv(run.path / "results.csv")) == len(read_results(run.path)) == 3
