@@ -1,8 +1,10 @@
-"""LLM-judge conversation metrics: relevancy and role adherence of each assistant turn.
+"""LLM-judge conversation metrics: relevancy and role adherence of each assistant turn,
+completeness of each user request.
 
 One judge call per metric and conversation: the judge sees the whole transcript and gives one
-verdict per numbered assistant reply, so the explanation names the offending turns. The
-judge-free counterpart over turns is the ``conversation`` evaluator.
+verdict per numbered turn (assistant replies, or user requests for completeness), so the
+explanation names the offending turns. The judge-free counterpart over turns is the
+``conversation`` evaluator.
 """
 
 from __future__ import annotations
@@ -30,16 +32,18 @@ def transcript(turns: Sequence[Turn]) -> str:
     return "\n".join(f"[turn {n}] {t.role.upper()}: {t.content}" for n, t in enumerate(turns, 1))
 
 
-def _replies(turns: Sequence[Turn]) -> tuple[list[int], list[str]]:
-    """The 1-based turn numbers and the labelled texts of the assistant turns."""
-    numbers = [n for n, t in enumerate(turns, 1) if t.role == "assistant"]
+def _judged(turns: Sequence[Turn], role: str) -> tuple[list[int], list[str]]:
+    """The 1-based turn numbers and the labelled texts of the turns of ``role``."""
+    numbers = [n for n, t in enumerate(turns, 1) if t.role == role]
     return numbers, [f"(turn {n}) {turns[n - 1].content}" for n in numbers]
 
 
 class _TurnVerdicts(JudgeEvaluator):
-    """One judge verdict per assistant turn; the score is the share judged good."""
+    """One judge verdict per turn of ``judged_role``; the score is the share judged good."""
 
     task: str
+    judged_role: str = "assistant"
+    items_key: str = "replies"
     requires = ()
 
     def _variables(self, case: TestCase) -> dict[str, str] | str:
@@ -55,7 +59,8 @@ class _TurnVerdicts(JudgeEvaluator):
         variables = self._variables(case)
         if isinstance(variables, str):
             return variables
-        return numbered_verdicts(self.task, _replies(case.turns or [])[1], "replies", variables)
+        items = _judged(case.turns or [], self.judged_role)[1]
+        return numbered_verdicts(self.task, items, self.items_key, variables)
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         tasks = [self._task(c) for c in cases]
@@ -66,12 +71,13 @@ class _TurnVerdicts(JudgeEvaluator):
         ]
 
     def _result(self, case: TestCase, outcome: JsonOutcome) -> CaseResult:
-        numbers, _ = _replies(case.turns or [])
+        numbers, _ = _judged(case.turns or [], self.judged_role)
         flags = [flag for flag, _ in outcome.value]
         failed = [f"turn {n}: {reason}" if reason else f"turn {n}"
                   for n, (flag, reason) in zip(numbers, outcome.value, strict=True) if not flag]
-        explanation = (f"{len(failed)} of {len(flags)} assistant turns failed: "
-                       + "; ".join(failed)) if failed else f"all {len(flags)} assistant turns pass"
+        what = f"{self.judged_role} turns"
+        explanation = (f"{len(failed)} of {len(flags)} {what} failed: " + "; ".join(failed)
+                       if failed else f"all {len(flags)} {what} pass")
         details = {"turns": [{"turn": n, "verdict": flag, "reason": reason}
                              for n, (flag, reason) in zip(numbers, outcome.value, strict=True)]}
         return CaseResult.ok({self.name: share(flags)}, explanation, details)
@@ -80,7 +86,7 @@ class _TurnVerdicts(JudgeEvaluator):
         task = self._task(case)
         if isinstance(task, str):
             return []
-        return [(task.request, 25 * len(_replies(case.turns or [])[0]))]
+        return [(task.request, 25 * len(_judged(case.turns or [], self.judged_role)[0]))]
 
 
 @register
@@ -125,3 +131,23 @@ class JudgeRoleAdherence(_TurnVerdicts):
         if not role:
             return "the conversation has no system turn giving the assistant's role"
         return {**variables, "role": role}
+
+
+@register
+class JudgeConversationCompleteness(_TurnVerdicts):
+    """Share of user requests the judge finds met by the end of the conversation (DeepEval's
+    conversation completeness, whose user intentions are here the user turns themselves, so a
+    failing request is named by its turn)."""
+
+    name = "judge_conversation_completeness"
+    task = "conversation_completeness"
+    judged_role = "user"
+    items_key = "requests"
+    description = (
+        "LLM judge: share of user turns whose request the assistant met by the end of the "
+        "conversation (one verdict per user turn, unmet requests named)."
+    )
+    metrics = (
+        MetricSpec("judge_conversation_completeness", "share of user requests judged met",
+                   threshold=1.0, primary=True),
+    )
