@@ -17,6 +17,8 @@ def _metric_rows(metrics: dict[str, Any], folds: int) -> list[str]:
                        if v is not None)
         rows.append(f"| {target} | {m['n']:,} | {m['positives']:,} | {_fmt(m.get('cv_auroc'))}"
                     f" | {by or '(one class per source)'} |")
+    rows += ["", "The pooled AUROC counts the everyday MNLI negatives, which are easy; the "
+             "per-source figures (within one source, both classes) are the harder estimates."]
     return rows
 
 
