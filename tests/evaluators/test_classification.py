@@ -115,3 +115,19 @@ def test_no_scored_case_gives_undefined_corpus_metrics() -> None:
 def test_invalid_labels_are_rejected(labels: object) -> None:
     with pytest.raises(InvalidInputError, match="labels"):
         get_evaluator("classification", labels=labels)
+
+
+def test_labels_are_shown_masked_but_scored_on_the_raw_text() -> None:
+    """A secret in an answer is masked before lower-casing (lower-cased, it no longer looks like
+    a key and would slip past the report's scrub), while correctness compares the raw labels."""
+    key = "AKIAIOSFODNN7EXAMPLE"
+    leaked, same = get_evaluator("classification").score(
+        [
+            TestCase(id="a", question="q", expected_answer="positive", actual_answer=f"key {key}"),
+            TestCase(id="b", question="q", expected_answer=f"key {key}", actual_answer=f"KEY {key}"),
+        ]
+    )
+    assert leaked.outcomes["clf_accuracy"].value == 0.0
+    assert same.outcomes["clf_accuracy"].value == 1.0  # raw labels equal after normalisation
+    shown = f"{leaked.explanation} {leaked.details} {same.explanation} {same.details}"
+    assert key.lower() not in shown and key not in shown

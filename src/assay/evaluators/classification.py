@@ -26,6 +26,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.registry import register
 from assay.params import check
+from assay.safety.masking import scrub
 
 _STRIP = string.whitespace + string.punctuation
 
@@ -266,9 +267,12 @@ class Classification(Evaluator):
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         out = []
         for case in cases:
-            predicted = normalize_label(case.actual_answer or "")
-            true = normalize_label(case.expected_answer or "")
-            correct = float(predicted == true)
+            raw_predicted = normalize_label(case.actual_answer or "")
+            correct = float(raw_predicted == normalize_label(case.expected_answer or ""))
+            # Labels are shown (explanation, confusion matrix) masked first: once lower-cased, a
+            # key or a PEM header no longer looks like one and would slip past the report's scrub.
+            predicted = normalize_label(scrub(case.actual_answer or ""))
+            true = normalize_label(scrub(case.expected_answer or ""))
             note = "" if correct else " (wrong)"
             out.append(
                 CaseResult.ok(
