@@ -135,3 +135,42 @@ def test_a_reply_cut_at_the_token_limit_is_a_parse_failure_not_a_score() -> None
     assert "finish_reason: length" in (outcomes[0].error or "")
     assert outcomes[1].value == 0.9
     assert judge.stats.parse_failures == 1
+
+
+def test_json_schema_is_asked_by_default() -> None:
+    with FakeOpenAI(lambda payload: '{"score": 1}') as server:
+        backend = OpenAICompatBackend("local", f"{server.url}/v1")
+        backend.complete(req("x"), timeout=5)
+    assert server.payloads[0]["response_format"] == {
+        "type": "json_schema", "json_schema": {"name": "equivalence", "schema": SCHEMA}}
+    assert backend.describe()["structured"] == "json_schema"
+    assert "structured_fallback" not in backend.describe()
+
+
+@pytest.mark.parametrize("status", [400, 500])
+def test_a_server_refusing_json_schema_is_asked_in_json_mode_from_then_on(
+        status: int, caplog: pytest.LogCaptureFixture) -> None:
+    """A server without JSON Schema support answers 400 (OpenAI's format) or 500 (llama-cpp-python
+    0.3): the same request is sent again in JSON mode, later requests go in JSON mode directly,
+    and the reason is logged once."""
+    with FakeOpenAI(lambda payload: '{"score": 0.5}', refuse_schema=status) as server:
+        judge = Judge(OpenAICompatBackend("local", f"{server.url}/v1"), max_retries=0,
+                      concurrency=1)
+        with caplog.at_level("WARNING", logger="assay.backends.llm.openai_compat"):
+            outcomes = judge.complete_json(
+                [JsonTask(req(t), lambda v: v["score"]) for t in ("a", "b", "c")])
+    assert [o.value for o in outcomes] == [0.5, 0.5, 0.5]
+    assert [p["response_format"]["type"] for p in server.payloads] == [
+        "json_schema", "json_object", "json_object", "json_object"]
+    [record] = [r for r in caplog.records if "refused a JSON Schema" in r.getMessage()]
+    assert f"HTTP {status}" in record.getMessage() and "json_schema is not supported" in (
+        record.getMessage())
+    assert f"HTTP {status}" in judge.backend.describe()["structured_fallback"]
+
+
+def test_other_client_errors_are_not_retried_in_json_mode() -> None:
+    with FakeOpenAI(lambda payload: '{"score": 1}', status=401) as server:
+        backend = OpenAICompatBackend("local", f"{server.url}/v1")
+        with pytest.raises(BackendError, match="HTTP 401"):
+            backend.complete(req("x"), timeout=5)
+    assert len(server.payloads) == 1 and backend.schema_refused is None

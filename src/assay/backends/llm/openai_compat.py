@@ -6,6 +6,7 @@ llama-cpp-python's server all speak this protocol. Requests go only to ``base_ur
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -20,6 +21,14 @@ from assay.errors import BackendError, TransientBackendError, require
 from assay.params import check
 
 STRUCTURED_MODES = ("json_schema", "json_object", "none")
+#: HTTP statuses with which a server refuses a request it cannot serve as sent; when the error
+#: names the response format or the schema, the request is retried in JSON mode. 500 is there
+#: because llama-cpp-python's server (0.3) answers a ``json_schema`` response_format with a 500
+#: validation error ("Input should be 'text' or 'json_object'").
+_REFUSED = (400, 422, 500, 501)
+_REFUSAL_WORDS = ("response_format", "json_schema", "schema")
+
+logger = logging.getLogger(__name__)
 
 
 class OpenAICompatBackend:
@@ -35,8 +44,11 @@ class OpenAICompatBackend:
         temperature: Sampling temperature (0 for the most repeatable verdicts).
         seed: Sampling seed sent to servers that honour it.
         max_tokens: Default cap on generated tokens per request.
-        structured: ``"json_schema"`` (send the reply's JSON Schema; OpenAI, vLLM, recent
-            llama.cpp), ``"json_object"`` (JSON mode) or ``"none"`` (rely on the prompt).
+        structured: ``"json_schema"`` (default: send the reply's JSON Schema, so the server
+            constrains decoding to it; OpenAI, vLLM, llama.cpp), ``"json_object"`` (JSON mode)
+            or ``"none"`` (rely on the prompt). A server that refuses the schema (HTTP 400, 422
+            or 501) is asked again in JSON mode, and JSON mode is kept for later requests; the
+            reason is logged once and reported by :meth:`describe` as ``structured_fallback``.
         api_version: Azure OpenAI API version; switches to Azure URLs and the ``api-key`` header.
         headers: Extra HTTP headers (e.g. an organisation id).
 
@@ -56,7 +68,7 @@ class OpenAICompatBackend:
         temperature: float = 0.0,
         seed: int | None = 0,
         max_tokens: int = 512,
-        structured: str = "json_object",
+        structured: str = "json_schema",
         api_version: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
@@ -86,6 +98,7 @@ class OpenAICompatBackend:
         self.seed = seed
         self.max_tokens = max_tokens
         self.structured = structured
+        self.schema_refused: str | None = None
         self.api_version = api_version
         self.headers = dict(headers or {})
         self._client: Any = None
@@ -107,6 +120,7 @@ class OpenAICompatBackend:
             "max_tokens": self.max_tokens,
             "structured": self.structured,
             "api_version": self.api_version,
+            **({"structured_fallback": self.schema_refused} if self.schema_refused else {}),
         }
 
     def __getstate__(self) -> dict[str, Any]:
@@ -158,7 +172,11 @@ class OpenAICompatBackend:
         }
         if self.seed is not None:
             body["seed"] = self.seed
-        if request.json_schema is not None and self.structured == "json_schema":
+        if (
+            request.json_schema is not None
+            and self.structured == "json_schema"
+            and self.schema_refused is None
+        ):
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
@@ -174,10 +192,14 @@ class OpenAICompatBackend:
         """POST the request; map 429 / 5xx / timeouts to :class:`TransientBackendError`."""
         httpx = require("httpx", extra="judge")
         url, params = self._url()
+        body = self.payload(request)
         try:
-            reply = self._http().post(
-                url, params=params, json=self.payload(request), timeout=timeout
-            )
+            reply = self._http().post(url, params=params, json=body, timeout=timeout)
+            if _schema_refused(body, reply.status_code, reply.text):
+                self._refuse_schema(f"HTTP {reply.status_code}: {reply.text[:200]}")
+                reply = self._http().post(
+                    url, params=params, json=self.payload(request), timeout=timeout
+                )
         except httpx.TimeoutException as exc:  # type: ignore[attr-defined]
             raise TransientBackendError(f"timeout after {timeout}s: {exc!r}") from exc
         except httpx.TransportError as exc:  # type: ignore[attr-defined]
@@ -213,12 +235,42 @@ class OpenAICompatBackend:
             finish_reason=choice.get("finish_reason"),
         )
 
+    def _refuse_schema(self, reason: str) -> None:
+        """Fall back to JSON mode for this and later requests, logging why once."""
+        with self._lock:
+            if self.schema_refused is None:
+                self.schema_refused = reason
+                logger.warning(
+                    "%s refused a JSON Schema response_format (%s); asking in JSON mode "
+                    "(response_format json_object) from now on",
+                    self.base_url,
+                    reason,
+                )
+
     def close(self) -> None:
         """Close the HTTP connection pool."""
         with self._lock:
             if self._client is not None:
                 self._client.close()
                 self._client = None
+
+
+def _schema_refused(body: Mapping[str, Any], status: int, text: str) -> bool:
+    """Whether the server refused ``body``'s JSON Schema ``response_format``: a 400, 422, 500 or
+    501 whose error names the response format or the schema (other client errors are the request's
+    own fault and are reported as they are).
+
+    Example:
+        >>> sent = {"response_format": {"type": "json_schema"}}
+        >>> _schema_refused(sent, 400, "response_format type json_schema is not supported")
+        True
+        >>> _schema_refused(sent, 400, "bad request"), _schema_refused({}, 400, "schema")
+        (False, False)
+    """
+    if status not in _REFUSED or (body.get("response_format") or {}).get("type") != "json_schema":
+        return False
+    lowered = text.lower()
+    return any(word in lowered for word in _REFUSAL_WORDS)
 
 
 def _retry_after(value: str | None) -> float | None:
