@@ -1,7 +1,9 @@
-"""One message template for checking the parameters of public callables (DESIGN §6)."""
+"""Parameters of public callables: one message template for checking them (DESIGN §6) and one
+way to read a component's constructor parameters back."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from assay.errors import InvalidInputError
@@ -21,3 +23,34 @@ def check(ok: bool, name: str, where: str, expected: str, got: Any) -> None:
         raise InvalidInputError(
             f"The {name!r} parameter of {where} must be {expected}; got {got!r} instead."
         )
+
+
+def constructor_params(obj: object, *, jsonable: bool = False) -> dict[str, Any]:
+    """The parameters of ``type(obj).__init__`` and their current values (scikit-learn style:
+    each is stored under an attribute of the same name); ``*args`` / ``**kwargs`` are left out.
+
+    Evaluators, perturbations and calibrators all use it for ``get_params``.
+
+    Args:
+        obj: the configured component.
+        jsonable: replace a value that is not None, str, int, float, bool, list, dict or tuple by
+            its ``repr`` (for manifests).
+
+    Example:
+        >>> class Typos:
+        ...     def __init__(self, rate=0.1, rng=None, *args):
+        ...         self.rate, self.rng = rate, rng
+        >>> constructor_params(Typos(0.2, rng=object()), jsonable=True)["rate"]
+        0.2
+        >>> constructor_params(Typos(), jsonable=True)
+        {'rate': 0.1, 'rng': None}
+    """
+    signature = inspect.signature(type(obj).__init__)
+    params: dict[str, Any] = {}
+    for name, p in signature.parameters.items():
+        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        value = getattr(obj, name)
+        ok = value is None or isinstance(value, str | int | float | bool | list | dict | tuple)
+        params[name] = value if ok or not jsonable else repr(value)
+    return params

@@ -130,7 +130,7 @@ def test_too_few_fail_cases_means_nothing_passes() -> None:
 
 
 def test_unknown_method_and_too_few_labels() -> None:
-    with pytest.raises(InvalidInputError, match="unknown threshold method"):
+    with pytest.raises(InvalidInputError, match="Unknown threshold method"):
         select_thresholds([0.1, 0.2, 0.3, 0.4] * 3, [0, 1] * 6, ["gam"])
     with pytest.raises(InvalidInputError, match="at least 4 PASS and 4 FAIL"):
         select_thresholds(np.arange(8.0), [0, 0, 0, 1, 1, 1, 1, 1], ["normal"], held_out=0.25)

@@ -169,6 +169,31 @@ def test_duplicates_count_once_and_short_lists_divide_by_k() -> None:
     assert s["recall_at_k"] == 0.5
 
 
+def test_long_rankings_equal_a_plain_per_rank_loop() -> None:
+    """Rankings and judgements past the precomputed discount table (1,024 ranks) give exactly
+    what trec_eval's per-rank loop gives (same terms, same order)."""
+    rng = random.Random(3)
+    ranking = [f"d{rng.randrange(5000)}" for _ in range(3000)]  # with repeats
+    qrel = {f"d{i}": float(rng.choice([0, 1, 2, 3])) for i in range(0, 5000, 2)}
+    ranked = list(dict.fromkeys(ranking))
+    hits, ap, dcg = 0, 0.0, 0.0
+    for rank, doc in enumerate(ranked, start=1):
+        gain = qrel.get(doc, 0.0)
+        if gain > 0:
+            hits += 1
+            ap += hits / rank
+        dcg += gain / math.log2(rank + 1)
+    ideal = sorted((g for g in qrel.values() if g > 0), reverse=True)
+    idcg = 0.0
+    for rank, gain in enumerate(ideal, start=1):
+        idcg += gain / math.log2(rank + 1)
+    s = retrieval_scores(ranking, qrel, k=2000)
+    assert len(ranked) > 1024 and len(ideal) > 1024
+    assert s["average_precision"] == ap / len(ideal)
+    assert s["ndcg"] == dcg / idcg
+    assert s["recall"] == hits / len(ideal)
+
+
 def test_no_hit_gives_zeros_not_skips() -> None:
     s = retrieval_scores(["x", "y"], {"a": 2}, k=10)
     assert s == {

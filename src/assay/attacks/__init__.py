@@ -17,6 +17,7 @@ from assay.attacks.detectors import (
     shared_ngram,
 )
 from assay.attacks.library import (
+    ATTACK_REGISTRY,
     ATTACKS,
     CATEGORIES,
     DETECTORS,
@@ -28,6 +29,7 @@ from assay.attacks.refusal import RefusalVerdict, detect_refusal, is_refusal
 
 __all__ = [
     "ATTACKS",
+    "ATTACK_REGISTRY",
     "CATEGORIES",
     "DETECTORS",
     "HARMFUL_REQUESTS",

@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay.errors import InvalidInputError
+from assay.registry import GROUPS, Registry
+
 #: Attack categories, in report order.
 CATEGORIES = (
     "prompt_injection",
@@ -211,8 +214,24 @@ HARMFUL_REQUESTS = (
 )
 
 
+def _check_attack(name: str, attack: Attack) -> None:
+    if not isinstance(attack, Attack) or attack.name != name:
+        raise InvalidInputError(
+            f"the attack registered as {name!r} must be an assay.attacks.Attack named {name!r}; "
+            f"got {attack!r}"
+        )
+
+
+#: Every attack by name: the built-in :data:`ATTACKS`, then plugins of the ``assay.attacks``
+#: entry-point group (each an :class:`Attack` instance whose name is the entry point's).
+ATTACK_REGISTRY: Registry[Attack] = Registry("attack", GROUPS["attack"], validate=_check_attack)
+for _attack in ATTACKS:
+    ATTACK_REGISTRY.register(_attack.name, _attack)
+
+
 def attacks(categories: Sequence[str] | None = None) -> list[Attack]:
-    """The built-in attacks of ``categories`` (all when None).
+    """The registered attacks of ``categories`` (all when None): the built-ins in library order,
+    then installed plugins by name.
 
     Example:
         >>> sorted({a.category for a in attacks(["jailbreak"])})
@@ -220,13 +239,12 @@ def attacks(categories: Sequence[str] | None = None) -> list[Attack]:
         >>> len(attacks()) >= 18
         True
     """
-    if categories is None:
-        return list(ATTACKS)
-    unknown = sorted(set(categories) - set(CATEGORIES))
-    if unknown:
-        from assay.errors import InvalidInputError
-
-        raise InvalidInputError(
-            f"Unknown attack categories {unknown}; known: {', '.join(CATEGORIES)}"
-        )
-    return [a for a in ATTACKS if a.category in categories]
+    if categories is not None:
+        unknown = sorted(set(categories) - set(CATEGORIES))
+        if unknown:
+            raise InvalidInputError(
+                f"Unknown attack categories {unknown}; known: {', '.join(CATEGORIES)}"
+            )
+    builtin = {a.name for a in ATTACKS}
+    plugins = [ATTACK_REGISTRY.get(n) for n in ATTACK_REGISTRY.names() if n not in builtin]
+    return [a for a in (*ATTACKS, *plugins) if categories is None or a.category in categories]

@@ -27,13 +27,19 @@ from assay.calibrate.ordinal import OrdinalCalibrator
 from assay.calibrate.persist import KINDS, load_calibrator, make_calibrator, save_calibrator
 from assay.calibrate.separation import auroc, auroc_ci, compare_combined, separation_report
 from assay.calibrate.threshold_methods import RISK_APPETITE, confidence_level
-from assay.calibrate.thresholds import METHODS, ThresholdResult, select_thresholds
+from assay.calibrate.thresholds import (
+    METHODS,
+    THRESHOLD_METHODS,
+    ThresholdResult,
+    select_thresholds,
+)
 
 __all__ = [
     "BINARY_CLASSES",
     "KINDS",
     "METHODS",
     "RISK_APPETITE",
+    "THRESHOLD_METHODS",
     "Calibrator",
     "IsotonicCalibrator",
     "LogisticCalibrator",

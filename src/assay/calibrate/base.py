@@ -30,7 +30,7 @@ from assay.calibrate._arrays import (
 )
 from assay.calibrate.conformal import SplitConformalClassifier, needs_review, set_summary
 from assay.errors import InvalidInputError, NotFittedError
-from assay.params import check
+from assay.params import check, constructor_params
 
 logger = logging.getLogger(__name__)
 
@@ -202,12 +202,7 @@ class Calibrator(ABC):
 
     def get_params(self) -> dict[str, Any]:
         """Constructor parameters (scikit-learn style)."""
-        return {
-            "metrics": self.metrics,
-            "higher_is_better": self.higher_is_better,
-            "pass_at": self.pass_at,
-            **self._extra_params(),
-        }
+        return constructor_params(self)
 
     def state(self) -> dict[str, Any]:
         """The fitted state as JSON-serialisable data."""
@@ -281,9 +276,6 @@ class Calibrator(ABC):
                 f"{type(self).__name__} is not fitted; call fit(scores, labels) before {where}"
             )
         return True
-
-    def _extra_params(self) -> dict[str, Any]:
-        return {}
 
     @abstractmethod
     def _fit(self, x: FloatArray, codes: IntArray) -> None:

@@ -48,9 +48,6 @@ class LogisticCalibrator(Calibrator):
         self.coef_: FloatArray | None = None
         self.intercept_: float = 0.0
 
-    def _extra_params(self) -> dict[str, Any]:
-        return {"C": self.C}
-
     def _fit(self, x: FloatArray, codes: IntArray) -> None:
         # standardise for a well-conditioned Newton solve, then map back to raw scores
         mean, std = x.mean(axis=0), x.std(axis=0)
@@ -112,9 +109,6 @@ class IsotonicCalibrator(Calibrator):
         self.centered = centered
         self.x_thresholds_: FloatArray | None = None
         self.y_thresholds_: FloatArray | None = None
-
-    def _extra_params(self) -> dict[str, Any]:
-        return {"centered": self.centered}
 
     def _fit(self, x: FloatArray, codes: IntArray) -> None:
         from sklearn.isotonic import IsotonicRegression

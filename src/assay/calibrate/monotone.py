@@ -55,15 +55,6 @@ class MonotoneBoostingCalibrator(Calibrator):
         self.seed = seed
         self.booster_: Any = None
 
-    def _extra_params(self) -> dict[str, Any]:
-        return {
-            "n_estimators": self.n_estimators,
-            "learning_rate": self.learning_rate,
-            "num_leaves": self.num_leaves,
-            "min_child_samples": self.min_child_samples,
-            "seed": self.seed,
-        }
-
     def _fit(self, x: FloatArray, codes: IntArray) -> None:
         lgb: Any = require("lightgbm", extra="calibrate")
         params = {

@@ -60,9 +60,6 @@ class OrdinalCalibrator(Calibrator):
         self.coef_: FloatArray | None = None
         self.cutpoints_: FloatArray | None = None
 
-    def _extra_params(self) -> dict[str, Any]:
-        return {"l2": self.l2}
-
     def _fit(self, x: FloatArray, codes: IntArray) -> None:
         from scipy.optimize import minimize
 

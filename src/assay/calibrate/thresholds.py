@@ -11,10 +11,16 @@ re-running the method on label-stratified bootstrap resamples of the fit part. M
 * ``logistic_youden`` / ``logistic_false_pass`` — logistic regression and its ROC curve;
 * ``spline`` — a GAM-style spline logistic model;
 * ``conformal`` — a threshold with a guaranteed false-pass rate.
+
+Every method is on :data:`THRESHOLD_METHODS`, which installed plugins extend through the
+``assay.thresholds`` entry-point group: an entry point names a rule
+``rule(scores, labels, **params) -> (threshold, details)`` that sees PASS as label 1 and
+higher-is-better scores, like the built-ins of :mod:`assay.calibrate.threshold_methods`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -25,10 +31,12 @@ import numpy as np
 from assay.calibrate._arrays import FloatArray, IntArray, as_binary, as_scores, check_same_length
 from assay.calibrate.diagnostics import error_rates
 from assay.calibrate.separation import bootstrap_indices
-from assay.calibrate.threshold_methods import RULES, confidence_level
+from assay.calibrate.threshold_methods import RULES, Rule, confidence_level
 from assay.errors import InvalidInputError
 from assay.params import check
+from assay.registry import GROUPS, Registry
 
+#: The built-in methods, in report order (the default of :func:`select_thresholds`).
 METHODS: tuple[str, ...] = ("normal", "kfold", *[m for m in RULES if m != "normal"])
 
 
@@ -96,13 +104,14 @@ def kfold_threshold(
     """
     from sklearn.model_selection import StratifiedKFold
 
-    check(base in RULES, "base", "kfold_threshold", f"one of {', '.join(RULES)}", base)
+    bases = [m for m in THRESHOLD_METHODS.names() if m != "kfold"]
+    check(base in bases, "base", "kfold_threshold", f"one of {', '.join(bases)}", base)
     check(
         aggregate in ("mean", "max"), "aggregate", "kfold_threshold", "'mean' or 'max'", aggregate
     )
     check(isinstance(k, int) and k >= 2, "k", "kfold_threshold", "an integer >= 2", k)
-    rule, fixed = RULES[base]
-    params = {**fixed, **(base_params or {})}
+    rule = THRESHOLD_METHODS.get(base)
+    params = dict(base_params or {})
     folds = []
     splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
     for train, test in splitter.split(s.reshape(-1, 1), y):
@@ -131,9 +140,17 @@ def _mean(values: list[float | None]) -> float | None:
     return float(np.mean(kept)) if kept else None
 
 
+#: Every threshold method by name: the built-ins, then plugins of ``assay.thresholds``.
+THRESHOLD_METHODS: Registry[Rule] = Registry("threshold method", GROUPS["threshold method"])
+THRESHOLD_METHODS.register("kfold", kfold_threshold)
+for _name, (_rule, _fixed) in RULES.items():
+    THRESHOLD_METHODS.register(_name, functools.partial(_rule, **_fixed) if _fixed else _rule)
+
+
 def _method_params(
     method: str, confidence: float, false_pass_rate: float, seed: int, extra: dict[str, Any]
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[Rule, dict[str, Any]]:
+    rule = THRESHOLD_METHODS.get(method)
     if method == "kfold":
         base = extra.get("base", "normal")
         base_params = dict(extra.get("base_params") or {})
@@ -141,14 +158,8 @@ def _method_params(
             base_params.setdefault("confidence", confidence)
         if base in ("conformal", "logistic_false_pass"):
             base_params.setdefault("false_pass_rate", false_pass_rate)
-        params = {**extra, "base": base, "base_params": base_params, "seed": seed}
-        return kfold_threshold, params
-    if method not in RULES:
-        raise InvalidInputError(
-            f"unknown threshold method {method!r}; choose from {', '.join(METHODS)}"
-        )
-    rule, fixed = RULES[method]
-    params = dict(fixed)
+        return rule, {**extra, "base": base, "base_params": base_params, "seed": seed}
+    params: dict[str, Any] = {}
     if method == "normal":
         params["confidence"] = confidence
     if method in ("conformal", "logistic_false_pass"):
@@ -177,7 +188,7 @@ def select_thresholds(
     Args:
         scores: the metric's scores (1-D).
         labels: human labels (binary, or graded with ``pass_at``).
-        methods: names from :data:`METHODS`.
+        methods: names on :data:`THRESHOLD_METHODS` (the built-in :data:`METHODS` by default).
         metric: name recorded in the results.
         higher_is_better: direction of the metric.
         pass_at: graded labels ``>= pass_at`` are PASS.

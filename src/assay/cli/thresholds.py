@@ -29,7 +29,8 @@ def _risk(value: str) -> str | float:
     "methods",
     multiple=True,
     help="Threshold methods (default all): normal, kfold, kde, logistic_youden, "
-    "logistic_false_pass, spline, conformal.",
+    "logistic_false_pass, polynomial, spline, conformal and installed plugins (entry-point "
+    "group assay.thresholds).",
 )
 @click.option(
     "--risk",
@@ -93,14 +94,15 @@ def command(
     from assay.calibrate.dataset import load_labelled
     from assay.calibrate.render import write_thresholds
     from assay.calibrate.report import thresholds_report
-    from assay.calibrate.thresholds import METHODS
+    from assay.calibrate.thresholds import METHODS, THRESHOLD_METHODS
 
     names = split_names(metrics)
-    chosen = split_names(methods) or list(METHODS)
-    unknown = [m for m in chosen if m not in METHODS]
+    known = [*METHODS, *(m for m in THRESHOLD_METHODS.names() if m not in METHODS)]
+    chosen = split_names(methods) or known
+    unknown = [m for m in chosen if m not in THRESHOLD_METHODS]
     if unknown:
         raise click.BadParameter(
-            f"unknown {unknown}; choose from {', '.join(METHODS)}", param_hint="--method"
+            f"unknown {unknown}; choose from {', '.join(known)}", param_hint="--method"
         )
     data = load_labelled(run_dir, names, labels_file, label)
     report, plot = thresholds_report(

@@ -9,7 +9,6 @@ every value is finite and inside its declared range.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import math
 from abc import ABC, abstractmethod
@@ -19,6 +18,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from assay.data.case import TestCase
+from assay.params import constructor_params
 
 logger = logging.getLogger(__name__)
 
@@ -260,12 +260,7 @@ class Evaluator(ABC):
 
     def get_params(self) -> dict[str, Any]:
         """Constructor parameters and their current values."""
-        signature = inspect.signature(type(self).__init__)
-        return {
-            name: getattr(self, name)
-            for name, p in signature.parameters.items()
-            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        }
+        return constructor_params(self)
 
     def spec(self) -> dict[str, Any]:
         """A JSON-serialisable description of this configured evaluator (for manifests)."""

@@ -29,7 +29,10 @@ retrieved and relevant ids never meet, or a case whose ``context_ids`` and
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from itertools import accumulate, compress, count, islice, repeat
+from operator import truediv
 from typing import Any
 
 from assay.data.case import TestCase
@@ -55,52 +58,69 @@ RETRIEVAL_METRICS = (
 )
 
 
-def _dedupe(ranking: Sequence[str]) -> list[str]:
-    seen: set[str] = set()
-    out: list[str] = []
-    for doc in ranking:
-        if doc not in seen:
-            seen.add(doc)
-            out.append(doc)
-    return out
+#: ``_DISCOUNT[r]`` is ``log2(r + 1)``, the DCG discount of rank ``r``; replaced, never mutated,
+#: when a longer ranking comes (so a thread reading the old table still reads right values).
+_DISCOUNT = [math.log2(r + 1) for r in range(1025)]
+
+
+def _discounts(n: int) -> list[float]:
+    """A discount table covering ranks 1..n (the same ``math.log2`` values, computed once)."""
+    global _DISCOUNT
+    table = _DISCOUNT
+    if len(table) <= n:
+        table = _DISCOUNT = [math.log2(r + 1) for r in range(2 * n + 1)]
+    return table
 
 
 class _Ranked:
-    """Prefix sums of one ranking, so every cut-off costs O(1)."""
+    """One ranking reduced to the ranks of its relevant ids, so every cut-off costs O(log hits).
+
+    Only relevant ids change a metric, so all the work runs in C builtins: ``dict.fromkeys``
+    (dedupe), ``map`` (grades), ``itertools.compress`` (hit ranks) and ``accumulate`` (running
+    sums over the hits only). The sums add the same terms in the same order as trec_eval's
+    per-rank loop (a non-relevant rank adds 0.0, which changes no float): values stay identical.
+    """
 
     def __init__(self, ranking: Sequence[str], relevance: Mapping[str, float]) -> None:
         relevant = {doc: float(g) for doc, g in relevance.items() if g > 0}
         self.n_rel = len(relevant)
         if self.n_rel == 0:
             raise ValueError("no relevant document among the judgements")
-        self.ranked = _dedupe(ranking)
-        self.hits = [0]  # hits[i]: relevant ids among the first i
-        self.dcg = [0.0]  # dcg[i]: DCG of the first i
-        self.ranks: list[int] = []
-        self.ap = 0.0
-        for rank, doc in enumerate(self.ranked, start=1):
-            gain = relevant.get(doc, 0.0)
-            hit = self.hits[-1]
-            if gain:
-                hit += 1
-                self.ap += hit / rank
-                self.ranks.append(rank)
-            self.hits.append(hit)
-            self.dcg.append(self.dcg[-1] + gain / math.log2(rank + 1))
-        self.idcg = [0.0]
-        for rank, gain in enumerate(sorted(relevant.values(), reverse=True), start=1):
-            self.idcg.append(self.idcg[-1] + gain / math.log2(rank + 1))
+        ranked = dict.fromkeys(ranking)  # repeated ids count once, at their first rank
+        self.n_retrieved = len(ranked)
+        gains = list(map(relevant.get, ranked, repeat(0.0)))
+        #: ranks (1-based) of the relevant retrieved ids, best first
+        self.ranks: list[int] = list(compress(range(1, len(gains) + 1), gains))
+        discount = _discounts(max(self.n_retrieved, self.n_rel))
+        # running sums with accumulate, never sum(): Python 3.12's sum() compensates rounding,
+        # which trec_eval's plain loop does not
+        self.ap = list(accumulate(map(truediv, count(1), self.ranks), initial=0.0))[-1]
+        #: dcg[j]: DCG of the ranking down to its j-th hit
+        self.dcg = list(accumulate(
+            map(truediv, compress(gains, gains), map(discount.__getitem__, self.ranks)),
+            initial=0.0,
+        ))  # fmt: skip
+        #: idcg[i]: DCG of the ideal ranking's first i ids
+        self.idcg = list(accumulate(
+            map(truediv, sorted(relevant.values(), reverse=True), islice(discount, 1, None)),
+            initial=0.0,
+        ))  # fmt: skip
+
+    @property
+    def n_hits(self) -> int:
+        """Relevant ids retrieved anywhere."""
+        return len(self.ranks)
 
     def hits_at(self, k: int) -> int:
-        return self.hits[min(k, len(self.hits) - 1)]
+        return bisect_right(self.ranks, k)
 
     def ndcg_at(self, k: int) -> float:
-        return self.dcg[min(k, len(self.dcg) - 1)] / self.idcg[min(k, self.n_rel)]
+        return self.dcg[self.hits_at(k)] / self.idcg[min(k, self.n_rel)]
 
     def precision_at(self, k: int, denominator: str) -> float:
         """Hits in the first ``k`` over ``k`` (trec_eval) or over the ids retrieved there."""
         hits = self.hits_at(k)
-        shown = k if denominator == "k" else min(k, len(self.ranked))
+        shown = k if denominator == "k" else min(k, self.n_retrieved)
         return hits / shown if shown else 0.0
 
     def at(self, k: int, denominator: str = "retrieved") -> dict[str, float]:
@@ -118,9 +138,8 @@ def _f1(precision: float, recall: float) -> float:
 def _scores(r: _Ranked, k: int, precision_denominator: str) -> dict[str, float]:
     hits = r.hits_at(k)
     precision, recall = r.precision_at(k, precision_denominator), hits / r.n_rel
-    everything = len(r.ranked)
-    set_precision = r.precision_at(everything, "retrieved")
-    set_recall = r.hits[-1] / r.n_rel
+    set_precision = r.precision_at(r.n_retrieved, "retrieved")
+    set_recall = r.n_hits / r.n_rel
     return {
         "precision": set_precision,
         "recall": set_recall,
@@ -307,7 +326,7 @@ class RetrievalMetrics(Evaluator):
                     {
                         "k": self.k,
                         "id_match": self.id_match,
-                        "n_retrieved": len(ranked.ranked),
+                        "n_retrieved": ranked.n_retrieved,
                         "n_relevant": ranked.n_rel,
                         "relevant_ranks": hit_ranks[:100],
                         "at": {str(cut): ranked.at(cut, self.precision) for cut in self.report_ks},

@@ -125,6 +125,8 @@ def disjoint_spaces(judgements: Sequence[Judgement]) -> str | None:
     usable = [j for j in judgements if j.error is None and j.ranking and j.relevance]
     if len(usable) < MIN_CASES_FOR_DISJOINT:
         return None
+    if any(not j.relevance.keys().isdisjoint(j.ranking) for j in usable):
+        return None  # the usual case, found without building the batch's id sets
     retrieved = {i for j in usable for i in j.ranking}
     judged = {i for j in usable for i in j.relevance}
     if retrieved & judged:

@@ -11,7 +11,6 @@ so the child is run afresh.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import random
 from abc import ABC, abstractmethod
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assay.data.case import TestCase
-from assay.params import check
+from assay.params import check, constructor_params
 
 logger = logging.getLogger(__name__)
 
@@ -55,15 +54,7 @@ class Perturbation(ABC):
 
     def get_params(self) -> dict[str, Any]:
         """Constructor parameters and their values (JSON-compatible where possible)."""
-        signature = inspect.signature(type(self).__init__)
-        params = {}
-        for name, p in signature.parameters.items():
-            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                continue
-            value = getattr(self, name)
-            ok = value is None or isinstance(value, str | int | float | bool | list | dict | tuple)
-            params[name] = value if ok else repr(value)
-        return params
+        return constructor_params(self, jsonable=True)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())

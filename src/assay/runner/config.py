@@ -1,6 +1,7 @@
 """Target config files: which system to call and how (YAML, JSON or TOML).
 
-A config is a mapping with a ``type`` (``http``, ``openai``, ``command`` or ``python``), a ``name``
+A config is a mapping with a ``type`` (``http``, ``openai``, ``command``, ``python`` or a connector
+plugin's name, see :data:`~assay.runner.connectors.registry.CONNECTORS`), a ``name``
 (recorded as ``TestCase.model``), the connector's own keys and the run settings (``concurrency``,
 ``retries``, ``timeout_s``, ``backoff_s``, ``backoff_max_s``, ``retry_bad_response``). Strings may
 use ``${ENV_VAR}`` so secrets stay out of the file. See docs/runner.md for examples.
@@ -16,10 +17,10 @@ from typing import Any
 
 from assay.errors import InvalidInputError, require
 from assay.runner.connectors.base import Connector
+from assay.runner.connectors.registry import CONNECTORS
 from assay.runner.execute import RunSettings
 from assay.runner.mapping import expand_env
 
-TYPES = ("http", "openai", "command", "python")
 _SETTINGS = tuple(f.name for f in fields(RunSettings))
 _KEYS: dict[str, tuple[str, ...]] = {
     "http": ("url", "method", "headers", "request", "response"),
@@ -82,17 +83,20 @@ def build_target(
     """
     config = expand_env(dict(config), where)
     kind = config.pop("type", None)
-    if kind not in TYPES:
-        raise InvalidInputError(f"{where}: 'type' must be one of {', '.join(TYPES)}; got {kind!r}")
+    if not isinstance(kind, str) or kind not in CONNECTORS:
+        raise InvalidInputError(
+            f"{where}: 'type' must be one of {', '.join(CONNECTORS.names())}; got {kind!r}"
+        )
     name = config.pop("name", None)
     settings_keys = {k: config.pop(k) for k in list(config) if k in _SETTINGS}
-    unknown = sorted(set(config) - set(_KEYS[kind]))
+    # a plugin's keys are checked by its own signature (a TypeError below)
+    unknown = sorted(set(config) - set(_KEYS[kind])) if kind in _KEYS else []
     if unknown:
         raise InvalidInputError(
             f"{where}: unknown key(s) {', '.join(unknown)} for type {kind!r}; allowed: "
             f"{', '.join(('name', *_KEYS[kind], *_SETTINGS))}"
         )
-    if _REQUIRED[kind] not in config:
+    if kind in _REQUIRED and _REQUIRED[kind] not in config:
         raise InvalidInputError(f"{where}: type {kind!r} needs the key {_REQUIRED[kind]!r}")
     try:
         settings = RunSettings(**settings_keys)
@@ -108,25 +112,16 @@ def build_target(
 def _connector(
     kind: str, name: str | None, config: dict[str, Any], base_dir: Path | None
 ) -> Connector:
-    from assay.runner.connectors import (
-        CallableConnector,
-        CommandConnector,
-        HTTPConnector,
-        OpenAIChatConnector,
-        load_callable,
-    )
+    """The connector of type ``kind``; references to Python callables in the built-ins' keys are
+    resolved here, relative to the config file's folder."""
+    from assay.runner.connectors import load_callable
 
-    named: dict[str, Any] = {"name": name} if name else {}
-    if kind == "http":
-        return HTTPConnector(**named, **config)
-    if kind == "command":
-        return CommandConnector(**named, **config)
     if kind == "python":
-        fn = load_callable(config.pop("callable"), base_dir)
-        return CallableConnector(fn, **named, **config)
-    if isinstance(config.get("retriever"), str):
+        config["fn"] = load_callable(config.pop("callable"), base_dir)
+    if kind == "openai" and isinstance(config.get("retriever"), str):
         config["retriever"] = load_callable(config["retriever"], base_dir)
-    return OpenAIChatConnector(**named, **config)
+    named: dict[str, Any] = {"name": name} if name else {}
+    return CONNECTORS.get(kind)(**named, **config)
 
 
 def load_target(path: str | os.PathLike[str]) -> tuple[Connector, RunSettings]:
