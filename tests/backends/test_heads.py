@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, get_embedder
+from assay.backends.embed.factory import clear_loaded
 from assay.backends.heads.nli_features import N_FEATURES, pair_features
 from assay.backends.heads.store import WEIGHTS, Head, head_dir, load_head, save_head, shipped_heads
 from assay.backends.nli import DEFAULT_NLI, ENTAILMENT, get_nli
@@ -109,7 +111,7 @@ def test_the_head_pickles_without_its_embedder() -> None:
     nli = HeadNLI()
     nli.predict(["A cat sleeps."], ["A cat sleeps."])
     copy = pickle.loads(pickle.dumps(nli))
-    assert copy._embedder is None
+    assert not any(isinstance(value, CachedEmbedder) for value in vars(copy).values())
     np.testing.assert_allclose(copy.predict(["A cat sleeps."], ["A cat sleeps."]).logits,
                                nli.predict(["A cat sleeps."], ["A cat sleeps."]).logits)
 
@@ -140,3 +142,14 @@ def test_training_is_seeded_and_reproducible(tmp_path: Path, shared_data: Path) 
         np.testing.assert_array_equal(b1, b2)
     assert one.header["training"]["train_rows"] + one.header["training"]["validation_rows"] == 48
     assert isinstance(one, Head)
+
+
+def test_the_head_reads_the_process_s_current_shared_embedder() -> None:
+    """After the shared embedders are reset, the head reads the new one (the one the engine's
+    prefetch fills), never a stale embedder it held."""
+    nli = HeadNLI()
+    before = nli.resolved_embedder()
+    assert before is get_embedder(DEFAULT_SPEC)
+    clear_loaded()
+    assert nli.resolved_embedder() is get_embedder(DEFAULT_SPEC)
+    assert nli.resolved_embedder() is not before

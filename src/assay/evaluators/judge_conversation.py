@@ -99,8 +99,10 @@ class JudgeConversationRelevancy(_TurnVerdicts):
     task = "conversation_relevancy"
     description = (
         "LLM judge: share of assistant turns relevant to the conversation at that point (one "
-        "verdict per turn, offending turns named)."
+        "verdict per turn, offending turns named). Judge-free counterpart: emb_answer_relevancy "
+        "on the per-turn cases of 'assay turns'."
     )
+    counterpart = "emb_answer_relevancy (per-turn cases)"
     metrics = (
         MetricSpec("judge_conversation_relevancy", "share of assistant turns judged relevant",
                    threshold=1.0, primary=True),
@@ -116,8 +118,10 @@ class JudgeRoleAdherence(_TurnVerdicts):
     task = "role_adherence"
     description = (
         "LLM judge: share of assistant turns that stay within the role set by the system turns "
-        "(one verdict per turn, offending turns named)."
+        "(one verdict per turn, offending turns named). Judge-free counterpart (tone only): "
+        "emb_tone on the per-turn cases of 'assay turns'."
     )
+    counterpart = "emb_tone (per-turn cases; tone only)"
     metrics = (
         MetricSpec("judge_role_adherence", "share of assistant turns judged in role",
                    threshold=1.0, primary=True),
@@ -145,8 +149,10 @@ class JudgeConversationCompleteness(_TurnVerdicts):
     items_key = "requests"
     description = (
         "LLM judge: share of user turns whose request the assistant met by the end of the "
-        "conversation (one verdict per user turn, unmet requests named)."
+        "conversation (one verdict per user turn, unmet requests named). Judge-free counterpart: "
+        "emb_completeness on per-turn cases with expected answers ('assay turns')."
     )
+    counterpart = "emb_completeness (per-turn cases with expected answers)"
     metrics = (
         MetricSpec("judge_conversation_completeness", "share of user requests judged met",
                    threshold=1.0, primary=True),

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -51,7 +50,6 @@ class HeadNLI:
         self.head = head
         self.embedder = embedder
         self._head: Head | None = None
-        self._embedder: CachedEmbedder | None = None
 
     def load(self) -> Head:
         """The verified head (loaded once)."""
@@ -69,10 +67,11 @@ class HeadNLI:
         return self._head
 
     def resolved_embedder(self) -> CachedEmbedder:
-        """The (cached, shared) embedder the features are computed with."""
-        if self._embedder is None:
-            self._embedder = get_embedder(self.embedder)
-        return self._embedder
+        """The process's shared embedder for :attr:`embedder`, looked up on every call (a dict
+        look-up) rather than held: a held one goes stale when the shared embedders are reset
+        (``clear_loaded``, a new cache directory), and the engine's prefetch would then fill a
+        different embedder than the one the head reads."""
+        return get_embedder(self.embedder)
 
     @property
     def model_id(self) -> str:
@@ -93,11 +92,6 @@ class HeadNLI:
         distance = logits[:, head.labels.index(ENTAILMENT)] / head.row_norm(ENTAILMENT)
         return NLIScores(head.labels, logits, softmax(logits), distance,
                          np.zeros(len(premises), dtype=bool))
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_embedder"] = None  # reloaded lazily where it is unpickled
-        return state
 
     def __repr__(self) -> str:
         return f"HeadNLI({self.head!r})"
