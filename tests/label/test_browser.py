@@ -46,11 +46,16 @@ class Annotator:
 
     def login(self) -> None:
         from selenium.webdriver.common.by import By
+        from selenium.webdriver.support.ui import WebDriverWait
 
         self.driver.get(self.server.url + "/")
         self.driver.find_element(By.ID, "token").send_keys(self.token)
         self.driver.find_element(By.CSS_SELECTOR, "#login-form button").click()
-        assert self.driver.find_element(By.ID, "annotator-name").text == self.name
+        # The click starts a navigation: wait for the labeling page instead of racing it.
+        shown = WebDriverWait(self.driver, 15, poll_frequency=0.05).until(
+            lambda driver: driver.find_elements(By.ID, "annotator-name")
+        )
+        assert shown[0].text == self.name
 
     def run(self) -> None:
         try:
