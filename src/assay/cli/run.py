@@ -19,8 +19,8 @@ from assay.errors import RunDirectoryError
     "--target",
     "target",
     required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Target config file (YAML, JSON or TOML); see docs/runner.md.",
+    help="Target config file (YAML, JSON or TOML), or TYPE:VALUE (e.g. python:app:answer, "
+    "langchain:app.chains:qa, llamaindex:app.rag:engine); see docs/runner.md.",
 )
 @click.option(
     "--out",
@@ -44,7 +44,7 @@ from assay.errors import RunDirectoryError
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the back-off jitter.")
 def command(
     suite: Path,
-    target: Path,
+    target: str,
     out: Path,
     checkpoint: Path | None,
     retry_errors: bool,

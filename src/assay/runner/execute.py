@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.data.case import TestCase
+from assay.data.dialogue import Trajectory
 from assay.data.suite import TestSuite
 from assay.params import check
 from assay.runner.checkpoint import Checkpoint
@@ -98,6 +99,11 @@ def _answered(
     if response.retrieved_context is not None:
         update["retrieved_context"] = response.retrieved_context
         update["context_ids"] = response.context_ids
+    if response.tool_calls is not None:  # what was expected of the agent is kept
+        expected = case.trajectory or Trajectory()
+        update["trajectory"] = expected.model_copy(
+            update={"steps": list(response.tool_calls), "final_answer": response.answer}
+        )
     return case.model_copy(update=update)
 
 

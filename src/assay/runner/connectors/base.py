@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assay.data.case import TestCase
+from assay.data.dialogue import ToolCall
 from assay.errors import TargetError
 from assay.runner.mapping import PathError, get_path
 
@@ -15,13 +16,15 @@ ERROR_KINDS = ("timeout", "connection", "http_status", "bad_response", "exit_sta
 
 @dataclass
 class TargetResponse:
-    """One answer of the system under test, with what it retrieved and what it cost."""
+    """One answer of the system under test, with what it retrieved, the tools it called (in
+    order; they become the answered case's ``trajectory.steps``) and what it cost."""
 
     answer: str
     retrieved_context: list[str] | None = None
     context_ids: list[str] | None = None
     cost_usd: float | None = None
     usage: dict[str, int] = field(default_factory=dict)
+    tool_calls: list[ToolCall] | None = None
 
 
 class Connector(Protocol):

@@ -13,6 +13,7 @@ from typing import Any
 from assay.data.case import TestCase
 from assay.params import check
 from assay.runner.connectors.base import TargetError, TargetResponse
+from assay.runner.connectors.capture import Passage, split_passages
 from assay.runner.connectors.http import HTTPConnector
 from assay.runner.connectors.python import call_with_timeout
 
@@ -26,22 +27,20 @@ Retriever = Callable[[str], Sequence[Any]]
 
 
 def _passages(found: Sequence[Any]) -> tuple[list[str], list[str] | None]:
-    texts: list[str] = []
-    ids: list[str] = []
+    pairs: list[Passage] = []
     for item in found:
         if isinstance(item, str):
-            texts.append(item)
+            pairs.append((item, None))
         elif isinstance(item, dict) and isinstance(item.get("text"), str):
-            texts.append(item["text"])
-            if item.get("id") is not None:
-                ids.append(str(item["id"]))
+            key = item.get("id")
+            pairs.append((item["text"], None if key is None else str(key)))
         else:
             raise TargetError(
                 f"retriever returned {type(item).__name__}; expected text or {{'id', 'text'}}",
                 kind="bad_response",
                 retryable=False,
             )
-    return texts, (ids if len(ids) == len(texts) else None)
+    return split_passages(pairs)
 
 
 class OpenAIChatConnector:

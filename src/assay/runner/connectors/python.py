@@ -16,18 +16,18 @@ from assay.params import check
 from assay.runner.connectors.base import TargetError, TargetResponse, map_response
 
 
-def load_callable(spec: str, base_dir: Path | None = None) -> Callable[..., Any]:
-    """Import ``module.path:function`` or ``path/to/file.py:function``.
+def load_object(spec: str, base_dir: Path | None = None) -> Any:
+    """Import the object ``module.path:name`` or ``path/to/file.py:name`` names.
 
     A relative file path is resolved against ``base_dir`` (the config file's folder).
 
     Example:
-        >>> load_callable("os.path:basename")("/a/b.txt")
-        'b.txt'
+        >>> load_object("fractions:Fraction").__name__
+        'Fraction'
     """
     module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
-        raise InvalidInputError(f"callable {spec!r} must look like 'package.module:function'")
+        raise InvalidInputError(f"reference {spec!r} must look like 'package.module:name'")
     try:
         if module_name.endswith(".py"):
             path = Path(module_name)
@@ -35,17 +35,30 @@ def load_callable(spec: str, base_dir: Path | None = None) -> Callable[..., Any]
                 path = base_dir / path
             loader_spec = importlib.util.spec_from_file_location(path.stem, path)
             if loader_spec is None or loader_spec.loader is None or not path.is_file():
-                raise InvalidInputError(f"callable {spec!r}: no such file {path}")
+                raise InvalidInputError(f"reference {spec!r}: no such file {path}")
             module = importlib.util.module_from_spec(loader_spec)
             loader_spec.loader.exec_module(module)
         else:
             module = importlib.import_module(module_name)
     except ImportError as exc:
         raise InvalidInputError(
-            f"callable {spec!r}: cannot import {module_name!r} ({exc})"
+            f"reference {spec!r}: cannot import {module_name!r} ({exc})"
         ) from None
-    target = getattr(module, attr, None)
+    if not hasattr(module, attr):
+        raise InvalidInputError(f"reference {spec!r}: {module_name!r} has no {attr!r}")
+    return getattr(module, attr)
+
+
+def load_callable(spec: str, base_dir: Path | None = None) -> Callable[..., Any]:
+    """Import ``module.path:function`` or ``path/to/file.py:function`` (see :func:`load_object`).
+
+    Example:
+        >>> load_callable("os.path:basename")("/a/b.txt")
+        'b.txt'
+    """
+    target = load_object(spec, base_dir)
     if not callable(target):
+        module_name, _, attr = spec.rpartition(":")
         raise InvalidInputError(f"callable {spec!r}: {module_name!r} has no callable {attr!r}")
     return target
 
