@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 import logging
 import threading
 from collections.abc import Callable, Iterator
 from importlib import metadata
-from typing import Generic, TypeVar
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from assay.errors import InvalidInputError
 
@@ -57,6 +59,41 @@ def load_reference(reference: str) -> object:
     for part in attribute.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+def load_callable(spec: str, base_dir: Path | None = None) -> Callable[..., Any]:
+    """A user's callable: import ``module.path:function`` or ``path/to/file.py:function``.
+
+    A relative file path is resolved against ``base_dir`` (the config file's folder). Used for
+    Python targets and for callables given by reference (e.g. a fact-check ``web_search``).
+
+    Example:
+        >>> load_callable("os.path:basename")("/a/b.txt")
+        'b.txt'
+    """
+    module_name, sep, attr = spec.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise InvalidInputError(f"callable {spec!r} must look like 'package.module:function'")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_absolute() and base_dir is not None:
+                path = base_dir / path
+            loader_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if loader_spec is None or loader_spec.loader is None or not path.is_file():
+                raise InvalidInputError(f"callable {spec!r}: no such file {path}")
+            module = importlib.util.module_from_spec(loader_spec)
+            loader_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InvalidInputError(
+            f"callable {spec!r}: cannot import {module_name!r} ({exc})"
+        ) from None
+    target = getattr(module, attr, None)
+    if not callable(target):
+        raise InvalidInputError(f"callable {spec!r}: {module_name!r} has no callable {attr!r}")
+    return target
 
 
 class Registry(Generic[T]):
