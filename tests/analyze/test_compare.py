@@ -88,3 +88,32 @@ def test_runs_without_shared_cases_report_an_unpaired_difference() -> None:
     assert change["kind"] == "possible_regression"  # never "regression" across populations
     assert "unpaired (40 / 40)" in comparison_markdown(
         compare_runs(base, new, n_resamples=200))
+
+
+def _family_cases(wrong_parents: set[int], parents: int = 5, children: int = 7) -> list[TestCase]:
+    """``parents`` questions, each with ``children`` perturbed variants that share its outcome."""
+    out = []
+    for p in range(parents):
+        answer = "no" if p in wrong_parents else "yes"
+        out.append(TestCase(id=f"q{p}", model="m", question="q", expected_answer="yes",
+                            actual_answer=answer))
+        out += [
+            TestCase(id=f"q{p}~v{k}", parent_id=f"q{p}", model="m", question="q",
+                     expected_answer="yes", actual_answer=answer)
+            for k in range(children)
+        ]
+    return out
+
+
+def test_variants_of_one_question_are_resampled_together() -> None:
+    """Issue 24 item 7: one question and its variants are one cluster, not eight independent
+    cases. Two of five questions regress: 40 pairs but only 5 clusters, so the interval is that of
+    5 draws, and McNemar (which assumes independent pairs) is not used."""
+    base = assay.evaluate(_family_cases(set()), ["exact_match"])
+    new = assay.evaluate(_family_cases({0, 1}), ["exact_match"])
+    change = compare_runs(base, new, n_resamples=2000)["changes"][0]
+    assert (change["n_paired"], change["n_clusters"]) == (40, 5)
+    assert change["test"] == "paired_cluster_bootstrap" and "mcnemar" not in change
+    # With 5 clusters a 2-of-5 drop is not significant; counted as 40 independent cases it was.
+    assert change["p_value"] > 0.05
+    assert change["ci_low"] <= -0.5 and change["ci_high"] >= -0.3

@@ -189,3 +189,22 @@ def test_older_runs_without_suite_copy_use_the_unchanged_original(tmp_path: Path
     assert len(read_cases(run_dir)) == 4
     source.write_text(source.read_text() + "\n")  # changed since the run: not trusted
     assert read_cases(run_dir) == {}
+
+
+def test_markdown_shows_each_dimension_check_per_model_like_the_html(
+    report_run: EvaluationRun,
+) -> None:
+    analysis = json.loads((report_run.path / "analysis.json").read_text())
+    markdown = (report_run.path / "report.md").read_text()
+    measured = [d for d in analysis["dimensions"] if d["checks"]]
+    assert measured
+    for dimension in measured:
+        section = markdown.split(f"### {dimension['title']} checks", 1)[1].split("\n\n", 2)[1]
+        assert section.startswith("| check | metric | alpha | beta |")
+        for check in dimension["checks"]:
+            row = next(line for line in section.splitlines()
+                       if line.startswith(f"| {check['label']} | {check['metric']} |"))
+            cells = [c.strip() for c in row.strip("|").split(" | ")]
+            column = {"alpha": 2, "beta": 3}[check["model"]]
+            status = check["status"].replace("_", " ")
+            assert cells[column] == f"{status}: {check['detail']}".replace("|", "\\|")

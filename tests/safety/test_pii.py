@@ -71,6 +71,8 @@ def test_ip_addresses() -> None:
     # loopback, unspecified and documentation addresses (RFC 5737, RFC 3849) identify no one
     assert kinds("127.0.0.1, ::1, 0.0.0.0, 192.0.2.7, 203.0.113.9, "
                  "2001:db8::8a2e:370:7334") == []
+    # a documentation dotted quad is not a phone number either (phonenumbers accepts 198.51.100.1)
+    assert kinds("connect to 198.51.100.1 then 198.51.100.254") == []
     assert kinds("version 1.2.3.4.5 and 999.1.1.1 and 12:30:45") == []
 
 

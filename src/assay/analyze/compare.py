@@ -4,7 +4,10 @@ Runs are matched on (model, metric). Where both runs measured the same cases (sa
 the change is measured and tested on those pairs only: values, deltas and threshold verdicts are
 recomputed on the shared cases (``scope="shared"``), so a run of 257 cases (attacks included) and
 a run of 48 are compared on what both measured, never one population against another. The test
-is a paired bootstrap of the value difference and, for pass / fail verdicts, McNemar's test.
+is a paired cluster bootstrap of the value difference (a perturbed child or attack variant is
+resampled with its parent question, as in the run's own analysis: see
+:mod:`assay.analyze.resampling`) and, for pass / fail verdicts of independent cases, McNemar's
+test (it assumes independent pairs, so it is not used when cases share a parent).
 Without any shared case the difference is *unpaired* (``scope="unpaired"``): reported as such,
 with no interval, and never more than a possible change. A change is a *regression* when it is
 significant and in the bad direction, or when a metric's threshold verdict turns from pass to
@@ -16,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
-from assay.analyze.uncertainty import DEFAULT_RESAMPLES, mcnemar, paired_bootstrap
+from assay.analyze.resampling import CLUSTER, ClusterBootstrap, percentile_interval
+from assay.analyze.uncertainty import DEFAULT_RESAMPLES, bootstrap_p_value, mcnemar
 from assay.analyze.weakness import measured
 from assay.evaluators.base import MetricSpec
 from assay.rundir.records import LeaderboardRow
@@ -71,10 +76,12 @@ def compare_runs(
     """
     board_a, board_b = _key_rows(run_a.leaderboard), _key_rows(run_b.leaderboard)
     ok_a, ok_b = measured(run_a.results), measured(run_b.results)
+    # One draw of weights for run B's parent questions serves every (model, metric) pair.
+    bootstrap = ClusterBootstrap.for_results(ok_b, n_resamples=n_resamples, seed=seed)
     changes = []
     for key in list(dict.fromkeys([*board_a, *board_b])):
         row_a, row_b = board_a.get(key), board_b.get(key)
-        changes.append(_change(key, row_a, row_b, ok_a, ok_b, n_resamples, alpha, seed))
+        changes.append(_change(key, row_a, row_b, ok_a, ok_b, bootstrap, alpha))
     order = {kind: i for i, kind in enumerate(KIND_ORDER)}
     changes.sort(
         key=lambda c: (order[c["kind"]], -abs(c["better"] or 0.0), c["model"], c["metric"])
@@ -106,9 +113,8 @@ def _change(
     row_b: LeaderboardRow | None,
     ok_a: pd.DataFrame,
     ok_b: pd.DataFrame,
-    n_resamples: int,
+    bootstrap: ClusterBootstrap,
     alpha: float,
-    seed: int,
 ) -> dict[str, Any]:
     model, metric = key
     row = row_b or row_a
@@ -147,22 +153,37 @@ def _change(
     if mean and len(pairs) and len(pairs) < max(out["n_a"] or 0, out["n_b"] or 0):
         _restrict_to_shared(out, pairs, row_b)
     if len(pairs) >= 2 and mean:
-        boot = paired_bootstrap(
-            pairs["value_b"], pairs["value_a"], n_resamples=n_resamples, seed=seed
-        )
-        out.update(
-            n_paired=boot["n"],
-            ci_low=boot["ci_low"],
-            ci_high=boot["ci_high"],
-            p_value=boot["p_value"],
-            test="paired_bootstrap",
-        )
-        judged = pairs.dropna(subset=["passed_a", "passed_b"])
-        if len(judged) >= 2 and (judged["passed_a"] != judged["passed_b"]).any():
-            test = mcnemar(judged["passed_b"].astype(bool), judged["passed_a"].astype(bool))
-            out["mcnemar"] = test
-            out["p_value"] = min(out["p_value"], test["p_value"])
+        out.update(_paired_test(pairs, bootstrap, 1.0 - alpha))
     out["kind"] = _kind(out, alpha)
+    return out
+
+
+def _paired_test(
+    pairs: pd.DataFrame, bootstrap: ClusterBootstrap, confidence: float
+) -> dict[str, Any]:
+    """Cluster-paired bootstrap of ``value_b - value_a`` (and McNemar's test when the pairs are
+    independent cases and some verdict changed): interval, p-value and the number of clusters."""
+    diffs = pairs["value_b"].to_numpy(float) - pairs["value_a"].to_numpy(float)
+    codes = pairs[CLUSTER].to_numpy()
+    n_clusters = int(np.unique(codes).size)
+    if np.all(diffs == diffs[0]):
+        low = high = float(diffs[0])
+        p_value = 1.0 if diffs[0] == 0 else 0.0
+    else:
+        means = bootstrap.means(codes, diffs)
+        lows, highs = percentile_interval(means, confidence)
+        low, high = float(lows[0]), float(highs[0])
+        p_value = bootstrap_p_value(means)
+    out: dict[str, Any] = {
+        "n_paired": int(diffs.size), "n_clusters": n_clusters, "ci_low": low, "ci_high": high,
+        "p_value": p_value, "test": "paired_cluster_bootstrap",
+    }
+    judged = pairs.dropna(subset=["passed_a", "passed_b"])
+    changed = len(judged) >= 2 and bool((judged["passed_a"] != judged["passed_b"]).any())
+    if changed and n_clusters == len(pairs):
+        test = mcnemar(judged["passed_b"].astype(bool), judged["passed_a"].astype(bool))
+        out["mcnemar"] = test
+        out["p_value"] = min(p_value, test["p_value"])
     return out
 
 
@@ -184,7 +205,7 @@ def _restrict_to_shared(out: dict[str, Any], pairs: pd.DataFrame, row: Leaderboa
 def _pairs(ok_a: pd.DataFrame, ok_b: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
     cols = ["case_id", "value", "passed"]
     a = ok_a.loc[(ok_a["model"] == model) & (ok_a["metric"] == metric), cols]
-    b = ok_b.loc[(ok_b["model"] == model) & (ok_b["metric"] == metric), cols]
+    b = ok_b.loc[(ok_b["model"] == model) & (ok_b["metric"] == metric), [*cols, CLUSTER]]
     a = a.drop_duplicates("case_id")
     b = b.drop_duplicates("case_id")
     return a.merge(b, on="case_id", suffixes=("_a", "_b"))

@@ -3,8 +3,6 @@ expected answer, all from sentence-by-sentence similarity matrices."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, Embedder
@@ -12,8 +10,10 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
-    check_weights,
+    SentenceVectors,
+    WeightedEmbeddingEvaluator,
     cosine_matrix,
+    matched_sentences,
     quote,
     rounded,
     sentence_weights,
@@ -65,22 +65,16 @@ def short_answer_score(actual: str, expected: str, method: str) -> float:
     return 1.0 if longest == 0 else 1.0 - levenshtein(a, b) / longest
 
 
-def _pairs(
-    sims: np.ndarray, actual: Sequence[str], expected: Sequence[str]
-) -> list[dict[str, object]]:
-    best, match = sims.max(axis=1), sims.argmax(axis=1)
-    return [
-        {
-            "sentence": quote(s),
-            "max_sim": round(float(best[i]), 4),
-            "best_expected_sentence": quote(expected[int(match[i])]),
-        }
-        for i, s in enumerate(actual)
-    ]
+def _answer_sentences(case: TestCase) -> tuple[list[str], list[str]] | str:
+    """The actual and expected answers' sentences, or why the case is skipped."""
+    actual, expected = sentences_of(case.actual_answer), sentences_of(case.expected_answer)
+    if not actual or not expected:
+        return f"the {'actual' if not actual else 'expected'} answer is empty"
+    return actual, expected
 
 
 @register
-class EmbAnswerRelevancy(EmbeddingEvaluator):
+class EmbAnswerRelevancy(WeightedEmbeddingEvaluator):
     """Relevance of each answer sentence to the question (HCAT §3.4): its best similarity to any
     question sentence, summarised as mean, weighted mean, max and min over answer sentences."""
 
@@ -117,45 +111,30 @@ class EmbAnswerRelevancy(EmbeddingEvaluator):
         ),
     )
 
-    def __init__(
-        self, embedder: str | Embedder = DEFAULT_SPEC, weights: str | Sequence[float] = "length"
-    ) -> None:
-        super().__init__(embedder)
-        check_weights(weights, type(self).__name__)
-        self.weights = weights
-
     def texts_to_encode(self, case: TestCase) -> list[str]:
         return [*sentences_of(case.question), *sentences_of(case.actual_answer)]
 
-    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [(sentences_of(c.question), sentences_of(c.actual_answer)) for c in cases]
-        vectors = self.encode_cases(cases)
-        out = []
-        for question, answer in parts:
-            if not answer or not question:
-                what = "answer" if not answer else "question"
-                out.append(CaseResult.skipped(self.metric_names(), f"the {what} is empty"))
-                continue
-            sims = cosine_matrix(stack(vectors, answer), stack(vectors, question)).max(axis=1)
-            weights = sentence_weights(answer, self.weights, self.name)
-            worst = int(np.argmin(sims))
-            out.append(
-                CaseResult.ok(
-                    {
-                        "emb_answer_relevancy_mean": float(sims.mean()),
-                        "emb_answer_relevancy_weighted": float(np.average(sims, weights=weights)),
-                        "emb_answer_relevancy_max": float(sims.max()),
-                        "emb_answer_relevancy_min": float(sims[worst]),
-                    },
-                    f"least relevant answer sentence ({sims[worst]:.2f}): {quote(answer[worst])!r}",
-                    {
-                        "sentences": [quote(s) for s in answer],
-                        "sims": rounded(sims),
-                        "question_sentences": len(question),
-                    },
-                )
-            )
-        return out
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        question, answer = sentences_of(case.question), sentences_of(case.actual_answer)
+        if not answer or not question:
+            return f"the {'answer' if not answer else 'question'} is empty"
+        sims = cosine_matrix(stack(vectors, answer), stack(vectors, question)).max(axis=1)
+        weights = sentence_weights(answer, self.weights, self.name)
+        worst = int(np.argmin(sims))
+        return CaseResult.ok(
+            {
+                "emb_answer_relevancy_mean": float(sims.mean()),
+                "emb_answer_relevancy_weighted": float(np.average(sims, weights=weights)),
+                "emb_answer_relevancy_max": float(sims.max()),
+                "emb_answer_relevancy_min": float(sims[worst]),
+            },
+            f"least relevant answer sentence ({sims[worst]:.2f}): {quote(answer[worst])!r}",
+            {
+                "sentences": [quote(s) for s in answer],
+                "sims": rounded(sims),
+                "question_sentences": len(question),
+            },
+        )
 
 
 @register
@@ -188,48 +167,31 @@ class EmbAnswerSimilarity(EmbeddingEvaluator):
         ),
     )
 
-    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
-        super().__init__(embedder)
-
     def texts_to_encode(self, case: TestCase) -> list[str]:
         actual, expected = (case.actual_answer or "").strip(), (case.expected_answer or "").strip()
         sentences = [*sentences_of(case.actual_answer), *sentences_of(case.expected_answer)]
         return [actual, expected, *sentences]
 
-    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [
-            (
-                (c.actual_answer or "").strip(),
-                (c.expected_answer or "").strip(),
-                sentences_of(c.actual_answer),
-                sentences_of(c.expected_answer),
-            )
-            for c in cases
-        ]
-        vectors = self.encode_cases(cases)
-        out = []
-        for actual, expected, act_s, exp_s in parts:
-            if not act_s or not exp_s:
-                what = "actual" if not act_s else "expected"
-                out.append(CaseResult.skipped(self.metric_names(), f"the {what} answer is empty"))
-                continue
-            whole = float(cosine_matrix(vectors[actual][None, :], vectors[expected][None, :])[0, 0])
-            sims = cosine_matrix(stack(vectors, act_s), stack(vectors, exp_s))
-            best = sims.max(axis=1)
-            worst = int(np.argmin(best))
-            out.append(
-                CaseResult.ok(
-                    {
-                        "emb_answer_similarity": whole,
-                        "emb_answer_sentence_similarity_mean": float(best.mean()),
-                        "emb_answer_sentence_similarity_min": float(best[worst]),
-                    },
-                    f"whole-answer similarity {whole:.2f}; least matched actual sentence "
-                    f"({best[worst]:.2f}): {quote(act_s[worst])!r}",
-                    {"actual_sentences": _pairs(sims, act_s, exp_s)},
-                )
-            )
-        return out
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        parts = _answer_sentences(case)
+        if isinstance(parts, str):
+            return parts
+        act_s, exp_s = parts
+        actual, expected = (case.actual_answer or "").strip(), (case.expected_answer or "").strip()
+        whole = float(cosine_matrix(vectors[actual][None, :], vectors[expected][None, :])[0, 0])
+        sims = cosine_matrix(stack(vectors, act_s), stack(vectors, exp_s))
+        best = sims.max(axis=1)
+        worst = int(np.argmin(best))
+        return CaseResult.ok(
+            {
+                "emb_answer_similarity": whole,
+                "emb_answer_sentence_similarity_mean": float(best.mean()),
+                "emb_answer_sentence_similarity_min": float(best[worst]),
+            },
+            f"whole-answer similarity {whole:.2f}; least matched actual sentence "
+            f"({best[worst]:.2f}): {quote(act_s[worst])!r}",
+            {"actual_sentences": matched_sentences(act_s, exp_s, sims, "expected")},
+        )
 
 
 @register
@@ -287,42 +249,28 @@ class EmbAnswerAccuracy(EmbeddingEvaluator):
             return []  # scored by the short-answer fallback, not by embeddings
         return [*sentences_of(case.actual_answer), *sentences_of(case.expected_answer)]
 
-    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [
-            (
-                c.actual_answer or "",
-                c.expected_answer or "",
-                sentences_of(c.actual_answer),
-                sentences_of(c.expected_answer),
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        parts = _answer_sentences(case)
+        if isinstance(parts, str):
+            return parts
+        act_s, exp_s = parts
+        actual, expected = case.actual_answer or "", case.expected_answer or ""
+        if self._short(actual, expected):
+            value = short_answer_score(actual, expected, self.short_answer_method)
+            return CaseResult.ok(
+                {"emb_answer_accuracy": value},
+                f"short answers: {self.short_answer_method} score {value:.2f} of "
+                f"{normalize_squad(actual)!r} vs {normalize_squad(expected)!r}",
+                {"method": self.short_answer_method},
             )
-            for c in cases
-        ]
-        vectors = self.encode_cases(cases)
-        out = []
-        for actual, expected, act_s, exp_s in parts:
-            if not act_s or not exp_s:
-                what = "actual" if not act_s else "expected"
-                out.append(CaseResult.skipped(self.metric_names(), f"the {what} answer is empty"))
-                continue
-            if self._short(actual, expected):
-                value = short_answer_score(actual, expected, self.short_answer_method)
-                out.append(
-                    CaseResult.ok(
-                        {"emb_answer_accuracy": value},
-                        f"short answers: {self.short_answer_method} score {value:.2f} of "
-                        f"{normalize_squad(actual)!r} vs {normalize_squad(expected)!r}",
-                        {"method": self.short_answer_method},
-                    )
-                )
-                continue
-            sims = cosine_matrix(stack(vectors, act_s), stack(vectors, exp_s))
-            best = sims.max(axis=1)
-            worst = int(np.argmin(best))
-            out.append(
-                CaseResult.ok(
-                    {"emb_answer_accuracy": float(best[worst])},
-                    f"least supported actual sentence ({best[worst]:.2f}): {quote(act_s[worst])!r}",
-                    {"method": "embedding", "actual_sentences": _pairs(sims, act_s, exp_s)},
-                )
-            )
-        return out
+        sims = cosine_matrix(stack(vectors, act_s), stack(vectors, exp_s))
+        best = sims.max(axis=1)
+        worst = int(np.argmin(best))
+        return CaseResult.ok(
+            {"emb_answer_accuracy": float(best[worst])},
+            f"least supported actual sentence ({best[worst]:.2f}): {quote(act_s[worst])!r}",
+            {
+                "method": "embedding",
+                "actual_sentences": matched_sentences(act_s, exp_s, sims, "expected"),
+            },
+        )

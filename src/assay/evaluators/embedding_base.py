@@ -182,8 +182,32 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         return [unique[slot] for slot in slots]
 
     def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        """Score cases with pairwise different inputs."""
+        """Score cases with pairwise different inputs: the texts of the whole batch are encoded
+        in one call, then :meth:`score_case` scores each case from those vectors."""
+        vectors = self.encode_cases(cases)
+        out = []
+        for case in cases:
+            result = self.score_case(case, vectors)
+            if isinstance(result, str):
+                result = CaseResult.skipped(self.metric_names(), result)
+            out.append(result)
+        return out
+
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        """The result of one case from the batch's ``vectors``, or the reason it is skipped."""
         raise NotImplementedError
+
+
+class WeightedEmbeddingEvaluator(EmbeddingEvaluator):
+    """An embedding evaluator with a weighted mean over sentences among its metrics; ``weights``
+    as in :func:`sentence_weights`."""
+
+    def __init__(
+        self, embedder: str | Embedder = DEFAULT_SPEC, weights: str | Sequence[float] = "length"
+    ) -> None:
+        super().__init__(embedder)
+        check_weights(weights, type(self).__name__)
+        self.weights = weights
 
 
 def identity_keys(cases: Sequence[TestCase], fields: Sequence[str]) -> list[Hashable]:
@@ -405,6 +429,36 @@ def check_weights(weights: Any, where: str) -> None:
         and sum(weights) > 0
     )
     check(ok, "weights", where, "'length', 'uniform' or a list of non-negative numbers", weights)
+
+
+def matched_sentences(
+    sentences: Sequence[str],
+    others: Sequence[str],
+    sims: np.ndarray,
+    other: str,
+    owners: Sequence[int] | None = None,
+) -> list[dict[str, object]]:
+    """Per sentence (row of ``sims``), its best similarity and the best-matching sentence of
+    ``others`` (column), under the key ``best_<other>_sentence``; with ``owners``, also the chunk
+    of that sentence. The drill-down evidence of the sentence-by-sentence metrics.
+
+    Example:
+        >>> matched_sentences(["a"], ["b", "c"], np.array([[0.2, 0.9]]), "context", [0, 3])
+        [{'sentence': 'a', 'max_sim': 0.9, 'best_context_sentence': 'c', 'chunk': 3}]
+    """
+    best, match = sims.max(axis=1), sims.argmax(axis=1)
+    rows: list[dict[str, object]] = []
+    for i, sentence in enumerate(sentences):
+        j = int(match[i])
+        row: dict[str, object] = {
+            "sentence": quote(sentence),
+            "max_sim": round(float(best[i]), 4),
+            f"best_{other}_sentence": quote(others[j]),
+        }
+        if owners is not None:
+            row["chunk"] = owners[j]
+        rows.append(row)
+    return rows
 
 
 def quote(text: str) -> str:

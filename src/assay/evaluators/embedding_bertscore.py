@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
@@ -139,9 +138,6 @@ class EmbBertScore(_TokenMatch):
         ),
     )
 
-    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
-        super().__init__(embedder)
-
     def reference(self, case: TestCase) -> list[str]:
         return sentences_of(case.expected_answer)
 
@@ -177,9 +173,6 @@ class EmbContextBertScore(_TokenMatch):
             range=(-1.0, 1.0),
         ),
     )
-
-    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
-        super().__init__(embedder)
 
     def reference(self, case: TestCase) -> list[str]:
         return chunk_sentences(case.retrieved_context)[0]

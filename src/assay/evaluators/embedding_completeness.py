@@ -28,8 +28,8 @@ from assay.data.case import TestCase
 from assay.errors import require
 from assay.evaluators.base import CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.embedding_base import (
-    EmbeddingEvaluator,
-    check_weights,
+    SentenceVectors,
+    WeightedEmbeddingEvaluator,
     chunk_sentences,
     cosine_matrix,
     quote,
@@ -105,7 +105,7 @@ def wasserstein_pot(costs: np.ndarray) -> float:
 
 
 @register
-class EmbCompleteness(EmbeddingEvaluator):
+class EmbCompleteness(WeightedEmbeddingEvaluator):
     """Coverage of the context by the answer, sentence by sentence and as distributions."""
 
     name = "emb_completeness"
@@ -149,8 +149,7 @@ class EmbCompleteness(EmbeddingEvaluator):
         cost: str = "cosine",
         approx: str = "pairwise",
     ) -> None:
-        super().__init__(embedder)
-        check_weights(weights, type(self).__name__)
+        super().__init__(embedder, weights)
         check(cost in COSTS, "cost", type(self).__name__, f"one of {COSTS}", cost)
         check(
             approx in APPROXIMATIONS,
@@ -159,64 +158,54 @@ class EmbCompleteness(EmbeddingEvaluator):
             f"one of {APPROXIMATIONS}",
             approx,
         )
-        self.weights = weights
         self.cost = cost
         self.approx = approx
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
         return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
 
-    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [
-            (sentences_of(c.actual_answer), chunk_sentences(c.retrieved_context)[0]) for c in cases
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        answer = sentences_of(case.actual_answer)
+        context = chunk_sentences(case.retrieved_context)[0]
+        if not answer:
+            return "the answer has no sentences"
+        if not context:
+            return "the context has no sentences"
+        sims = cosine_matrix(stack(vectors, context), stack(vectors, answer))
+        best = sims.max(axis=1)
+        weights = sentence_weights(context, self.weights, self.name)
+        costs = cost_matrix(sims, self.cost)
+        outcomes = {
+            "emb_completeness_mean": Outcome(Status.OK, float(best.mean())),
+            "emb_completeness_weighted": Outcome(
+                Status.OK, float(np.average(best, weights=weights))
+            ),
+            "emb_completeness_wasserstein_approx": Outcome(
+                Status.OK, wasserstein_approx(costs, self.approx)
+            ),
+        }
+        try:
+            outcomes["emb_completeness_wasserstein"] = Outcome(
+                Status.OK, min(max(wasserstein_exact(costs), 0.0), 2.0)
+            )
+        except ImportError as exc:
+            outcomes["emb_completeness_wasserstein"] = Outcome(Status.ERROR, None, str(exc))
+        order = np.argsort(best)
+        missed = [
+            {"sentence": quote(context[int(i)]), "max_sim": round(float(best[i]), 4)}
+            for i in order[:3]
         ]
-        vectors = self.encode_cases(cases)
-        out = []
-        for answer, context in parts:
-            if not answer:
-                out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
-                continue
-            if not context:
-                out.append(CaseResult.skipped(self.metric_names(), "the context has no sentences"))
-                continue
-            sims = cosine_matrix(stack(vectors, context), stack(vectors, answer))
-            best = sims.max(axis=1)
-            weights = sentence_weights(context, self.weights, self.name)
-            costs = cost_matrix(sims, self.cost)
-            outcomes = {
-                "emb_completeness_mean": Outcome(Status.OK, float(best.mean())),
-                "emb_completeness_weighted": Outcome(
-                    Status.OK, float(np.average(best, weights=weights))
-                ),
-                "emb_completeness_wasserstein_approx": Outcome(
-                    Status.OK, wasserstein_approx(costs, self.approx)
-                ),
-            }
-            try:
-                outcomes["emb_completeness_wasserstein"] = Outcome(
-                    Status.OK, min(max(wasserstein_exact(costs), 0.0), 2.0)
-                )
-            except ImportError as exc:
-                outcomes["emb_completeness_wasserstein"] = Outcome(Status.ERROR, None, str(exc))
-            order = np.argsort(best)
-            missed = [
-                {"sentence": quote(context[int(i)]), "max_sim": round(float(best[i]), 4)}
-                for i in order[:3]
-            ]
-            explanation = (
-                f"{len(context)} context sentences, answer covers them at {best.mean():.2f} on "
-                f"average; least covered ({best[order[0]]:.2f}): {quote(context[int(order[0])])!r}"
-            )
-            out.append(
-                CaseResult(
-                    outcomes,
-                    explanation,
-                    {
-                        "max_sims": rounded(best),
-                        "least_covered": missed,
-                        "cost": self.cost,
-                        "approx": self.approx,
-                    },
-                )
-            )
-        return out
+        explanation = (
+            f"{len(context)} context sentences, answer covers them at {best.mean():.2f} on "
+            f"average; least covered ({best[order[0]]:.2f}): {quote(context[int(order[0])])!r}"
+        )
+        return CaseResult(
+            outcomes,
+            explanation,
+            {
+                "max_sims": rounded(best),
+                "least_covered": missed,
+                "cost": self.cost,
+                "approx": self.approx,
+            },
+        )

@@ -19,9 +19,11 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
-    check_weights,
+    SentenceVectors,
+    WeightedEmbeddingEvaluator,
     chunk_sentences,
     cosine_matrix,
+    matched_sentences,
     quote,
     rounded,
     sentence_weights,
@@ -49,7 +51,7 @@ def chunk_relevancy(
 
 
 @register
-class EmbContextRelevancy(EmbeddingEvaluator):
+class EmbContextRelevancy(WeightedEmbeddingEvaluator):
     """Coverage of the question by the context, sentence by sentence, plus soft recall/precision."""
 
     name = "emb_context_relevancy"
@@ -88,63 +90,40 @@ class EmbContextRelevancy(EmbeddingEvaluator):
         ),
     )
 
-    def __init__(
-        self, embedder: str | Embedder = DEFAULT_SPEC, weights: str | Sequence[float] = "length"
-    ) -> None:
-        super().__init__(embedder)
-        check_weights(weights, type(self).__name__)
-        self.weights = weights
-
     def texts_to_encode(self, case: TestCase) -> list[str]:
         question, context = case.question or "", chunk_sentences(case.retrieved_context)[0]
         return [question.strip(), *sentences_of(question), *context]
 
-    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [
-            (c.question or "", sentences_of(c.question), chunk_sentences(c.retrieved_context))
-            for c in cases
-        ]
-        vectors = self.encode_cases(cases)
-        out = []
-        for case, (question, q_sents, (context, owners)) in zip(cases, parts, strict=True):
-            if not q_sents:
-                out.append(CaseResult.skipped(self.metric_names(), "the question has no sentences"))
-                continue
-            if not context:
-                out.append(CaseResult.skipped(self.metric_names(), "the context has no sentences"))
-                continue
-            ctx = stack(vectors, context)
-            sims = cosine_matrix(stack(vectors, q_sents), ctx)
-            best, match = sims.max(axis=1), sims.argmax(axis=1)
-            weights = sentence_weights(q_sents, self.weights, self.name)
-            n_chunks = len(case.retrieved_context or [])
-            chunks = chunk_relevancy(vectors[question.strip()], ctx, owners, n_chunks)
-            worst, top = int(np.argmin(best)), int(np.argmax(chunks))
-            values = {
-                "emb_context_relevancy_mean": float(best.mean()),
-                "emb_context_relevancy_weighted": float(np.average(best, weights=weights)),
-                "emb_context_relevancy_minimax": float(best[worst]),
-                "emb_context_soft_recall": float(chunks.max()),
-                "emb_context_soft_precision": float(chunks.mean()),
-            }
-            details = {
-                "question_sentences": [
-                    {
-                        "sentence": quote(s),
-                        "max_sim": round(float(best[i]), 4),
-                        "best_context_sentence": quote(context[int(match[i])]),
-                        "chunk": owners[int(match[i])],
-                    }
-                    for i, s in enumerate(q_sents)
-                ],
-                "chunk_relevancy": rounded(chunks),
-            }
-            explanation = (
-                f"least covered question sentence ({best[worst]:.2f}): {quote(q_sents[worst])!r}; "
-                f"most relevant chunk #{top} ({chunks[top]:.2f}) of {n_chunks}"
-            )
-            out.append(CaseResult.ok(values, explanation, details))
-        return out
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        question, q_sents = case.question or "", sentences_of(case.question)
+        context, owners = chunk_sentences(case.retrieved_context)
+        if not q_sents:
+            return "the question has no sentences"
+        if not context:
+            return "the context has no sentences"
+        ctx = stack(vectors, context)
+        sims = cosine_matrix(stack(vectors, q_sents), ctx)
+        best = sims.max(axis=1)
+        weights = sentence_weights(q_sents, self.weights, self.name)
+        n_chunks = len(case.retrieved_context or [])
+        chunks = chunk_relevancy(vectors[question.strip()], ctx, owners, n_chunks)
+        worst, top = int(np.argmin(best)), int(np.argmax(chunks))
+        values = {
+            "emb_context_relevancy_mean": float(best.mean()),
+            "emb_context_relevancy_weighted": float(np.average(best, weights=weights)),
+            "emb_context_relevancy_minimax": float(best[worst]),
+            "emb_context_soft_recall": float(chunks.max()),
+            "emb_context_soft_precision": float(chunks.mean()),
+        }
+        details = {
+            "question_sentences": matched_sentences(q_sents, context, sims, "context", owners),
+            "chunk_relevancy": rounded(chunks),
+        }
+        explanation = (
+            f"least covered question sentence ({best[worst]:.2f}): {quote(q_sents[worst])!r}; "
+            f"most relevant chunk #{top} ({chunks[top]:.2f}) of {n_chunks}"
+        )
+        return CaseResult.ok(values, explanation, details)
 
 
 @register
@@ -189,35 +168,25 @@ class EmbContextMRR(EmbeddingEvaluator):
         context = chunk_sentences((case.retrieved_context or [])[: self.k])[0]
         return [(case.question or "").strip(), *context]
 
-    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [
-            ((c.question or "").strip(), chunk_sentences((c.retrieved_context or [])[: self.k]))
-            for c in cases
-        ]
-        vectors = self.encode_cases(cases)
-        out = []
-        for case, (question, (context, owners)) in zip(cases, parts, strict=True):
-            n_chunks = min(len(case.retrieved_context or []), self.k)
-            if not question:
-                out.append(CaseResult.skipped(self.metric_names(), "the question is empty"))
-                continue
-            if not context:
-                out.append(CaseResult.skipped(self.metric_names(), "the context has no sentences"))
-                continue
-            chunks = chunk_relevancy(vectors[question], stack(vectors, context), owners, n_chunks)
-            relevant = np.flatnonzero(chunks >= self.relevance_threshold)
-            rank = int(relevant[0]) + 1 if len(relevant) else None
-            explanation = (
-                f"first relevant chunk at rank {rank} (similarity {chunks[rank - 1]:.2f})"
-                if rank
-                else f"no chunk in the top {self.k} reaches {self.relevance_threshold} "
-                f"(best {chunks.max():.2f})"
-            )
-            out.append(
-                CaseResult.ok(
-                    {"emb_context_mrr": 1.0 / rank if rank else 0.0},
-                    explanation,
-                    {"chunk_relevancy": rounded(chunks), "first_relevant_rank": rank},
-                )
-            )
-        return out
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        question = (case.question or "").strip()
+        context, owners = chunk_sentences((case.retrieved_context or [])[: self.k])
+        n_chunks = min(len(case.retrieved_context or []), self.k)
+        if not question:
+            return "the question is empty"
+        if not context:
+            return "the context has no sentences"
+        chunks = chunk_relevancy(vectors[question], stack(vectors, context), owners, n_chunks)
+        relevant = np.flatnonzero(chunks >= self.relevance_threshold)
+        rank = int(relevant[0]) + 1 if len(relevant) else None
+        explanation = (
+            f"first relevant chunk at rank {rank} (similarity {chunks[rank - 1]:.2f})"
+            if rank
+            else f"no chunk in the top {self.k} reaches {self.relevance_threshold} "
+            f"(best {chunks.max():.2f})"
+        )
+        return CaseResult.ok(
+            {"emb_context_mrr": 1.0 / rank if rank else 0.0},
+            explanation,
+            {"chunk_relevancy": rounded(chunks), "first_relevant_rank": rank},
+        )

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
+    SentenceVectors,
     chunk_sentences,
     cosine_matrix,
+    matched_sentences,
     quote,
     rounded,
     sentences_of,
@@ -57,54 +56,33 @@ class EmbGroundedness(EmbeddingEvaluator):
         ),
     )
 
-    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
-        super().__init__(embedder)
-
     def texts_to_encode(self, case: TestCase) -> list[str]:
         return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
 
-    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [
-            (sentences_of(c.actual_answer), chunk_sentences(c.retrieved_context)) for c in cases
-        ]
-        vectors = self.encode_cases(cases)
-        out = []
-        for answer, (context, owners) in parts:
-            if not answer:
-                out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
-                continue
-            if not context:
-                out.append(CaseResult.skipped(self.metric_names(), "the context has no sentences"))
-                continue
-            sims = cosine_matrix(stack(vectors, answer), stack(vectors, context))
-            best = sims.max(axis=1)
-            match = sims.argmax(axis=1)
-            worst = int(np.argmin(best))
-            details = {
-                "answer_sentences": [
-                    {
-                        "sentence": quote(s),
-                        "max_sim": round(float(best[i]), 4),
-                        "best_context_sentence": quote(context[int(match[i])]),
-                        "chunk": owners[int(match[i])],
-                    }
-                    for i, s in enumerate(answer)
-                ],
-                "least_grounded": {"index": worst, "sentence": quote(answer[worst])},
-                "max_sims": rounded(best),
-            }
-            explanation = (
-                f"least grounded answer sentence ({best[worst]:.2f}): {quote(answer[worst])!r}; "
-                f"closest context: {quote(context[int(match[worst])])!r}"
-            )
-            out.append(
-                CaseResult.ok(
-                    {
-                        "emb_groundedness_mean": float(best.mean()),
-                        "emb_groundedness_min": float(best[worst]),
-                    },
-                    explanation,
-                    details,
-                )
-            )
-        return out
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        answer = sentences_of(case.actual_answer)
+        context, owners = chunk_sentences(case.retrieved_context)
+        if not answer:
+            return "the answer has no sentences"
+        if not context:
+            return "the context has no sentences"
+        sims = cosine_matrix(stack(vectors, answer), stack(vectors, context))
+        best = sims.max(axis=1)
+        worst = int(np.argmin(best))
+        details = {
+            "answer_sentences": matched_sentences(answer, context, sims, "context", owners),
+            "least_grounded": {"index": worst, "sentence": quote(answer[worst])},
+            "max_sims": rounded(best),
+        }
+        explanation = (
+            f"least grounded answer sentence ({best[worst]:.2f}): {quote(answer[worst])!r}; "
+            f"closest context: {quote(context[int(sims[worst].argmax())])!r}"
+        )
+        return CaseResult.ok(
+            {
+                "emb_groundedness_mean": float(best.mean()),
+                "emb_groundedness_min": float(best[worst]),
+            },
+            explanation,
+            details,
+        )

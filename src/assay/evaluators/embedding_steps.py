@@ -11,7 +11,7 @@ extractor) can be passed as ``extractor``: any picklable callable text → list 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
+    SentenceVectors,
     cosine_matrix,
     quote,
     sentences_of,
@@ -192,53 +193,45 @@ class EmbStepAlignment(EmbeddingEvaluator):
         context, answer = self._parts(case)
         return context + answer
 
-    def score_unique(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        parts = [self._parts(case) for case in cases]
-        vectors = self.encode_cases(cases)
-        out = []
-        for context, answer in parts:
-            if not context:
-                out.append(CaseResult.skipped(self.metric_names(), "the context lists no steps"))
-                continue
-            if not answer:
-                out.append(CaseResult.skipped(self.metric_names(), "the answer has no steps"))
-                continue
-            sims = cosine_matrix(stack(vectors, context), stack(vectors, answer))
-            result = align_steps(sims, self.match_threshold)
-            longest = max(len(context), len(answer))
-            details = {k: v for k, v in result.items() if k != "pairs"}
-            details |= {
-                "n_context_steps": len(context),
-                "n_answer_steps": len(answer),
-                "alignment": [
-                    {
-                        "context": None if i is None else quote(context[i]),
-                        "answer": None if j is None else quote(answer[j]),
-                        "op": op,
-                        "sim": None if i is None or j is None else round(float(sims[i, j]), 4),
-                    }
-                    for i, j, op in result["pairs"]
-                ],
-            }
-            missing = [quote(context[i]) for i, _, op in result["pairs"] if op == "deletion"]
-            explanation = (
-                f"{result['matches']}/{len(context)} context steps matched in order; "
-                f"{result['insertions']} inserted, {result['deletions']} missing, "
-                f"{result['mismatches']} mismatched"
-                + (f"; first missing: {missing[0]!r}" if missing else "")
-            )
-            out.append(
-                CaseResult.ok(
-                    {
-                        "emb_step_alignment": 1.0 - result["edits"] / longest,
-                        "emb_step_completeness": result["matches"] / len(context),
-                        "emb_step_edits": float(result["edits"]),
-                        "emb_step_insertions": float(result["insertions"]),
-                        "emb_step_deletions": float(result["deletions"]),
-                        "emb_step_mismatches": float(result["mismatches"]),
-                    },
-                    explanation,
-                    details,
-                )
-            )
-        return out
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        context, answer = self._parts(case)
+        if not context:
+            return "the context lists no steps"
+        if not answer:
+            return "the answer has no steps"
+        sims = cosine_matrix(stack(vectors, context), stack(vectors, answer))
+        result = align_steps(sims, self.match_threshold)
+        longest = max(len(context), len(answer))
+        details = {k: v for k, v in result.items() if k != "pairs"}
+        details |= {
+            "n_context_steps": len(context),
+            "n_answer_steps": len(answer),
+            "alignment": [
+                {
+                    "context": None if i is None else quote(context[i]),
+                    "answer": None if j is None else quote(answer[j]),
+                    "op": op,
+                    "sim": None if i is None or j is None else round(float(sims[i, j]), 4),
+                }
+                for i, j, op in result["pairs"]
+            ],
+        }
+        missing = [quote(context[i]) for i, _, op in result["pairs"] if op == "deletion"]
+        explanation = (
+            f"{result['matches']}/{len(context)} context steps matched in order; "
+            f"{result['insertions']} inserted, {result['deletions']} missing, "
+            f"{result['mismatches']} mismatched"
+            + (f"; first missing: {missing[0]!r}" if missing else "")
+        )
+        return CaseResult.ok(
+            {
+                "emb_step_alignment": 1.0 - result["edits"] / longest,
+                "emb_step_completeness": result["matches"] / len(context),
+                "emb_step_edits": float(result["edits"]),
+                "emb_step_insertions": float(result["insertions"]),
+                "emb_step_deletions": float(result["deletions"]),
+                "emb_step_mismatches": float(result["mismatches"]),
+            },
+            explanation,
+            details,
+        )

@@ -20,7 +20,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from assay.report.markdown import run_details
+from assay.report.markdown import dimension_rows, run_details
 from assay.report.problem_groups import group_problems
 from assay.report.svg import boxplot, forest, heatmap, reliability
 from assay.report.svg_thresholds import threshold_histogram
@@ -147,24 +147,6 @@ def _plots(analysis: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         )
         boxes.append({"metric": metric, "field": dist["field"], "svg": svg})
     return {"forest_plots": forests, "heatmap_plots": maps, "box_plots": boxes}
-
-
-def dimension_rows(dimension: dict[str, Any], models: Sequence[str]) -> list[dict[str, Any]]:
-    """A dimension's checks as rows (check label, metric) × columns (models) for display.
-
-    Example:
-        >>> dim = {"checks": [{"label": "MRR", "metric": "mrr", "model": "a", "status": "pass"}]}
-        >>> dimension_rows(dim, ["a", "b"])[0]["cells"]["b"] is None
-        True
-    """
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for check in dimension["checks"]:
-        row = rows.setdefault(
-            (check["label"], check["metric"]),
-            {"label": check["label"], "metric": check["metric"], "cells": dict.fromkeys(models)},
-        )
-        row["cells"][check["model"]] = check
-    return list(rows.values())
 
 
 def render_html(

@@ -110,6 +110,60 @@ def dimensions_markdown(dimensions: list[dict[str, Any]]) -> str:
     return table(headers, rows)
 
 
+def dimension_rows(dimension: dict[str, Any], models: Sequence[str]) -> list[dict[str, Any]]:
+    """A dimension's checks as rows (check label, metric) × columns (models) for display.
+
+    Example:
+        >>> dim = {"checks": [{"label": "MRR", "metric": "mrr", "model": "a", "status": "pass"}]}
+        >>> dimension_rows(dim, ["a", "b"])[0]["cells"]["b"] is None
+        True
+    """
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for check in dimension["checks"]:
+        row = rows.setdefault(
+            (check["label"], check["metric"]),
+            {"label": check["label"], "metric": check["metric"], "cells": dict.fromkeys(models)},
+        )
+        row["cells"][check["model"]] = check
+    return list(rows.values())
+
+
+def _check_cell(check: dict[str, Any] | None) -> str:
+    """One check of one model: its status and what was compared (``detail``)."""
+    if check is None:
+        return "—"
+    return f"{check['status'].replace('_', ' ')}: {check['detail']}"
+
+
+def dimension_checks_markdown(dimensions: list[dict[str, Any]]) -> list[str]:
+    """Markdown lines: per measured dimension, its checks (rows) by model (columns), each cell the
+    check's status and what was compared, as in the HTML report's dimension table.
+
+    Example:
+        >>> dims = [{"title": "Retrieval", "models": {"a": "pass"}, "checks": [
+        ...     {"label": "hit rate", "metric": "hit_at_k", "model": "a", "status": "pass",
+        ...      "rule": "threshold", "shown": 0.9, "detail": "0.9 (needs ≥ 0.8)"}]}]
+        >>> print("\\n".join(dimension_checks_markdown(dims)))
+        ### Retrieval checks
+        <BLANKLINE>
+        | check | metric | a |
+        |---|---|---|
+        | hit rate | hit_at_k | pass: 0.9 (needs ≥ 0.8) |
+        <BLANKLINE>
+    """
+    models = sorted({m for d in dimensions for m in d["models"]})
+    lines: list[str] = []
+    for dimension in dimensions:
+        rows = dimension_rows(dimension, models)
+        if not rows:
+            continue
+        body = [[r["label"], r["metric"], *[_check_cell(r["cells"][m]) for m in models]]
+                for r in rows]
+        lines += [f"### {md_escape(dimension['title'])} checks", "",
+                  table(["check", "metric", *[m or "(unnamed)" for m in models]], body), ""]
+    return lines
+
+
 def _analysis_markdown(analysis: dict[str, Any]) -> list[str]:
     verdict = analysis["verdict"]["status"].replace("_", " ").upper()
     lines = [f"**Verdict: {verdict}**", ""]
@@ -120,6 +174,7 @@ def _analysis_markdown(analysis: dict[str, Any]) -> list[str]:
         lines += [f"Not measured (in error on more than 5 % of their cases): {names}.", ""]
     lines += ["## Six-dimension validation summary", ""]
     lines += [dimensions_markdown(analysis["dimensions"]), ""]
+    lines += dimension_checks_markdown(analysis["dimensions"])
     with_ci = [r for r in analysis["leaderboard"] if r["primary"]]
     if with_ci:
         lines += ["## Primary metrics with confidence intervals", ""]

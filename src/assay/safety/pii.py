@@ -178,6 +178,7 @@ def _phones(text: str, regions: tuple[str, ...] = PHONE_REGIONS) -> Iterator[Fin
         if (
             not 7 <= len(digits) <= 15
             or _DATE.match(value)
+            or _IPV4.fullmatch(value)  # a dotted quad is an IP address (or none), never a phone
             or (not international and len(groups) < 3 and len(digits) < 10)
             or sum(len(g) == 1 for g in groups) > 1
             or (not international and _CARD.fullmatch(value) and luhn_valid(digits))
