@@ -42,6 +42,14 @@ from assay.errors import RunDirectoryError
     "--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Seconds per request."
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the back-off jitter.")
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Ask every case K times (a non-deterministic target): linked samples CASE#sampleJ, "
+    "analysed for variance and flakiness; see docs/repeats.md.",
+)
 def command(
     suite: Path,
     target: str,
@@ -53,6 +61,7 @@ def command(
     retries: int | None,
     timeout_s: float | None,
     seed: int,
+    repeats: int,
 ) -> None:
     """Ask the system under test (--target) every question of SUITE and write the answers.
 
@@ -81,6 +90,7 @@ def command(
                 retry_errors=retry_errors,
                 progress=progress,
                 seed=seed,
+                repeats=repeats,
             )
     except KeyboardInterrupt:
         console.print(f"Interrupted: finished cases are saved in {log}; run again to resume.")

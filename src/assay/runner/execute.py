@@ -14,6 +14,7 @@ from typing import Any
 
 from assay.data.case import TestCase
 from assay.data.dialogue import Trajectory
+from assay.data.samples import repeat_cases
 from assay.data.suite import TestSuite
 from assay.params import check
 from assay.runner.checkpoint import Checkpoint
@@ -189,6 +190,7 @@ def run_target(
     retry_errors: bool = False,
     progress: ProgressCallback | None = None,
     seed: int = 0,
+    repeats: int = 1,
 ) -> list[TestCase]:
     """Answer every case of ``suite`` with ``connector``; return the answered cases in order.
 
@@ -205,6 +207,9 @@ def run_target(
         retry_errors: on resume, ask again cases that finished with an error.
         progress: called as ``progress(name, done, total)``.
         seed: seeds the back-off jitter.
+        repeats: ask every case this many times, for a non-deterministic system: each answer is
+            a linked sample ``{id}#sample{j}`` (see :func:`~assay.data.samples.repeat_cases`),
+            checkpointed and resumed like any case.
 
     Example:
         >>> from assay.runner.connectors import CallableConnector
@@ -213,7 +218,7 @@ def run_target(
         ['Q0', 'Q1', 'Q2']
     """
     settings = settings or RunSettings()
-    inputs = _unique_inputs(list(suite))
+    inputs = repeat_cases(_unique_inputs(list(suite)), repeats)
     log = Checkpoint(checkpoint, target=connector.name) if checkpoint is not None else None
     finished = log.load(inputs) if log is not None else {}
     if retry_errors:
