@@ -88,8 +88,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: Upward imports that predate the layering test: (importing file, imported module) -> why it is
 #: tolerated for now. Nothing else may be added here without a note in docs/architecture.md.
 KNOWN_UPWARD = {
-    ("backends/heads/nli_features.py", "assay.evaluators.unsupported_facts"):
-        "the NLI head's features reuse the fact extraction of unsupported_facts",
     ("attacks/build.py", "assay.perturb.context"):
         "indirect-injection attacks insert passages like the context perturbations",
     ("attacks/build.py", "assay.perturb.base"):

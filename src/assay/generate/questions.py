@@ -20,6 +20,7 @@ from typing import Any
 from assay.backends.llm.client import JsonOutcome, JsonTask, Judge
 from assay.backends.llm.prompts import build_request, load_prompt, numbered
 from assay.errors import JudgeParseError, PlaceholderError
+from assay.evaluators.judge_tasks import string_list_schema
 from assay.generate.chunking import Chunk
 from assay.generate.sampling import Slot
 from assay.generate.taxonomy import QueryType
@@ -27,11 +28,7 @@ from assay.text import split_sentences
 
 #: The package whose ``prompts/`` folder holds the generation prompts.
 PROMPTS = "assay.generate"
-FACTS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
-    "required": ["facts"],
-}
+FACTS_SCHEMA = string_list_schema("facts")
 QUESTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

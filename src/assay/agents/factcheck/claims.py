@@ -15,13 +15,10 @@ from assay.agents.factcheck.tools import ToolCall
 from assay.backends.llm.client import JsonTask
 from assay.backends.llm.prompts import build_request, load_prompt
 from assay.errors import JudgeParseError
+from assay.evaluators.judge_tasks import string_list_schema
 
 VERDICTS = ("supported", "refuted", "not_enough_evidence")
-CLAIMS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"claims": {"type": "array", "items": {"type": "string"}}},
-    "required": ["claims"],
-}
+CLAIMS_SCHEMA = string_list_schema("claims")
 STEP_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

@@ -13,7 +13,7 @@ from typing import Any
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.params import check
-from assay.runner.connectors.base import TargetError, TargetResponse, map_response
+from assay.runner.connectors.base import TargetError, TargetResponse, chat_messages, map_response
 
 
 def load_object(spec: str, base_dir: Path | None = None) -> Any:
@@ -118,14 +118,19 @@ def as_response(value: Any, mapping: dict[str, str] | None = None) -> TargetResp
 class CallableConnector:
     """A Python function as the system under test.
 
-    The function receives the question text, or the whole :class:`TestCase` when it declares a
-    parameter named ``case``; it returns text, a dict (mapped with ``response``) or a
-    :class:`TargetResponse`.
+    The function receives the whole :class:`TestCase` when it declares a parameter named
+    ``case``, the chat history (``[{"role", "content"}]``, see
+    :func:`~assay.runner.connectors.base.chat_messages`) when it declares one named
+    ``messages``, else the question text (in a conversation: the latest user turn). It returns
+    text, a dict (mapped with ``response``) or a :class:`TargetResponse`.
 
     Example:
         >>> c = CallableConnector(lambda question: question.upper(), name="shout")
         >>> c.answer(TestCase(id="1", question="fee?"), timeout_s=1).answer
         'FEE?'
+        >>> count = CallableConnector(lambda messages: f"{len(messages)} messages")
+        >>> count.answer(TestCase(id="1", question="fee?"), timeout_s=1).answer
+        '1 messages'
     """
 
     def __init__(
@@ -140,13 +145,20 @@ class CallableConnector:
         self.name = name
         self.response = response
         try:
-            self._wants_case = "case" in inspect.signature(fn).parameters
+            parameters = set(inspect.signature(fn).parameters)
         except (TypeError, ValueError):
-            self._wants_case = False
+            parameters = set()
+        self._wants = next((p for p in ("case", "messages") if p in parameters), "question")
 
     def answer(self, case: TestCase, timeout_s: float) -> TargetResponse:
         """Call the function (see :class:`Connector`)."""
-        argument: Any = case if self._wants_case else (case.question or "")
+        argument: Any
+        if self._wants == "case":
+            argument = case
+        elif self._wants == "messages":
+            argument = chat_messages(case)
+        else:
+            argument = case.question or ""
         value = call_with_timeout(lambda: self.fn(argument), timeout_s)
         return as_response(value, self.response)
 
