@@ -143,7 +143,9 @@ def _run_pipeline(
     # -- score: rows stream to the results table and to the analysis builders
     writer = ResultWriter.in_directory(work)
     board = LeaderboardBuilder(evaluators, thresholds)
-    outcomes = PrimaryOutcomes(linked_ids=index.linked_ids)
+    outcomes = PrimaryOutcomes(  # perturbed cases and their parents (each sample of them)
+        linked_ids=index.linked_ids(), sampled=index.sampled
+    )
     judge_outputs = JudgeOutputs(judged, index.answer_words)
     reported = EvaluatorProblems()
     # Whole chunks of batches; a grouped evaluator needs its groups whole: one chunk.

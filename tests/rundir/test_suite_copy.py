@@ -182,3 +182,26 @@ def test_json_lines_are_read_line_by_line_with_the_same_rules(tmp_path: Path) ->
     path.write_bytes(b'{"id": "a"}\n{"id": "caf\xe9"}\n')
     with pytest.raises(InvalidInputError, match=r"row 2: invalid UTF-8 at byte 23"):
         read_suite(path)
+
+
+def test_every_case_field_round_trips_through_the_parquet_copy(tmp_path: Path) -> None:
+    """A case with every field set (a field added later without a column type fails here)."""
+    full = TestCase.model_validate(
+        {
+            "id": "q1~s2", "model": "m", "question": "Q?", "expected_answers": ["a", "b"],
+            "retrieved_context": ["c"], "context_ids": ["d1"], "relevant_ids": {"d1": 2.0},
+            "relevant_context": ["c"], "actual_answer": "a", "condition": "contains 'a'",
+            "topic": "t", "query_type": "qt", "perturbation": "typo", "parent_id": "q0",
+            "labels": {"ok": True}, "latency_s": 0.5, "cost_usd": 0.01, "metadata": {"k": [1]},
+            "turns": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a"}],
+            "scenario": "s", "expected_outcome": "o",
+            "trajectory": {"steps": [{"name": "search", "arguments": {"q": "x"}}]},
+            "sample": 2, "sample_of": "q1",
+        }
+    )
+    unset = [name for name, value in full.model_dump().items() if value in (None, {}, [])]
+    assert not unset, f"set these fields in the test: {unset}"
+    path = write_suite([full, TestCase(id="bare")], tmp_path / "s.parquet")
+    assert [c.model_dump() for c in read_suite(path)] == [
+        full.model_dump(), TestCase(id="bare").model_dump()
+    ]

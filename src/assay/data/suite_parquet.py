@@ -36,6 +36,7 @@ NESTED_FIELDS = (
 )
 #: Numeric fields; every other field is text (nested ones as JSON).
 _FLOAT_FIELDS = ("latency_s", "cost_usd")
+_INT_FIELDS = ("sample",)
 #: Rows decoded from Parquet at a time.
 _PARQUET_BATCH = 2048
 #: Compression of the suite copy: zstd is ~4x smaller than snappy on answer texts and fast.
@@ -64,9 +65,12 @@ def suite_schema() -> pa.Schema:
     of a streamed write agrees, whatever fields its cases leave empty)."""
     import pyarrow as pa
 
-    return pa.schema(
-        [(name, pa.float64() if name in _FLOAT_FIELDS else pa.string()) for name in CASE_FIELDS]
-    )
+    def kind(name: str) -> pa.DataType:
+        if name in _FLOAT_FIELDS:
+            return pa.float64()
+        return pa.int64() if name in _INT_FIELDS else pa.string()
+
+    return pa.schema([(name, kind(name)) for name in CASE_FIELDS])
 
 
 class ParquetSuiteWriter:

@@ -42,7 +42,7 @@ class CaseIndex:
     Example:
         >>> index = CaseIndex()
         >>> index.add([TestCase(id="q1", model="m"), TestCase(id="q1~t", parent_id="q1")])
-        >>> index.models, sorted(index.linked_ids)
+        >>> index.models, sorted(index.linked_ids())
         (['m', ''], ['q1', 'q1~t'])
     """
 
@@ -50,11 +50,14 @@ class CaseIndex:
     model: list[str] = field(default_factory=list)
     latency_s: list[float | None] = field(default_factory=list)
     cost_usd: list[float | None] = field(default_factory=list)
-    #: Ids of perturbed cases and of their parents.
-    linked_ids: set[str] = field(default_factory=set)
     #: Case id → words in its answer (kept only when asked for: judge checks need them).
     answer_words: dict[str, int] = field(default_factory=dict)
     count_words: bool = False
+    #: Whether any case is one of k samples of a case (``assay run --repeats``).
+    sampled: bool = False
+    _children: set[str] = field(default_factory=set)
+    _parents: set[str] = field(default_factory=set)
+    _samples: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, cases: Sequence[TestCase]) -> None:
         """Index the next cases of the suite."""
@@ -63,9 +66,21 @@ class CaseIndex:
             self.latency_s.append(case.latency_s)
             self.cost_usd.append(case.cost_usd)
             if case.parent_id:
-                self.linked_ids.update((case.id, case.parent_id))
+                self._children.add(case.id)
+                self._parents.add(case.parent_id)
+            if case.sample_of is not None:
+                self._samples.setdefault(case.sample_of, []).append(case.id)
+            self.sampled = self.sampled or case.sample is not None
             if self.count_words:
                 self.answer_words[case.id] = len((case.actual_answer or "").split())
+
+    def linked_ids(self) -> set[str]:
+        """Ids of the perturbed cases and of their parents (and of every sample of those)."""
+        linked = self._children | self._parents
+        for root, ids in self._samples.items():
+            if root in self._parents:
+                linked.update(ids)
+        return linked
 
     @property
     def models(self) -> list[str]:
