@@ -137,7 +137,7 @@ def test_simulated_user_through_the_scripted_judge(tmp_path: Path) -> None:
     # asked before each user turn and once after the last (was the goal met?): 3 per case
     console = (tmp_path / "console.txt").read_text(encoding="utf-8")
     assert "2 conversations (4 assistant turns); " in console
-    assert "simulated user: 6 judge requests, cost unknown" in console  # unpriced, not $0
+    assert "simulated user: 6 judge requests, $0.0000" in console  # scripted: priced at 0
 
 
 def test_simulated_cases_without_a_judge_are_refused_up_front(tmp_path: Path) -> None:
