@@ -133,9 +133,10 @@ def _run_pipeline(
     # -- score: rows stream to the results table and to the analysis builders
     writer = ResultWriter.in_directory(work)
     board = LeaderboardBuilder(evaluators, thresholds)
-    perturbed = [c for c in cases if c.parent_id]
-    outcomes = PrimaryOutcomes(
-        linked_ids={c.id for c in perturbed} | {c.parent_id or "" for c in perturbed}
+    parents = {c.parent_id for c in cases if c.parent_id}
+    outcomes = PrimaryOutcomes(  # perturbed cases and their parents (each sample of them)
+        linked_ids={c.id for c in cases if c.parent_id or (c.sample_of or c.id) in parents},
+        sampled=any(c.sample is not None for c in cases),
     )
     judged = {e.name for e in evaluators if e.family == "judge"}
     judge_outputs = JudgeOutputs(

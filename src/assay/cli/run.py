@@ -53,6 +53,14 @@ from assay.errors import RunDirectoryError
     "'provider:model', a JSON object, or 'scripted' (offline). Default: $ASSAY_JUDGE.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the back-off jitter.")
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Ask every case K times (a non-deterministic target): linked samples CASE#sampleJ, "
+    "analysed for variance and flakiness; see docs/repeats.md.",
+)
 def command(
     suite: Path,
     target: str,
@@ -66,6 +74,7 @@ def command(
     max_turns: int | None,
     judge: str | None,
     seed: int,
+    repeats: int,
 ) -> None:
     """Ask the system under test (--target) every question of SUITE and write the answers.
 
@@ -100,6 +109,7 @@ def command(
                 progress=progress,
                 seed=seed,
                 user=user,
+                repeats=repeats,
             )
     except KeyboardInterrupt:
         console.print(f"Interrupted: finished cases are saved in {log}; run again to resume.")
