@@ -1,7 +1,10 @@
 """The chat bots of :mod:`.chat_bots` served on loopback over HTTP.
 
 The service counts requests by ``(conversation id, user turns seen)``, so tests can check
-that no completed turn is asked again after a resume.
+that no completed turn is asked again after a resume. ``POST /chat`` takes
+``{"messages", "conversation_id"}`` and answers ``{"reply"}``; ``POST /v1/chat/completions``
+speaks the OpenAI chat protocol (the conversation is then named by its first user message) and
+keeps every message list it received in ``histories``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class ChatService:
         self.bot = BOTS[bot]
         self.delay_s = delay_s
         self.requests: Counter[tuple[str, int]] = Counter()
+        self.histories: list[list[dict[str, str]]] = []
         self.lock = threading.Lock()
         self.url = ""
 
@@ -41,11 +45,18 @@ def _handler(service: ChatService) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             request = json.loads(self.rfile.read(length) or b"{}")
             messages = request["messages"]
+            asked = users(messages)
             with service.lock:
-                service.requests[(request["conversation_id"], len(users(messages)))] += 1
+                service.requests[(request.get("conversation_id") or asked[0], len(asked))] += 1
+                service.histories.append(messages)
             if service.delay_s:
                 time.sleep(service.delay_s)
-            body = json.dumps({"reply": service.bot(messages)}).encode()
+            reply = service.bot(messages)
+            if self.path == "/v1/chat/completions":
+                choice = {"message": {"role": "assistant", "content": reply}}
+                body = json.dumps({"choices": [choice], "usage": {"prompt_tokens": 10}}).encode()
+            else:
+                body = json.dumps({"reply": reply}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))

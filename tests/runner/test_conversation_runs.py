@@ -43,6 +43,7 @@ def _run(tmp_path: Path, cases: list[TestCase], config: dict[str, object], *extr
     args = ["run", str(suite), "--target", str(target), "--out", str(out), *extra]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
+    (tmp_path / "console.txt").write_text(result.output, encoding="utf-8")
     return out
 
 
@@ -70,6 +71,34 @@ def test_python_callable_receives_the_messages(tmp_path: Path) -> None:
     out = _run(tmp_path, [_script(1, n_users=2)], config)
     (case,) = read_suite(out)
     assert [t.content for t in case.turns or [] if t.role == "assistant"] == [TARIFF["fee"]] * 2
+
+
+def test_openai_chat_target_gets_the_history_after_its_system_prompt(tmp_path: Path) -> None:
+    config = {"type": "openai", "name": "chat", "model": "m", "base_url": "",
+              "system_prompt": "Be brief.", "price_per_1k_input": 1.0}
+    with serve_chat("steadfast") as chat:
+        config["base_url"] = f"{chat.url}/v1"
+        out = _run(tmp_path, [_script(1, n_users=2)], config)
+        histories = chat.histories
+    script = _script(1, n_users=2).turns or []
+    assert [[m["role"] for m in h] for h in histories] == [
+        ["system", "system", "user"], ["system", "system", "user", "assistant", "user"]]
+    assert histories[1][1]["content"] == script[0].content  # the suite's own system turn
+    assert histories[1][3]["content"] == TARIFF["fee"]  # the target's first reply, not the old one
+    (case,) = read_suite(out)
+    assert case.metadata["run"]["usage"] == {"prompt_tokens": 20}  # summed over the turns
+    assert case.cost_usd == 0.02
+
+
+def test_command_target_reads_the_history_on_stdin(tmp_path: Path) -> None:
+    program = ("import json, sys; m = json.load(sys.stdin); "
+               "print(f\"{len(m)} messages, last: {m[-1]['content']}\")")
+    config = {"type": "command", "name": "cmd", "command": [sys.executable, "-c", program],
+              "stdin": "{{messages}}"}
+    turns = [Turn(role="user", content="Fee?"), Turn(role="user", content="Abroad?")]
+    (case,) = read_suite(_run(tmp_path, [TestCase(id="c", turns=turns)], config))
+    assert [t.content for t in case.turns or [] if t.role == "assistant"] == [
+        "1 messages, last: Fee?", "3 messages, last: Abroad?"]
 
 
 def test_answered_conversations_flow_into_evaluate(tmp_path: Path) -> None:
@@ -105,6 +134,10 @@ def test_simulated_user_through_the_scripted_judge(tmp_path: Path) -> None:
     never = by_id["never"]
     assert sum(t.role == "user" for t in never.turns or []) == 2
     assert never.metadata["run"]["stop"] == "max_turns"
+    # asked before each user turn and once after the last (was the goal met?): 3 per case
+    console = (tmp_path / "console.txt").read_text(encoding="utf-8")
+    assert "2 conversations (4 assistant turns); " in console
+    assert "simulated user: 6 judge requests, $0.0000" in console  # scripted: priced at 0
 
 
 def test_simulated_cases_without_a_judge_are_refused_up_front(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 :class:`ScriptedJudge` answers each request from the first rule whose key occurs in the prompt
 (or equals the task name); without a matching rule it answers the built-in judge tasks with
 simple word-overlap heuristics, so judge evaluators give meaningful, repeatable values without a
-model. It records every request it receives.
+model. Tasks defined above the backend layer (question writing, the fact-check agent) register
+their scripted replies in :data:`TASK_REPLIES`, beside the task; so the one ``"scripted"`` judge
+spec answers them all. It records every request it receives.
 """
 
 from __future__ import annotations
@@ -15,10 +17,15 @@ from typing import Any
 
 from assay.backends.llm.protocol import JudgeRequest, JudgeResponse, Usage
 from assay.errors import BackendError
+from assay.registry import GROUPS, Registry
 from assay.text import split_sentences, words
 
 #: A canned reply: fixed text, or a function of the request.
 Reply = str | Callable[[JudgeRequest], str]
+#: Scripted replies by task name, registered by the module defining the task (lazily, by
+#: ``"module:function"``); plugins add theirs through the ``assay.scripted_replies`` group.
+TASK_REPLIES: Registry[Callable[[JudgeRequest], str]] = Registry(
+    "scripted reply", GROUPS["scripted reply"])
 
 _STOP_WORDS = (
     "a an the is are was were be been of to in on at for by with and or not no it its this that "
@@ -58,7 +65,8 @@ class ScriptedJudge:
             the request's task or occurs in its prompt text. ``reply`` is a string or a function
             of the request.
         model: Model name reported (and used in cache keys).
-        heuristics: Answer built-in tasks with no matching rule (else such a request fails).
+        heuristics: Answer built-in tasks (and those of :data:`TASK_REPLIES`) with no matching
+            rule (else such a request fails).
 
     Example:
         >>> judge = ScriptedJudge({"capital of France": '{"verdict": true}'})
@@ -101,10 +109,11 @@ class ScriptedJudge:
         for key, reply in self.rules:
             if key in (request.task, task) or key in prompt:
                 return reply(request) if callable(reply) else reply
-        handler = _HANDLERS.get(task) if self.heuristics else None
-        if handler is None:
-            raise BackendError(f"ScriptedJudge has no reply for task {request.task!r}")
-        return json.dumps(handler(request.variables))
+        if self.heuristics and task in _HANDLERS:
+            return json.dumps(_HANDLERS[task](request.variables))
+        if self.heuristics and task in TASK_REPLIES:
+            return TASK_REPLIES.get(task)(request)
+        raise BackendError(f"ScriptedJudge has no reply for task {request.task!r}")
 
     def __repr__(self) -> str:
         return f"ScriptedJudge({len(self.rules)} rules, model={self._model!r})"

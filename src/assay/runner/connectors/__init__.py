@@ -3,6 +3,7 @@ command-line programs. Each turns one :class:`~assay.data.case.TestCase` (a ques
 turn of a conversation: see :func:`chat_messages`) into a :class:`TargetResponse` or raises
 :class:`TargetError`."""
 
+from assay.registry import load_callable
 from assay.runner.connectors.base import (
     Connector,
     TargetError,
@@ -14,7 +15,7 @@ from assay.runner.connectors.base import (
 from assay.runner.connectors.command import CommandConnector
 from assay.runner.connectors.http import HTTPConnector
 from assay.runner.connectors.openai_chat import OpenAIChatConnector
-from assay.runner.connectors.python import CallableConnector, call_with_timeout, load_callable
+from assay.runner.connectors.python import CallableConnector, call_with_timeout
 
 __all__ = [
     "CallableConnector",
