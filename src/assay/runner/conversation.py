@@ -102,6 +102,11 @@ class _Conversation:
                 retrieved_context=answered.retrieved_context
                 if answered.retrieved_context != self.case.retrieved_context
                 else None,
+                tool_calls=answered.trajectory.steps  # the tools the target ran in this turn
+                if answered.trajectory is not None
+                and answered.trajectory != self.case.trajectory
+                and answered.trajectory.steps
+                else None,
             )
         )
         record = answered.metadata["run"]
