@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 
 from assay.backends.embed.base import Embedder
+from assay.corpus.chunking import Chunk
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
 from assay.evaluators.unsupported_facts import UnsupportedFacts
-from assay.generate.chunking import Chunk
 from assay.generate.questions import Candidate
 from assay.params import check
 from assay.text import normalize_squad
