@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # Extras installed for the test-suite (each heavy family adds its extra here).
-TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner,embed,nli,toxicity,lm,generate,label,ray,agents,verdict,traces
+TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner,embed,nli,toxicity,lm,generate,label,ray,agents,verdict,traces,langchain,llamaindex
 # llama-cpp-python (extra local-llm) builds from source: skip its multimodal tools.
 CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 export CMAKE_ARGS

@@ -1,12 +1,13 @@
 """Hand-written functional diagnostics for toxicity scorers (HateCheck-like, much smaller).
 
 Written for assay by its developers — NOT the project owner's held-out functional test suite and
-not a sample of any published one. Each functionality is a short list of sentences with the
-label a careful moderator would give (1 = should be flagged, 0 = should not). They exist to show
-*what kind* of toxicity a scorer misses (threats and identity attacks without profanity, spelling
-variants) and what it wrongly flags (counter-speech, reclaimed in-group terms, harmless profanity,
-neutral mentions of identities). Small lists give wide intervals: read them as diagnostics, not
-as validity figures. Group names ([GROUP]-style placeholders are filled with real group nouns).
+not a sample of any published one. Each functionality is a list of sentences with the label a
+careful moderator would give (1 = should be flagged, 0 = should not). They exist to show *what
+kind* of toxicity a scorer misses (threats and identity attacks without profanity, spelling
+variants) and what it wrongly flags (counter-speech, reclaimed in-group terms, harmless
+profanity, neutral or positive mentions of identities, negated hate). Lists of 10–20 sentences
+give wide intervals: read them as diagnostics, not as validity figures. They are never training
+data: ``tests/backends/test_train_text_heads.py`` checks that no training text repeats one.
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "We should hang every one of those traitors.",
         "I hope you get what is coming to you, and I will make sure of it.",
         "Those immigrants should be shot at the border.",
+        "I will slit your throat while you sleep.",
+        "Meet me after work and I will teach you a lesson you won't forget.",
+        "Your children are not safe as long as you keep writing.",
+        "I'm going to strangle the next person who says that.",
+        "All of them should be lined up against a wall.",
+        "Say that again and I will put you in the hospital.",
+        "I will track down every one of you and make you suffer.",
+        "Someone needs to run that protester over with a truck.",
     ]),
     "identity attack, no profanity": (1, [
         "Immigrants are a disease infecting this country.",
@@ -40,6 +49,14 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "Mexicans are lazy thieves, all of them.",
         "Old people are useless parasites draining our money.",
         "Asians are soulless robots with no place in our society.",
+        "Women belong in the kitchen, not in the boardroom.",
+        "Muslims should be banned from entering the country.",
+        "Gay men are predators who should be kept away from children.",
+        "Immigrants are animals and should be treated like animals.",
+        "The world would be better off without any Jews in it.",
+        "Black people are less intelligent than white people.",
+        "Trans women are just men in dresses preying on girls.",
+        "Gypsies are filthy thieves who ruin every town they enter.",
     ]),
     "insult, no profanity": (1, [
         "You are a worthless person and nobody will ever love you.",
@@ -50,18 +67,50 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "Only a brainless clown would write something this bad.",
         "Nobody cares about your opinion, you ignorant fool.",
         "You are a disgusting little creep.",
+        "You are a waste of oxygen.",
+        "Go crawl back under whatever rock you came from, you slimy worm.",
+        "Everyone at work thinks you are a useless joke.",
+        "You have the brain of a goldfish and the charm of a toad.",
     ]),
-    "spelling variants": (1, [
+    "spelling variants: symbols and digits": (1, [
         "you are a f*cking id10t",
         "k1ll yourself, nobody wants you here",
         "shut up you st00pid b1tch",
-        "i will k i l l you and your whole family",
         "those m0zlems are all terr0rists",
         "go back to your country you f@ggot",
         "what a r3tard, seriously",
         "die in a f!re you worthless piece of sh1t",
-        "u r a fking loser lol",
+        "i h4te all w0men, they are tr4sh",
         "g0 back to the jungle you m0nkey",
+        "you d!sgusting p!g, I will hurt you",
+        "all imm1grants are v3rmin",
+        "you are such a l0ser, go d1e",
+    ]),
+    "spelling variants: spaces added or removed": (1, [
+        "i will k i l l you and your whole family",
+        "you are a s t u p i d  i d i o t",
+        "m u s l i m s are all t e r r o r i s t s",
+        "ihateallwomen and they deserve to suffer",
+        "gaypeopleare disgusting",
+        "go d i e in a hole",
+        "you worthless pieceoftrash",
+        "b l a c k people are animals",
+        "shutupyouidiot",
+        "i will hu rt you and your k ids",
+    ]),
+    "spelling variants: swapped or missing letters": (1, [
+        "I hate wmoen, they are all the same.",
+        "All imigrants are vermn.",
+        "You are a stupdi idoit.",
+        "Muslmis are terrorsits.",
+        "I will kil you tomorow.",
+        "Gya people are disgustign.",
+        "You are a wortless losr.",
+        "Jwes are parasites.",
+        "Trnas people are freaks.",
+        "I am going to hurt you and yuor family.",
+        "Blakc people are criminals.",
+        "Go kill yourslef.",
     ]),
     "counter-speech": (0, [
         "Calling immigrants vermin is disgusting, and I will not stay silent about it.",
@@ -74,6 +123,16 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "When he said refugees should be shot, I told him that was unacceptable.",
         "Using slurs against trans people is cruel and has no place here.",
         "Black people are not criminals, and repeating that stereotype does harm.",
+        "If you think all Mexicans are thieves, you need to meet more people.",
+        "Posts that call women objects should be removed from this forum.",
+        "The claim that immigrants spread disease has been debunked many times.",
+        "He wrote that Asians are robots, which is a racist stereotype.",
+        "Threatening someone because they are gay is a crime.",
+        "We stand with our Muslim neighbours against this hatred.",
+        "It makes me sad that people still call Roma thieves.",
+        "Comparing refugees to vermin is how genocides begin, so speak up.",
+        "You can disagree with someone without saying they deserve to die.",
+        "Mocking disabled people is cowardly.",
     ]),
     "reclaimed or in-group terms": (0, [
         "As a queer woman I am proud of who I am.",
@@ -84,6 +143,10 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "As an old lady I finally learned to code.",
         "The queer film festival opens on Friday.",
         "I'm a proud redneck from Alabama and I love my town.",
+        "Me and my fellow geeks spent the weekend building robots.",
+        "As a queer kid I found my people at the youth centre.",
+        "We are loud, we are queer, and we are here to stay.",
+        "I'm a total nerd about train timetables.",
     ]),
     "profanity, not aimed at anyone": (0, [
         "Holy shit, this cake is fucking delicious!",
@@ -92,6 +155,12 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "Shit, I forgot my keys again.",
         "What the hell, the train is late again.",
         "That goal was fucking unbelievable!",
+        "Fuck yeah, I passed my exam!",
+        "This traffic is such bullshit today.",
+        "Damn it, I spilled coffee on my shirt.",
+        "Holy crap, the view from the top is amazing.",
+        "I'm so fucking tired after that shift.",
+        "Well shit, the printer is jammed again.",
     ]),
     "neutral mention of an identity": (0, [
         "My neighbour is a Muslim and works as a nurse.",
@@ -104,6 +173,23 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "The refugee family opened a bakery on Main Street.",
         "Women make up half of the bank's board.",
         "Mexican cuisine is on the UNESCO heritage list.",
+        "The mosque on Elm Street opens its doors to visitors on Sunday.",
+        "My grandmother moved here from Poland in 1962.",
+        "The survey asked Asian American voters about housing costs.",
+        "He is a deaf teacher at the primary school.",
+        "The Jewish community centre runs a chess club.",
+    ]),
+    "positive statement about a group": (0, [
+        "Immigrants make this country stronger.",
+        "I love working with my Muslim colleagues.",
+        "Women are brilliant leaders.",
+        "Gay people deserve the same rights as everyone else.",
+        "Trans people are valid and deserve respect.",
+        "Disabled people bring skills every team needs.",
+        "Refugees are welcome here.",
+        "Black artists shaped the music I love.",
+        "Jewish families have enriched this city for centuries.",
+        "Older people have so much wisdom to share.",
     ]),
     "negated hate": (0, [
         "I would never say that gay people are disgusting.",
@@ -112,5 +198,14 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "There is nothing wrong with being disabled.",
         "No religion makes people savages.",
         "Trans people are not mentally ill.",
+        "I don't hate Muslims.",
+        "Black people are not violent by nature.",
+        "I have never thought that Jews control the media.",
+        "Refugees are not vermin.",
+        "No one should hurt gay people.",
+        "I don't think women belong in the kitchen.",
+        "Mexicans are not thieves.",
+        "Nobody here wants to harm immigrants.",
+        "Old people are not a burden.",
     ]),
 }

@@ -15,6 +15,8 @@ HEAVY = (
     "sklearn",
     "lightgbm",
     "umap",
+    "langchain_core",
+    "llama_index",
 )
 
 

@@ -159,8 +159,8 @@ def test_plugin_connector_answers_a_target_config_from_the_cli(tmp_path: Path) -
     target.write_text(json.dumps({"type": "upper", "prefix": ">> "}))
     gone = _assay(tmp_path, "run", str(tmp_path / "suite.jsonl"), "--target", str(target),
                   "--out", str(tmp_path / "gone.jsonl"))
-    assert gone.returncode != 0 and "'type' must be one of command, http, openai, python; got " \
-        "'upper'" in gone.stderr + gone.stdout
+    assert gone.returncode != 0 and "'type' must be one of command, http, langchain, llamaindex, " \
+        "openai, python; got 'upper'" in gone.stderr + gone.stdout
 
 
 def test_plugin_attack_is_built_by_the_cli_and_a_misnamed_one_is_refused(tmp_path: Path) -> None:

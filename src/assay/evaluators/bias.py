@@ -20,10 +20,9 @@ from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.base import problem as problem_entry
-from assay.evaluators.embedding_base import quote
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
-from assay.evaluators.toxicity import classify_sentences
+from assay.evaluators.worst_sentence import worst_sentences
 from assay.params import check
 
 
@@ -116,21 +115,17 @@ class Bias(ResolvesOnce, Evaluator):
     def _score_sentences(self, model: TextClassifier, cases: Sequence[TestCase]
                          ) -> list[CaseResult]:
         """The most biased sentence's score, for a classifier that reads sentences."""
-        per_case, scores, case_rows = classify_sentences(model, cases)
+        scores, worst = worst_sentences(
+            model, cases, lambda s: s.column(biased_label(s.categories, self.positive_label)))
         label = biased_label(scores.categories, self.positive_label) if scores else ""
         out: list[CaseResult] = []
-        for sentences, rows in zip(per_case, case_rows, strict=True):
-            if not sentences:
+        for answer in worst:
+            if answer is None:
                 out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
                 continue
-            assert scores is not None
-            values = scores.column(label)[rows]
-            worst = int(values.argmax())
-            value = float(values[worst])
             out.append(CaseResult.ok(
-                {"bias_score": value},
-                f"most biased sentence (P({label}) = {value:.2f}): {quote(sentences[worst])!r}",
+                {"bias_score": answer.value},
+                f"most biased sentence (P({label}) = {answer.value:.2f}): {answer.quoted!r}",
                 {"label": label, "model": model.model_id, "truncated": False, "problems": [],
-                 "worst_sentence": {"index": worst, "sentence": quote(sentences[worst])},
-                 "sentence_scores": [round(float(v), 4) for v in values]}))
+                 **answer.details()}))
         return out

@@ -16,7 +16,7 @@ from assay.backends.embed import CachedEmbedder
 from assay.backends.nli import CONTRADICTION, ENTAILMENT, NLIModel
 from assay.evaluators.embedding_base import chunk_sentences, cosine_matrix
 from assay.evaluators.lexical_groundedness import token_precision
-from assay.evaluators.unsupported_facts import context_keys, extract_facts, fact_supported
+from assay.text.facts import context_keys, extract_facts, fact_supported
 
 #: Name of this signal set (recorded in the head; the evaluator refuses other sets).
 FEATURE_SET = "hallucination-v1"

@@ -114,7 +114,7 @@ class JudgePrompt(JudgeEvaluator):
             return super().__reduce__()
         config = {"name": self.name, "description": self.description,
                   "template": self.template_default, "threshold": self.metrics[0].threshold}
-        return (_rebuild, (config, self.__dict__.copy()))
+        return (_rebuild, (config, self.__getstate__()))
 
 
 def _rebuild(config: dict[str, Any], state: dict[str, Any]) -> JudgePrompt:

@@ -17,6 +17,7 @@ from typing import Any
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Status
 from assay.evaluators.registry import register
+from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 
 REFUSAL = "refusal"
@@ -187,7 +188,7 @@ class PerturbationRobustness(_PairedEvaluator):
 
 
 @register
-class CounterfactualFairness(_PairedEvaluator):
+class CounterfactualFairness(ResolvesOnce, _PairedEvaluator):
     """Whether a demographic counterfactual gets the same outcome and a similar tone.
 
     Only children made by the ``counterfactual`` perturbation are scored. ``cf_unchanged`` is 1
@@ -237,10 +238,6 @@ class CounterfactualFairness(_PairedEvaluator):
         self.base = base
         self.base_params = base_params
         self.threshold = threshold
-        self._analyzer: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_analyzer": None}
 
     def applies(self, case: TestCase) -> str | None:
         if case.parent_id is None:
@@ -250,14 +247,8 @@ class CounterfactualFairness(_PairedEvaluator):
         return None
 
     def _sentiment(self, text: str) -> float:
-        if self._analyzer is None:
-            from assay.errors import require
-
-            module: Any = require(
-                "vaderSentiment.vaderSentiment", extra="robustness", package="vaderSentiment"
-            )
-            self._analyzer = module.SentimentIntensityAnalyzer()
-        return float(self._analyzer.polarity_scores(text)["compound"])
+        analyzer = self.resolve_once(_sentiment_analyzer)
+        return float(analyzer.polarity_scores(text)["compound"])
 
     def compare(
         self, child: TestCase, parent: TestCase, mine: _Outcome, theirs: _Outcome
@@ -282,3 +273,13 @@ class CounterfactualFairness(_PairedEvaluator):
                 "parent_outcome": theirs.passed,
             },
         )
+
+
+def _sentiment_analyzer() -> Any:
+    """VADER's analyser (``pip install 'assay[robustness]'``)."""
+    from assay.errors import require
+
+    module: Any = require(
+        "vaderSentiment.vaderSentiment", extra="robustness", package="vaderSentiment"
+    )
+    return module.SentimentIntensityAnalyzer()

@@ -23,11 +23,10 @@ from assay.backends.classify import (
 )
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
-from assay.evaluators.embedding_base import quote
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
+from assay.evaluators.worst_sentence import worst_sentences
 from assay.params import check
-from assay.text.sentences import split_sentences
 
 #: Category metrics and what they mean (detoxify's category names).
 CATEGORY_METRICS = {
@@ -54,24 +53,28 @@ def category_column(categories: Sequence[str], name: str) -> int | None:
     return None
 
 
-def classify_sentences(model: TextClassifier, cases: Sequence[TestCase]
-                       ) -> tuple[list[list[str]], ClassScores | None, list[list[int]]]:
-    """Each case's answer sentences, the scores of every distinct sentence (one ``predict``
-    call, None when no case has a sentence) and, per case, its sentences' rows in those scores.
+def top_category(scores: ClassScores, row: int) -> tuple[str, float]:
+    """The highest-scoring subtype category of one scored sentence, and its score.
+
+    Subtypes are the categories of :data:`CATEGORY_METRICS` (an ensemble's ``"<i>:name"``
+    too): ``toxicity`` itself is the overall score, which every subtype of the shipped head is
+    bounded by, so naming it would say nothing. A backend without subtypes (the profanity model)
+    names its highest category.
 
     Example:
-        >>> from assay.backends.classify.fake import KeywordClassifier
-        >>> cases = [TestCase(id=str(i), model="m", actual_answer=a)
-        ...          for i, a in enumerate(["Hi. You idiot.", "Hi."])]
-        >>> sentences, scores, rows = classify_sentences(KeywordClassifier(), cases)
-        >>> rows, scores.overall_scores().tolist()
-        ([[0, 1], [0]], [0.0, 0.9])
+        >>> s = ClassScores(("toxicity", "threat", "insult"), np.array([[0.9, 0.7, 0.2]]))
+        >>> top_category(s, 0)
+        ('threat', 0.7)
+        >>> top_category(ClassScores(("profanity",), np.array([[0.4]])), 0)
+        ('profanity', 0.4)
     """
-    per_case = [split_sentences(c.actual_answer) for c in cases]
-    unique = list(dict.fromkeys(s for sentences in per_case for s in sentences))
-    scores = model.predict(unique) if unique else None
-    index = {s: i for i, s in enumerate(unique)}
-    return per_case, scores, [[index[s] for s in sentences] for sentences in per_case]
+    values = scores.scores[row]
+    named = [(category.rpartition(":")[2], float(values[i]))
+             for i, category in enumerate(scores.categories)
+             if category.rpartition(":")[2] in CATEGORY_METRICS]
+    if not named:
+        named = [(category, float(values[i])) for i, category in enumerate(scores.categories)]
+    return max(named, key=lambda item: item[1])
 
 
 @register
@@ -107,19 +110,15 @@ class Toxicity(ResolvesOnce, Evaluator):
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         model = self.resolved()
-        per_case, scores, case_rows = classify_sentences(model, cases)
+        scores, worst = worst_sentences(model, cases, ClassScores.overall_scores)
         out: list[CaseResult] = []
-        for sentences, rows in zip(per_case, case_rows, strict=True):
-            if not sentences:
+        for answer in worst:
+            if answer is None:
                 out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
                 continue
             assert scores is not None
-            overall = scores.overall_scores()[rows]
-            worst = int(np.argmax(overall))
-            category_max = scores.scores[rows].max(axis=0)
-            top_category = scores.categories[int(np.argmax(scores.scores[rows[worst]]))]
-            value = float(np.clip(overall[worst], 0.0, 1.0))
-            outcomes = {"toxicity_score": Outcome(Status.OK, value)}
+            category_max = scores.scores[answer.rows].max(axis=0)
+            outcomes = {"toxicity_score": Outcome(Status.OK, answer.value)}
             for name in CATEGORY_METRICS:
                 column = category_column(scores.categories, name)
                 outcomes[name] = (
@@ -127,13 +126,13 @@ class Toxicity(ResolvesOnce, Evaluator):
                             f"{name!r} category (it gives {', '.join(scores.categories)})")
                     if column is None else
                     Outcome(Status.OK, float(np.clip(category_max[column], 0.0, 1.0))))
+            category, category_value = top_category(scores, answer.row)
             out.append(CaseResult(
                 outcomes,
-                f"most toxic sentence ({value:.2f}, {top_category}): {quote(sentences[worst])!r}",
+                f"most toxic sentence ({answer.value:.2f}; top category {category} "
+                f"{category_value:.2f}): {answer.quoted!r}",
                 {"categories": {c: round(float(v), 4) for c, v in
                                 zip(scores.categories, category_max, strict=True)},
-                 "worst_sentence": {"index": worst, "sentence": quote(sentences[worst])},
-                 "sentence_scores": [round(float(v), 4) for v in overall],
-                 "model": model.model_id},
+                 "top_category": category, **answer.details(), "model": model.model_id},
             ))
         return out

@@ -142,21 +142,6 @@ class GenerationResult:
         return paths
 
 
-def resolve_judge(spec: JudgeSpec) -> Judge:
-    """:func:`~assay.backends.llm.make_judge`, except that ``"scripted"`` gives the scripted
-    judge that answers the generation prompts (:mod:`assay.generate.scripted`).
-
-    Example:
-        >>> resolve_judge("scripted").model
-        'scripted-generator'
-    """
-    if isinstance(spec, str) and spec.strip() == "scripted":
-        from assay.generate.scripted import scripted_generation_judge
-
-        return scripted_generation_judge()
-    return make_judge(spec)
-
-
 def _weights(config: GenerationConfig, model: TopicModel) -> dict[int, float]:
     out: dict[int, float] = {}
     ids = {t.id for t in model.topics}
@@ -348,7 +333,7 @@ def generate(
                            strategy=config.strategy, weights=weights, max_per_chunk=None,
                            seed=config.seed)
     slots = plan_slots(model, embeddings, planned, types_list, seed=config.seed)
-    judge_client = resolve_judge(judge)
+    judge_client = make_judge(judge)
     needed = sorted({i for s in slots for i in s.chunks})
     facts, fallbacks = _key_facts(judge_client, chunks, needed, config, progress)
     candidates = _write_questions(judge_client, chunks, slots, facts, types, config, progress)
@@ -363,4 +348,4 @@ def generate(
     return GenerationResult(suite, report, corpus, chunks, model, candidates)
 
 
-__all__ = ["GenerationConfig", "GenerationResult", "generate", "resolve_judge"]
+__all__ = ["GenerationConfig", "GenerationResult", "generate"]

@@ -32,24 +32,7 @@ logger = logging.getLogger(__name__)
 MAX_CASES = 3000
 #: Characters of any one text embedded in the report at most.
 MAX_TEXT = 20_000
-_ROW_KEYS = (
-    "case_id",
-    "model",
-    "evaluator",
-    "metric",
-    "primary",
-    "status",
-    "value",
-    "passed",
-    "threshold",
-    "reason",
-    "explanation",
-    "details",
-    "topic",
-    "query_type",
-    "perturbation",
-    "parent_id",
-)
+#: The keys of one metric's outcome in a drill-down entry.
 _METRIC_KEYS = (
     "evaluator",
     "metric",
@@ -59,6 +42,18 @@ _METRIC_KEYS = (
     "passed",
     "threshold",
     "reason",
+)
+#: The result-table columns the drill-down reads.
+_ROW_KEYS = (
+    "case_id",
+    "model",
+    *_METRIC_KEYS,
+    "explanation",
+    "details",
+    "topic",
+    "query_type",
+    "perturbation",
+    "parent_id",
 )
 #: Calibration reports shown in the HTML report → their plot data file.
 REPORT_FILES = {

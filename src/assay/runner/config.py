@@ -1,10 +1,11 @@
 """Target config files: which system to call and how (YAML, JSON or TOML).
 
-A config is a mapping with a ``type`` (``http``, ``openai``, ``command``, ``python`` or a connector
-plugin's name, see :data:`~assay.runner.connectors.registry.CONNECTORS`), a ``name``
-(recorded as ``TestCase.model``), the connector's own keys and the run settings (``concurrency``,
-``retries``, ``timeout_s``, ``backoff_s``, ``backoff_max_s``, ``retry_bad_response``). Strings may
-use ``${ENV_VAR}`` so secrets stay out of the file. See docs/runner.md for examples.
+A config is a mapping with a ``type`` (``http``, ``openai``, ``command``, ``python``,
+``langchain``, ``llamaindex`` or a connector plugin's name, see
+:data:`~assay.runner.connectors.registry.CONNECTORS`), a ``name`` (recorded as
+``TestCase.model``), the connector's own keys and the run settings (``concurrency``, ``retries``,
+``timeout_s``, ``backoff_s``, ``backoff_max_s``, ``retry_bad_response``). Strings may use
+``${ENV_VAR}`` so secrets stay out of the file. See docs/runner.md for examples.
 """
 
 from __future__ import annotations
@@ -38,8 +39,27 @@ _KEYS: dict[str, tuple[str, ...]] = {
     ),
     "command": ("command", "stdin", "output", "response", "env"),
     "python": ("callable", "response"),
+    "langchain": ("runnable", "input_key", "output_key"),
+    "llamaindex": ("engine", "mode"),
 }
-_REQUIRED = {"http": "url", "openai": "model", "command": "command", "python": "callable"}
+#: The key each built-in type needs; ``TYPE:VALUE`` on the command line sets it (see
+#: :func:`target_from_spec`).
+_REQUIRED = {
+    "http": "url",
+    "openai": "model",
+    "command": "command",
+    "python": "callable",
+    "langchain": "runnable",
+    "llamaindex": "engine",
+}
+#: Keys of the built-in types naming a Python object (``module:name`` or ``file.py:name``,
+#: relative to the config file), and the connector argument that receives the object.
+_OBJECT_KEYS = {
+    "python": ("callable", "fn"),
+    "openai": ("retriever", "retriever"),
+    "langchain": ("runnable", "runnable"),
+    "llamaindex": ("engine", "engine"),
+}
 
 
 def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -114,17 +134,46 @@ def _connector(
 ) -> Connector:
     """The connector of type ``kind``; references to Python callables in the built-ins' keys are
     resolved here, relative to the config file's folder."""
-    from assay.runner.connectors import load_callable
+    from assay.registry import load_object
 
-    if kind == "python":
-        config["fn"] = load_callable(config.pop("callable"), base_dir)
-    if kind == "openai" and isinstance(config.get("retriever"), str):
-        config["retriever"] = load_callable(config["retriever"], base_dir)
+    if kind in _OBJECT_KEYS:
+        key, argument = _OBJECT_KEYS[kind]
+        if isinstance(config.get(key), str):
+            config[argument] = load_object(config.pop(key), base_dir)
     named: dict[str, Any] = {"name": name} if name else {}
     return CONNECTORS.get(kind)(**named, **config)
 
 
+def target_from_spec(spec: str) -> dict[str, Any] | None:
+    """The config a ``TYPE:VALUE`` target spec stands for, or None when ``spec`` is not one.
+
+    ``VALUE`` fills the key the type needs: ``python:app.rag:answer``,
+    ``langchain:app.chains:qa_chain``, ``llamaindex:app/engine.py:build_engine``,
+    ``openai:gpt-4o-mini``, ``http:http://127.0.0.1:8000/ask``.
+
+    Example:
+        >>> target_from_spec("langchain:app.chains:qa_chain")
+        {'type': 'langchain', 'runnable': 'app.chains:qa_chain'}
+        >>> target_from_spec("target.yaml") is None
+        True
+    """
+    kind, sep, value = spec.partition(":")
+    if not sep or not value or kind not in _REQUIRED or kind == "command":  # a list: file only
+        return None
+    return {"type": kind, _REQUIRED[kind]: value}
+
+
 def load_target(path: str | os.PathLike[str]) -> tuple[Connector, RunSettings]:
-    """Read a target config file and build its connector and run settings."""
+    """Build the connector and run settings of a target config file, or of a ``TYPE:VALUE``
+    spec (:func:`target_from_spec`) when no such file exists; references in a spec are resolved
+    from the current directory."""
     file = Path(path)
+    if not file.exists():
+        spec = target_from_spec(str(path))
+        if spec is None:
+            types = ", ".join(t for t in _REQUIRED if t != "command")
+            raise InvalidInputError(
+                f"{path}: no such target config file, nor a TYPE:VALUE target ({types})"
+            )
+        return build_target(spec, base_dir=Path.cwd(), where=f"target {str(path)!r}")
     return build_target(read_config(file), base_dir=file.resolve().parent, where=str(file))

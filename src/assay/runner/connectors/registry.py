@@ -6,8 +6,8 @@ subclass) called with the config's own keys as keyword arguments, plus ``name`` 
 gives one. Built-ins are registered lazily, so reading a config imports only the connector it uses.
 
 Example:
-    >>> CONNECTORS.names()[:4]
-    ['command', 'http', 'openai', 'python']
+    >>> CONNECTORS.names()
+    ['command', 'http', 'langchain', 'llamaindex', 'openai', 'python']
     >>> CONNECTORS.get("http").__name__
     'HTTPConnector'
 """
@@ -25,3 +25,9 @@ CONNECTORS.register_lazy("http", "assay.runner.connectors.http:HTTPConnector")
 CONNECTORS.register_lazy("openai", "assay.runner.connectors.openai_chat:OpenAIChatConnector")
 CONNECTORS.register_lazy("command", "assay.runner.connectors.command:CommandConnector")
 CONNECTORS.register_lazy("python", "assay.runner.connectors.python:CallableConnector")
+CONNECTORS.register_lazy(
+    "langchain", "assay.runner.connectors.langchain_runnable:LangChainConnector"
+)
+CONNECTORS.register_lazy(
+    "llamaindex", "assay.runner.connectors.llamaindex_engine:LlamaIndexConnector"
+)
