@@ -27,6 +27,7 @@ from assay.evaluators.base import Evaluator
 from assay.params import check
 from assay.rundir.directory import RunDirectory
 from assay.rundir.manifest import build_manifest
+from assay.rundir.records import Finding
 from assay.rundir.results import ResultWriter, read_results
 from assay.rundir.run import EvaluationRun
 from assay.rundir.store import seal, write_suite_copy, write_tables
@@ -49,6 +50,7 @@ def evaluate(
     calibrators: Sequence[str | Path | Any] | None = None,
     executor: str | Executor = "local",
     executor_options: dict[str, Any] | None = None,
+    judge_probes: int = 0,
 ) -> EvaluationRun:
     """Evaluate a suite with the given evaluators.
 
@@ -71,6 +73,9 @@ def evaluate(
             or an :class:`~assay.engine.executors.Executor`; the run directory is the same.
         executor_options: options of a named executor (e.g. ``{"address": "auto"}`` for Ray,
             see :class:`~assay.engine.executors.ray_executor.RayExecutor`).
+        judge_probes: probe each judge evaluator for verbosity and context-order bias on up to
+            this many cases (:mod:`assay.analyze.judge_probes`; extra judge calls); the
+            results are problems or insights of the run. 0 (the default) probes nothing.
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -90,6 +95,8 @@ def evaluate(
         "a positive integer",
         batch_size,
     )
+    check(isinstance(judge_probes, int) and judge_probes >= 0, "judge_probes", "evaluate",
+          "a non-negative integer", judge_probes)
     chosen = resolve_evaluators(evaluators, params)
     thresholds = dict(thresholds or {})
     check_thresholds(thresholds, chosen)
@@ -105,7 +112,7 @@ def evaluate(
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _run_pipeline(
                 suite, chosen, thresholds, seed, batch_size, progress, work, started,
-                loaded, ex, reports=out is not None,
+                loaded, ex, reports=out is not None, judge_probes=judge_probes,
             )  # fmt: skip
         final = run_dir.commit()
     if final is None:
@@ -113,6 +120,16 @@ def evaluate(
         run_dir.discard()
     run.path = final
     return run
+
+
+def _probe_judges(evaluators: list[Evaluator], cases: Sequence[TestCase], n: int, seed: int
+                  ) -> tuple[list[Finding], list[Finding]]:
+    """The judge bias probes' problems and insights (none when ``n`` is 0 or no judge runs)."""
+    if not n or not any(e.family == "judge" for e in evaluators):
+        return [], []
+    from assay.analyze.judge_probes import probe_findings, probe_judges
+
+    return probe_findings(probe_judges(evaluators, cases, n, seed))
 
 
 def _run_pipeline(
@@ -128,6 +145,7 @@ def _run_pipeline(
     executor: Executor,
     *,
     reports: bool = True,
+    judge_probes: int = 0,
 ) -> EvaluationRun:
     cases = suite.cases
     # -- score: rows stream to the results table and to the analysis builders
@@ -168,9 +186,10 @@ def _run_pipeline(
         }
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
+    probed, probe_notes = _probe_judges(evaluators, cases, judge_probes, seed)
     problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems()
-                      + reported.problems())
-    insights = redact(find_insights(leaderboard, usage))
+                      + reported.problems() + probed)
+    insights = redact(find_insights(leaderboard, usage) + probe_notes)
     files = [
         *writer.paths,
         *write_tables(work, leaderboard, problems, insights, scored.corpus_details),
