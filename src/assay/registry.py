@@ -33,7 +33,8 @@ from assay.errors import InvalidInputError
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: Entry-point group of each kind of component.
+#: Entry-point group of each kind of component (each backend family has its own group too,
+#: ``assay.backends.<family>``: see :mod:`assay.backends.resolve`).
 GROUPS = {
     "evaluator": "assay.evaluators",
     "perturbation": "assay.perturbations",
@@ -42,6 +43,7 @@ GROUPS = {
     "executor": "assay.executors",
     "calibrator": "assay.calibrators",
     "threshold method": "assay.thresholds",
+    "scripted reply": "assay.scripted_replies",
 }
 
 

@@ -43,6 +43,7 @@ def _run(tmp_path: Path, cases: list[TestCase], config: dict[str, object], *extr
     args = ["run", str(suite), "--target", str(target), "--out", str(out), *extra]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
+    (tmp_path / "console.txt").write_text(result.output, encoding="utf-8")
     return out
 
 
@@ -133,6 +134,10 @@ def test_simulated_user_through_the_scripted_judge(tmp_path: Path) -> None:
     never = by_id["never"]
     assert sum(t.role == "user" for t in never.turns or []) == 2
     assert never.metadata["run"]["stop"] == "max_turns"
+    # asked before each user turn and once after the last (was the goal met?): 3 per case
+    console = (tmp_path / "console.txt").read_text(encoding="utf-8")
+    assert "2 conversations (4 assistant turns); " in console
+    assert "simulated user: 6 judge requests, $0.0000" in console  # scripted: priced at 0
 
 
 def test_simulated_cases_without_a_judge_are_refused_up_front(tmp_path: Path) -> None:

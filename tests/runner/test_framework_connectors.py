@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from assay.cli.main import cli
 from assay.data import read_suite, write_suite
 from assay.data.case import TestCase
-from assay.data.dialogue import ToolCall, Trajectory
+from assay.data.dialogue import ToolCall, Trajectory, Turn
 from assay.errors import InvalidInputError
 from assay.pipeline import evaluate
 from assay.runner import RunSettings, load_target, run_target
@@ -263,3 +263,51 @@ def test_llamaindex_target_from_a_config_file(tmp_path: Path) -> None:
     config.write_text("type: llamaindex\nengine: engine.py:build\nmode: stream\n")
     with pytest.raises(InvalidInputError, match="'mode' parameter of LlamaIndexConnector"):
         load_target(config)
+
+
+# --------------------------------------------------------------------------- conversations
+TURNS = [Turn(role="system", content="You are the bank's assistant."),
+         Turn(role="user", content="USD rate?"), Turn(role="user", content="And the fee?")]  # fmt: skip
+
+
+def test_langchain_conversation_gets_the_history_and_records_tools_per_turn() -> None:
+    pytest.importorskip("langchain_core", reason="extra 'langchain' (langchain-core) not installed")
+    from langchain_core.messages import convert_to_messages
+    from langchain_core.runnables import RunnableLambda
+    from langchain_core.tools import tool
+
+    from assay.runner.connectors.langchain_runnable import LangChainConnector
+
+    @tool
+    def get_rate(currency: str) -> float:
+        """Exchange rate of a currency to the euro."""
+        return 0.92
+
+    def chat(given: dict[str, Any]) -> str:
+        messages = convert_to_messages(given["messages"])  # LangChain's own coercion
+        if "rate" in str(messages[-1].content):
+            get_rate.invoke({"currency": "USD"})
+        return f"{len(messages)} messages, {messages[0].type} first"
+
+    connector = LangChainConnector(RunnableLambda(chat), input_key="messages", history=True)
+    [done] = run_target([TestCase(id="c", turns=TURNS)], connector)
+    assert done.metadata["run"]["status"] == "ok", done.metadata["run"]
+    replies = [t for t in done.turns or [] if t.role == "assistant"]
+    assert [t.content for t in replies] == ["2 messages, system first", "4 messages, system first"]
+    assert [[c.name for c in t.tool_calls or []] for t in replies] == [["get_rate"], []]
+
+
+def test_llamaindex_chat_engine_gets_the_earlier_turns_as_chat_history() -> None:
+    index = _index()
+    from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
+
+    from assay.runner.connectors.llamaindex_engine import LlamaIndexConnector
+
+    llm = MockLLMWithChatMemoryOfLastCall(max_tokens=2)
+    engine = index.as_chat_engine(chat_mode="simple", llm=llm)
+    [done] = run_target([TestCase(id="c", turns=TURNS)], LlamaIndexConnector(engine, mode="chat"))
+    assert done.metadata["run"]["status"] == "ok", done.metadata["run"]
+    sent = [m.content for m in llm.last_chat_messages or []]
+    # the second turn saw the system turn, the first exchange and the new question
+    assert sent[-1] == "And the fee?" and "USD rate?" in sent
+    assert len([t for t in done.turns or [] if t.role == "assistant"]) == 2

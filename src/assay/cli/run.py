@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from assay.cli.progress import console, progress_bar
 from assay.errors import RunDirectoryError
+
+if TYPE_CHECKING:
+    from assay.data.case import TestCase
+    from assay.runner.simulated_user import SimulatedUser
 
 
 @click.command("run")
@@ -53,6 +58,14 @@ from assay.errors import RunDirectoryError
     "'provider:model', a JSON object, or 'scripted' (offline). Default: $ASSAY_JUDGE.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the back-off jitter.")
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Ask every case K times (a non-deterministic target): linked samples CASE#sampleJ, "
+    "analysed for variance and flakiness; see docs/repeats.md.",
+)
 def command(
     suite: Path,
     target: str,
@@ -66,6 +79,7 @@ def command(
     max_turns: int | None,
     judge: str | None,
     seed: int,
+    repeats: int,
 ) -> None:
     """Ask the system under test (--target) every question of SUITE and write the answers.
 
@@ -100,6 +114,7 @@ def command(
                 progress=progress,
                 seed=seed,
                 user=user,
+                repeats=repeats,
             )
     except KeyboardInterrupt:
         console.print(f"Interrupted: finished cases are saved in {log}; run again to resume.")
@@ -129,11 +144,16 @@ def command(
         summary += f"; median latency {latencies[len(latencies) // 2]:.3f} s"
     if costs:
         summary += f"; cost ${sum(costs):.4f}"
+    if user is not None:
+        stats = user.judge.stats
+        spent = (f", ${stats.cost_usd:.4f}" if stats.unpriced_calls == 0
+                 else ", cost unknown (no price for the judge model)")
+        summary += f"; simulated user: {stats.requests} judge requests{spent}"
     console.print(summary)
     click.echo(str(out))
 
 
-def _simulated_user(cases: Any, judge: str | None) -> Any:
+def _simulated_user(cases: Iterable[TestCase], judge: str | None) -> SimulatedUser | None:
     """The simulated user when a case needs one (the judge resolved only then), else None."""
     from assay.runner.conversation import needs_simulator
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.data.case import TestCase
+from assay.data.samples import question_of
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Status
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
@@ -67,7 +68,7 @@ def base_outcomes(
 
 
 def _pair_key(case: TestCase) -> tuple[str, str]:
-    return (case.model or "", case.parent_id or case.id)
+    return (case.model or "", question_of(case))
 
 
 class _PairedEvaluator(Evaluator):
@@ -93,14 +94,19 @@ class _PairedEvaluator(Evaluator):
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         names = self.metric_names()
         outcomes = base_outcomes(cases, self.base, self.base_params, self.threshold)
-        parents = {(c.model or "", c.id): i for i, c in enumerate(cases) if c.parent_id is None}
+        # a repeated sample (assay run --repeats) is compared with the parent's same sample
+        parents = {
+            (c.model or "", c.sample_of or c.id, c.sample): i
+            for i, c in enumerate(cases)
+            if c.parent_id is None
+        }
         results = []
         for case, mine in zip(cases, outcomes, strict=True):
             why = self.applies(case)
             if why is not None:
                 results.append(CaseResult.skipped(names, why))
                 continue
-            index = parents.get((case.model or "", case.parent_id or ""))
+            index = parents.get((case.model or "", case.parent_id or "", case.sample))
             if index is None:
                 results.append(
                     CaseResult.skipped(names, f"parent case {case.parent_id!r} is not in the suite")

@@ -27,6 +27,7 @@ from typing import Any
 from assay.data.case import TestCase
 from assay.data.dialogue import Turn
 from assay.errors import AssayError
+from assay.runner.connectors.base import Connector
 from assay.runner.execute import RunSettings, ask
 from assay.runner.simulated_user import SimulatedUser
 
@@ -101,6 +102,11 @@ class _Conversation:
                 retrieved_context=answered.retrieved_context
                 if answered.retrieved_context != self.case.retrieved_context
                 else None,
+                tool_calls=answered.trajectory.steps  # the tools the target ran in this turn
+                if answered.trajectory is not None
+                and answered.trajectory != self.case.trajectory
+                and answered.trajectory.steps
+                else None,
             )
         )
         record = answered.metadata["run"]
@@ -151,7 +157,7 @@ class _Conversation:
 
 
 def converse(
-    connector: Any,
+    connector: Connector,
     case: TestCase,
     settings: RunSettings,
     rng: random.Random | None = None,
@@ -164,7 +170,7 @@ def converse(
     the target or of the simulated user.
 
     Args:
-        connector: the system under test (a :class:`~assay.runner.connectors.base.Connector`).
+        connector: the system under test.
         case: a conversation case (:func:`is_conversation`).
         settings: retries and timeout per turn; ``max_turns`` bounds simulated conversations.
         rng: seeds the back-off jitter.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.data.case import TestCase
 from assay.data.dialogue import Trajectory
+from assay.data.samples import repeat_cases
 from assay.data.suite import TestSuite
 from assay.params import check
 from assay.runner.checkpoint import Checkpoint
@@ -197,6 +198,7 @@ def run_target(
     progress: ProgressCallback | None = None,
     seed: int = 0,
     user: SimulatedUser | None = None,
+    repeats: int = 1,
 ) -> list[TestCase]:
     """Answer every case of ``suite`` with ``connector``; return the answered cases in order.
 
@@ -219,6 +221,9 @@ def run_target(
         progress: called as ``progress(name, done, total)``.
         seed: seeds the back-off jitter.
         user: the simulated user, for conversation cases that have a scenario and no user turns.
+        repeats: ask every case this many times, for a non-deterministic system: each answer is
+            a linked sample ``{id}#sample{j}`` (see :func:`~assay.data.samples.repeat_cases`),
+            checkpointed and resumed like any case.
 
     Raises:
         InvalidInputError: when a case needs a simulated user and none is given.
@@ -232,7 +237,7 @@ def run_target(
     from assay.runner.conversation import converse, is_conversation, needs_simulator
 
     settings = settings or RunSettings()
-    inputs = _unique_inputs(list(suite))
+    inputs = repeat_cases(_unique_inputs(list(suite)), repeats)
     simulated = [c.id for c in inputs if needs_simulator(c)]
     if simulated and user is None:
         from assay.errors import InvalidInputError

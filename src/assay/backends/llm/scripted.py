@@ -17,7 +17,7 @@ from typing import Any
 
 from assay.backends.llm.protocol import JudgeRequest, JudgeResponse, Usage
 from assay.errors import BackendError
-from assay.registry import Registry
+from assay.registry import GROUPS, Registry
 from assay.text import split_sentences, words
 
 #: A canned reply: fixed text, or a function of the request.
@@ -25,7 +25,7 @@ Reply = str | Callable[[JudgeRequest], str]
 #: Scripted replies by task name, registered by the module defining the task (lazily, by
 #: ``"module:function"``); plugins add theirs through the ``assay.scripted_replies`` group.
 TASK_REPLIES: Registry[Callable[[JudgeRequest], str]] = Registry(
-    "scripted reply", "assay.scripted_replies")
+    "scripted reply", GROUPS["scripted reply"])
 
 _STOP_WORDS = (
     "a an the is are was were be been of to in on at for by with and or not no it its this that "

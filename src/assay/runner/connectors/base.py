@@ -62,7 +62,8 @@ CHAT_ROLES = ("system", "user", "assistant")
 
 def chat_messages(case: TestCase) -> list[dict[str, str]]:
     """The chat history to send for ``case``: its ``turns`` (system, user and assistant turns,
-    in order) when it carries a conversation, else one user message with the question.
+    in order), then the question as a user message unless the turns already end with a user
+    turn (a single question: one user message).
 
     Example:
         >>> from assay.data.dialogue import Turn
@@ -72,10 +73,16 @@ def chat_messages(case: TestCase) -> list[dict[str, str]]:
         ...          Turn(role="user", content="Abroad?")]
         >>> [m["role"] for m in chat_messages(TestCase(id="c1", question="Abroad?", turns=turns))]
         ['user', 'assistant', 'user']
+        >>> system = [Turn(role="system", content="Be brief.")]
+        >>> [m["role"] for m in chat_messages(TestCase(id="q2", question="Fee?", turns=system))]
+        ['system', 'user']
     """
-    if case.turns:
-        return [{"role": t.role, "content": t.content} for t in case.turns if t.role in CHAT_ROLES]
-    return [{"role": "user", "content": case.question or ""}]
+    messages = [
+        {"role": t.role, "content": t.content} for t in case.turns or [] if t.role in CHAT_ROLES
+    ]
+    if not messages or messages[-1]["role"] != "user":
+        messages.append({"role": "user", "content": case.question or ""})
+    return messages
 
 
 def case_variables(case: TestCase) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from assay.data.case import TestCase
 from assay.data.dialogue import ToolCall
 from assay.errors import require
 from assay.params import check
-from assay.runner.connectors.base import TargetError, TargetResponse
+from assay.runner.connectors.base import TargetError, TargetResponse, chat_messages
 from assay.runner.connectors.capture import (
     Passage,
     arguments_of,
@@ -136,11 +136,15 @@ def _handler(recorder: _Recorder) -> Any:
 class LangChainConnector:
     """Invoke a LangChain runnable per case, recording its retrieved documents and tool calls.
 
-    The runnable receives the question text, or ``{input_key: question}`` when ``input_key`` is
-    given. It may return text, a message (its content is the answer) or a mapping (the answer
-    under ``output_key``, else the first of :data:`ANSWER_KEYS`). Retrieved context is what
-    every retriever in the chain returned (documents' ``id`` become ``context_ids`` when all have
-    one); when no retriever reported, documents the mapping holds under ``context`` are used.
+    The runnable receives the question text, or with ``history`` the chat history
+    (``[{"role", "content"}]``, which LangChain turns into messages; in a conversation run every
+    turn so far, see :func:`~assay.runner.connectors.base.chat_messages`); under ``input_key``
+    (``{input_key: ...}``) when one is given. Without ``history`` a conversation turn sends the
+    latest user turn only. It may return text, a message (its content is the answer) or a
+    mapping (the answer under ``output_key``, else the first of :data:`ANSWER_KEYS`). Retrieved
+    context is what every retriever in the chain returned (documents' ``id`` become
+    ``context_ids`` when all have one); when no retriever reported, documents the mapping holds
+    under ``context`` are used.
     Tools the chain ran become the answered case's ``trajectory`` steps (name, arguments, result
     or error), in the order they started.
 
@@ -152,6 +156,8 @@ class LangChainConnector:
             one.
         name: the system's name (becomes ``TestCase.model``).
         input_key: send ``{input_key: question}`` instead of the bare question.
+        history: send the chat history instead of the question (a chat model, a prompt with a
+            messages placeholder, an agent).
         output_key: where the answer is when the runnable returns a mapping.
 
     Example:
@@ -168,6 +174,7 @@ class LangChainConnector:
         name: str = "langchain",
         input_key: str | None = None,
         output_key: str | None = None,
+        history: bool = False,
     ) -> None:
         runnables = require("langchain_core.runnables", extra="langchain", package="langchain-core")
         base = runnables.Runnable  # type: ignore[attr-defined]
@@ -185,13 +192,15 @@ class LangChainConnector:
         self.name = name
         self.input_key = input_key
         self.output_key = output_key
+        check(isinstance(history, bool), "history", "LangChainConnector", "True or False", history)
+        self.history = history
         self._warned = False
 
     def answer(self, case: TestCase, timeout_s: float) -> TargetResponse:
         """Invoke the runnable once (see :class:`~assay.runner.connectors.base.Connector`)."""
         self._warned = warn_undelivered(case, self.name, self._warned)
-        question = case.question or ""
-        given: Any = {self.input_key: question} if self.input_key else question
+        sent: Any = chat_messages(case) if self.history else (case.question or "")
+        given: Any = {self.input_key: sent} if self.input_key else sent
         recorder = _Recorder()
         config = {"callbacks": [_handler(recorder)], "metadata": {"assay_case_id": case.id}}
         output = call_with_timeout(lambda: self.runnable.invoke(given, config=config), timeout_s)

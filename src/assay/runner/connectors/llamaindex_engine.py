@@ -15,7 +15,7 @@ from assay.data.case import TestCase
 from assay.data.dialogue import ToolCall
 from assay.errors import require
 from assay.params import check
-from assay.runner.connectors.base import TargetError, TargetResponse
+from assay.runner.connectors.base import TargetError, TargetResponse, chat_messages
 from assay.runner.connectors.capture import (
     Passage,
     arguments_of,
@@ -83,8 +83,10 @@ class LlamaIndexConnector:
 
     The answer is the response's text; its ``source_nodes`` become ``retrieved_context`` (node
     ids as ``context_ids``) and its ``sources`` (tool outputs of chat engines and agents) the
-    answered case's ``trajectory`` steps. A chat engine starts each case from an empty history
-    and, holding one memory, answers one case at a time, so cases do not leak into each other.
+    answered case's ``trajectory`` steps. A chat engine gets the case's history (empty for a
+    question; in a conversation run, every turn so far) and, holding one memory, answers one
+    case at a time, so cases do not leak into each other. A query engine has no history: in a
+    conversation it is asked the latest user turn.
     Asynchronous workflow agents are not supported: wrap one in a function and use the
     ``python`` connector.
 
@@ -124,8 +126,7 @@ class LlamaIndexConnector:
     def answer(self, case: TestCase, timeout_s: float) -> TargetResponse:
         """Ask the engine once (see :class:`~assay.runner.connectors.base.Connector`)."""
         self._warned = warn_undelivered(case, self.name, self._warned)
-        question = case.question or ""
-        response = call_with_timeout(lambda: self._ask(question), timeout_s)
+        response = call_with_timeout(lambda: self._ask(case), timeout_s)
         text = getattr(response, "response", None)
         if not isinstance(text, str):
             raise TargetError(
@@ -143,11 +144,15 @@ class LlamaIndexConnector:
             tool_calls=calls or None,
         )
 
-    def _ask(self, question: str) -> Any:
+    def _ask(self, case: TestCase) -> Any:
         if self.mode == "query":
-            return self.engine.query(question)
-        with self._chat_lock:  # one memory per chat engine: one case at a time, from no history
-            return self.engine.chat(question, chat_history=[])
+            return self.engine.query(case.question or "")
+        from llama_index.core.llms import ChatMessage
+
+        *earlier, last = chat_messages(case)
+        history = [ChatMessage(role=m["role"], content=m["content"]) for m in earlier]
+        with self._chat_lock:  # one memory per chat engine: one case at a time, given history
+            return self.engine.chat(last["content"], chat_history=history)
 
     def close(self) -> None:
         """Nothing to release."""
