@@ -130,14 +130,14 @@ def evaluate(
     return run
 
 
-def _probe_judges(evaluators: list[Evaluator], cases: Sequence[TestCase], n: int, seed: int
-                  ) -> tuple[list[Finding], list[Finding]]:
+def _probe_judges(evaluators: list[Evaluator], chunks: Iterable[Sequence[TestCase]], n: int,
+                  seed: int) -> tuple[list[Finding], list[Finding]]:
     """The judge bias probes' problems and insights (none when ``n`` is 0 or no judge runs)."""
     if not n or not any(e.family == "judge" for e in evaluators):
         return [], []
-    from assay.analyze.judge_probes import probe_findings, probe_judges
+    from assay.analyze.judge_probes import probe_findings, probe_judges, probe_sample
 
-    return probe_findings(probe_judges(evaluators, cases, n, seed))
+    return probe_findings(probe_judges(evaluators, probe_sample(chunks, n, seed), n, seed))
 
 
 def _run_pipeline(
@@ -193,7 +193,7 @@ def _run_pipeline(
         {"model": index.model, "latency_s": index.latency_s, "cost_usd": index.cost_usd}
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
-    probed, probe_notes = _probe_judges(evaluators, cases, judge_probes, seed)
+    probed, probe_notes = _probe_judges(evaluators, staged.chunks(per_chunk), judge_probes, seed)
     problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems()
                       + reported.problems() + probed)
     insights = redact(find_insights(leaderboard, usage) + probe_notes)

@@ -28,7 +28,7 @@ insight saying what was probed and found. Pairs where either score is missing ar
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -120,6 +120,39 @@ def _pairs(evaluator: Evaluator, cases: Sequence[TestCase], change: Any) -> tupl
             a_out.append(float(cast(float, oa.value)))
             b_out.append(float(cast(float, ob.value)))
     return a_out, b_out
+
+
+def probe_sample(chunks: Iterable[Sequence[TestCase]], n: int, seed: int = 0
+                 ) -> list[TestCase]:
+    """Up to ``n`` unperturbed cases with an answer and up to ``n`` with two or more contexts,
+    drawn uniformly (seeded reservoir sampling) from a suite streamed in chunks: what
+    :func:`probe_judges` may need, without holding the suite.
+
+    Example:
+        >>> cases = [TestCase(id=str(i), actual_answer="a") for i in range(100)]
+        >>> len(probe_sample([cases[:50], cases[50:]], 5))
+        5
+    """
+    rng = random.Random(seed)
+    pools: dict[str, list[TestCase]] = {"answer": [], "contexts": []}
+    seen = dict.fromkeys(pools, 0)
+    for chunk in chunks:
+        for case in chunk:
+            if case.parent_id:
+                continue
+            for pool, usable in (("answer", bool(case.actual_answer)),
+                                 ("contexts", len(case.retrieved_context or []) >= 2)):
+                if not usable:
+                    continue
+                seen[pool] += 1
+                if len(pools[pool]) < n:
+                    pools[pool].append(case)
+                else:
+                    slot = rng.randrange(seen[pool])
+                    if slot < n:
+                        pools[pool][slot] = case
+    unique = {(c.id, c.model): c for pool in pools.values() for c in pool}
+    return list(unique.values())
 
 
 def probe_judges(evaluators: Sequence[Evaluator], cases: Sequence[TestCase], n: int,
