@@ -90,7 +90,7 @@ def test_evaluators_hold_state_one_way() -> None:
 #: The layers of docs/architecture.md, bottom up: a module imports its own layer and those below.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "params", "fileio", "registry", "_version", "_lazy", "text", "matching", "safety"),
-    ("data", "traces"),
+    ("data", "traces", "corpus"),
     ("backends",),
     ("evaluators", "agents", "attacks"),
     ("engine", "generate", "perturb", "runner", "calibrate", "analyze", "rundir"),
@@ -105,10 +105,6 @@ KNOWN_UPWARD = {
         "indirect-injection attacks insert passages like the context perturbations",
     ("attacks/build.py", "assay.perturb.base"):
         "attacks record their cases like perturbations do",
-    ("agents/factcheck/tools.py", "assay.generate.chunking"):
-        "the fact-check corpus tool chunks documents like generation",
-    ("agents/factcheck/tools.py", "assay.generate.ingest"):
-        "the fact-check corpus tool reads documents like generation",
 }
 
 

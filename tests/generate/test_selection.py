@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from assay.backends.embed.fake import TableEmbedder
-from assay.generate.chunking import Chunk
+from assay.corpus.chunking import Chunk
 from assay.generate.questions import Candidate
 from assay.generate.sampling import Slot
 from assay.generate.selection import SelectionConfig, grounding, grounding_text, select

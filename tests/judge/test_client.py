@@ -288,7 +288,7 @@ def test_client_settings_are_declared_once(tmp_path: Any) -> None:
 
 def test_scripted_is_an_ordinary_judge_spec_answering_registered_tasks() -> None:
     from assay.agents.factcheck.claims import extract_claims
-    from assay.generate.chunking import Chunk
+    from assay.corpus.chunking import Chunk
     from assay.generate.questions import key_facts_task
 
     judge = make_judge("scripted")

@@ -32,18 +32,14 @@ from typing import Any
 import numpy as np
 
 from assay.backends.embed.base import Embedder
+from assay.corpus.chunking import Chunk
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
-from assay.evaluators.unsupported_facts import (
-    UnsupportedFacts,
-    context_keys,
-    extract_facts,
-    fact_supported,
-)
-from assay.generate.chunking import Chunk
+from assay.evaluators.unsupported_facts import UnsupportedFacts
 from assay.generate.questions import Candidate
 from assay.params import check
 from assay.text import normalize_squad
+from assay.text.facts import context_keys, extract_facts, fact_supported
 
 REASONS = (
     "judge_error", "parse_failure", "not_generated", "malformed", "placeholder",
