@@ -94,7 +94,8 @@ def _agent() -> Any:
         [
             AIMessage("", tool_calls=[{"name": "get_rate", "args": {"currency": "USD"}, "id": "1"}]),
             AIMessage("", tool_calls=[{"name": "get_fee", "args": {"product": "gold"}, "id": "2"}]),
-            AIMessage("1 USD is 0.92 EUR."),
+            AIMessage("1 USD is 0.92 EUR.",
+                      usage_metadata={"input_tokens": 30, "output_tokens": 7, "total_tokens": 37}),
         ]
     )
     model = GenericFakeChatModel(messages=script)
@@ -125,6 +126,9 @@ def test_langchain_agent_tool_calls_become_the_trajectory_and_are_scored() -> No
     )
     [done] = run_target([case], LangChainConnector(agent, name="fx-agent"))
     assert done.actual_answer == "1 USD is 0.92 EUR."
+    # token usage of the chat model's replies, by the names the other connectors use
+    assert done.metadata["run"]["usage"] == {
+        "prompt_tokens": 30, "completion_tokens": 7, "total_tokens": 37}  # fmt: skip
     steps = done.trajectory.steps if done.trajectory else []
     assert [(s.name, s.arguments) for s in steps] == [
         ("get_rate", {"currency": "USD"}),

@@ -15,7 +15,7 @@ from assay.backends.embed import minilm
 from assay.backends.embed.base import Embedder
 from assay.backends.embed.cache import CachedEmbedder, EmbeddingCache, default_cache_dir
 from assay.backends.offline import offline_mode
-from assay.backends.resolve import BackendFamily, clear_loaded, resolve
+from assay.backends.resolve import BackendFamily, resolve
 
 #: The spec used when none is given.
 DEFAULT_SPEC = "minilm"
@@ -83,4 +83,4 @@ def get_embedder(
     return resolved
 
 
-__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "clear_loaded", "get_embedder"]
+__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "get_embedder"]
