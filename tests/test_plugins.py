@@ -1,7 +1,8 @@
 """Third-party components through Python entry points, for real: a temporary directory on
 ``sys.path`` holds an installed distribution (``*.dist-info`` with ``entry_points.txt``) and its
 module; the CLI runs in a subprocess, so importlib.metadata finds the plugin as it would in a
-user's environment. Evaluators, connectors, attacks and threshold methods are checked here."""
+user's environment. Evaluators, connectors, attacks, threshold methods and backends are checked
+here."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -211,3 +214,59 @@ def test_plugin_threshold_method_runs_beside_the_built_ins(tmp_path: Path) -> No
     assert rows["midpoint"]["threshold"] != rows["normal"]["threshold"]
     unknown = _assay(tmp_path, *args, "--method", "midpoint")
     assert unknown.returncode == 2 and "choose from normal, kfold" in unknown.stderr
+
+
+LETTERS = '''
+import numpy as np
+
+
+class Letters:
+    """Bag-of-letters vectors of a given dimension (a third-party embedder)."""
+
+    def __init__(self, dim):
+        self.dim = dim
+        self.model_id = f"letters-{dim}"
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for char in text.lower():
+                out[row, ord(char) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1.0, norms)
+
+
+def build(argument):
+    return Letters(int(argument or 16))
+'''
+
+
+def test_a_plugin_backend_is_an_ordinary_spec_of_its_family(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    _install(site, "[assay.backends.embedder]\nletters = assay_shout:build\n", LETTERS)
+    probe = ("from assay.backends.embed import get_embedder\n"
+             "e = get_embedder('letters:7', cache_dir=None)\n"
+             "print(e.backend.model_id, e.encode(['abc', 'abc', 'xyz']).shape)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(site)])}
+    built = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           env=env, timeout=300)
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.split() == ["letters-7", "(3,", "7)"]  # the argument reached build()
+
+    suite = tmp_path / "suite.jsonl"
+    rows = [("the fee is five euros", "the fee is five euros"), ("abc", "xyz")]
+    suite.write_text("\n".join(json.dumps({"id": f"q{i}", "question": "Fee?", "actual_answer": a,
+                                           "expected_answer": e})
+                               for i, (a, e) in enumerate(rows)) + "\n", encoding="utf-8")
+    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path / "cache"))
+    run = _assay(site, "evaluate", str(suite), "-e", "emb_answer_similarity", "--param",
+                 "emb_answer_similarity.embedder=letters:7", "--out", str(tmp_path / "run"))
+    assert run.returncode == 0, run.stderr
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["evaluators"][0]["params"]["embedder"] == "letters:7"
+    board = json.loads((tmp_path / "run" / "leaderboard.json").read_text(encoding="utf-8"))
+    primary = next(row for row in board if row["primary"])
+    # identical answers: 1; 'abc' vs 'xyz' share one of three letter buckets mod 7: 1/3
+    assert primary["n_ok"] == 2 and abs(primary["value"] - (1 + 1 / 3) / 2) < 1e-6

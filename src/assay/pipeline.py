@@ -20,19 +20,25 @@ from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
 from assay.analyze.judge_checks import JudgeOutputs
 from assay.analyze.leaderboard import LeaderboardBuilder
 from assay.data.case import TestCase
-from assay.data.suite import TestSuite, read_suite
+from assay.data.suite import TestSuite
 from assay.engine.executors import Executor, open_executor
 from assay.engine.score import ProgressCallback, check_thresholds, resolve_evaluators, score
 from assay.evaluators.base import Evaluator
 from assay.params import check
 from assay.rundir.directory import RunDirectory
+from assay.rundir.layout import SUITE_FILE
 from assay.rundir.manifest import build_manifest
+from assay.rundir.records import Finding
 from assay.rundir.results import ResultWriter, read_results
 from assay.rundir.run import EvaluationRun
-from assay.rundir.store import seal, write_suite_copy, write_tables
+from assay.rundir.store import seal, write_tables
+from assay.rundir.suite_copy import stage_suite
 from assay.safety.masking import redact
 
 __all__ = ["ProgressCallback", "evaluate"]
+
+#: Cases scored per chunk (rounded to whole batches): what evaluation holds of a streamed suite.
+SCORING_CHUNK = 8192
 
 
 def evaluate(
@@ -49,11 +55,17 @@ def evaluate(
     calibrators: Sequence[str | Path | Any] | None = None,
     executor: str | Executor = "local",
     executor_options: dict[str, Any] | None = None,
+    judge_probes: int = 0,
 ) -> EvaluationRun:
     """Evaluate a suite with the given evaluators.
 
+    A suite file is streamed: validated and copied into the run directory in one pass, then
+    scored chunk by chunk, so memory does not grow with the suite (unless an evaluator needs
+    groups of cases whole, e.g. ``perturbation_robustness``: the suite is then read whole).
+
     Args:
-        suite: a :class:`TestSuite`, a list of cases, or a path to a suite file.
+        suite: a :class:`TestSuite`, a list of cases, or a path to a suite file (every invalid
+            row is reported in one :class:`~assay.errors.InvalidInputError` before scoring).
         evaluators: registered names or evaluator instances.
         params: constructor parameters per evaluator name, used with names.
         thresholds: metric name → threshold, overriding the metric's default.
@@ -71,6 +83,9 @@ def evaluate(
             or an :class:`~assay.engine.executors.Executor`; the run directory is the same.
         executor_options: options of a named executor (e.g. ``{"address": "auto"}`` for Ray,
             see :class:`~assay.engine.executors.ray_executor.RayExecutor`).
+        judge_probes: probe each judge evaluator for verbosity and context-order bias on up to
+            this many cases (:mod:`assay.analyze.judge_probes`; extra judge calls); the
+            results are problems or insights of the run. 0 (the default) probes nothing.
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -79,9 +94,7 @@ def evaluate(
         >>> run.leaderboard[0]["value"]
         1.0
     """
-    if isinstance(suite, str | Path):
-        suite = read_suite(suite)
-    elif not isinstance(suite, TestSuite):
+    if not isinstance(suite, str | Path | TestSuite):
         suite = TestSuite(suite)
     check(
         isinstance(batch_size, int) and batch_size > 0,
@@ -90,6 +103,8 @@ def evaluate(
         "a positive integer",
         batch_size,
     )
+    check(isinstance(judge_probes, int) and judge_probes >= 0, "judge_probes", "evaluate",
+          "a non-negative integer", judge_probes)
     chosen = resolve_evaluators(evaluators, params)
     thresholds = dict(thresholds or {})
     check_thresholds(thresholds, chosen)
@@ -105,7 +120,7 @@ def evaluate(
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _run_pipeline(
                 suite, chosen, thresholds, seed, batch_size, progress, work, started,
-                loaded, ex, reports=out is not None,
+                loaded, ex, reports=out is not None, judge_probes=judge_probes,
             )  # fmt: skip
         final = run_dir.commit()
     if final is None:
@@ -115,8 +130,18 @@ def evaluate(
     return run
 
 
+def _probe_judges(evaluators: list[Evaluator], chunks: Iterable[Sequence[TestCase]], n: int,
+                  seed: int) -> tuple[list[Finding], list[Finding]]:
+    """The judge bias probes' problems and insights (none when ``n`` is 0 or no judge runs)."""
+    if not n or not any(e.family == "judge" for e in evaluators):
+        return [], []
+    from assay.analyze.judge_probes import probe_findings, probe_judges, probe_sample
+
+    return probe_findings(probe_judges(evaluators, probe_sample(chunks, n, seed), n, seed))
+
+
 def _run_pipeline(
-    suite: TestSuite,
+    suite: TestSuite | str | Path,
     evaluators: list[Evaluator],
     thresholds: dict[str, float],
     seed: int,
@@ -128,24 +153,28 @@ def _run_pipeline(
     executor: Executor,
     *,
     reports: bool = True,
+    judge_probes: int = 0,
 ) -> EvaluationRun:
-    cases = suite.cases
+    judged = {e.name for e in evaluators if e.family == "judge"}
+    staged = stage_suite(suite, work, count_words=bool(judged))
+    index = staged.index
     # -- score: rows stream to the results table and to the analysis builders
     writer = ResultWriter.in_directory(work)
     board = LeaderboardBuilder(evaluators, thresholds)
-    perturbed = [c for c in cases if c.parent_id]
-    outcomes = PrimaryOutcomes(
-        linked_ids={c.id for c in perturbed} | {c.parent_id or "" for c in perturbed}
+    outcomes = PrimaryOutcomes(  # perturbed cases and their parents (each sample of them)
+        linked_ids=index.linked_ids(), sampled=index.sampled
     )
-    judged = {e.name for e in evaluators if e.family == "judge"}
-    judge_outputs = JudgeOutputs(
-        judged, {c.id: len((c.actual_answer or "").split()) for c in cases} if judged else {}
-    )
+    judge_outputs = JudgeOutputs(judged, index.answer_words)
     reported = EvaluatorProblems()
+    # Whole chunks of batches; a grouped evaluator needs its groups whole: one chunk.
+    per_chunk = batch_size * max(1, SCORING_CHUNK // batch_size)
+    if any(e.grouped for e in evaluators):
+        per_chunk = max(len(staged), 1)
     try:
         scored = score(
-            cases,
+            staged.chunks(per_chunk),
             evaluators,
+            n_cases=len(staged),
             thresholds=thresholds,
             sinks=[writer.write, board.add, outcomes.add, judge_outputs.add, reported.add],
             executor=executor,
@@ -161,27 +190,24 @@ def _run_pipeline(
         reported.add_corpus(name, model, metric, reason)
     leaderboard = board.rows()
     usage = pd.DataFrame(
-        {
-            "model": [c.model or "" for c in cases],
-            "latency_s": [c.latency_s for c in cases],
-            "cost_usd": [c.cost_usd for c in cases],
-        }
+        {"model": index.model, "latency_s": index.latency_s, "cost_usd": index.cost_usd}
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
+    probed, probe_notes = _probe_judges(evaluators, staged.chunks(per_chunk), judge_probes, seed)
     problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems()
-                      + reported.problems())
-    insights = redact(find_insights(leaderboard, usage))
+                      + reported.problems() + probed)
+    insights = redact(find_insights(leaderboard, usage) + probe_notes)
     files = [
         *writer.paths,
         *write_tables(work, leaderboard, problems, insights, scored.corpus_details),
-        write_suite_copy(suite, work),
+        work / SUITE_FILE,
     ]
     manifest = build_manifest(  # before the reports, which show its run details
         suite_info={
-            "path": suite.source,
-            "sha256": suite.sha256,
-            "n_cases": len(cases),
-            "models": suite.models,
+            "path": staged.source,
+            "sha256": staged.sha256,
+            "n_cases": len(staged),
+            "models": index.models,
         },
         evaluators=[e.spec() for e in evaluators],
         thresholds=thresholds,

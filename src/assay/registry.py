@@ -20,18 +20,21 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 import logging
 import threading
 from collections.abc import Callable, Iterator
 from importlib import metadata
-from typing import Generic, TypeVar
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from assay.errors import InvalidInputError
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: Entry-point group of each kind of component.
+#: Entry-point group of each kind of component (each backend family has its own group too,
+#: ``assay.backends.<family>``: see :mod:`assay.backends.resolve`).
 GROUPS = {
     "evaluator": "assay.evaluators",
     "perturbation": "assay.perturbations",
@@ -40,23 +43,62 @@ GROUPS = {
     "executor": "assay.executors",
     "calibrator": "assay.calibrators",
     "threshold method": "assay.thresholds",
+    "scripted reply": "assay.scripted_replies",
 }
 
 
-def load_reference(reference: str) -> object:
-    """The object a ``"module:attribute"`` (or ``"module:attr.attr"``) reference names.
+def load_object(spec: str, base_dir: Path | None = None) -> Any:
+    """Import the object ``module.path:name`` or ``path/to/file.py:name`` names (``name`` may
+    be dotted: ``module:Class.attribute``, as entry points allow).
+
+    A relative file path is resolved against ``base_dir`` (the config file's folder). Lazy
+    registry entries and plugins' entry points are loaded with it too.
 
     Example:
-        >>> load_reference("fractions:Fraction").__name__
+        >>> load_object("fractions:Fraction").__name__
         'Fraction'
     """
-    module, sep, attribute = reference.partition(":")
-    if not sep or not module or not attribute:
-        raise InvalidInputError(f"expected 'module:attribute', got {reference!r}")
-    obj: object = importlib.import_module(module)
-    for part in attribute.split("."):
+    module_name, sep, attr = spec.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise InvalidInputError(f"reference {spec!r} must look like 'package.module:name'")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_absolute() and base_dir is not None:
+                path = base_dir / path
+            loader_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if loader_spec is None or loader_spec.loader is None or not path.is_file():
+                raise InvalidInputError(f"reference {spec!r}: no such file {path}")
+            module = importlib.util.module_from_spec(loader_spec)
+            loader_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InvalidInputError(
+            f"reference {spec!r}: cannot import {module_name!r} ({exc})"
+        ) from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise InvalidInputError(f"reference {spec!r}: {module_name!r} has no {attr!r}")
         obj = getattr(obj, part)
     return obj
+
+
+def load_callable(spec: str, base_dir: Path | None = None) -> Callable[..., Any]:
+    """A user's callable: ``module.path:function`` or ``path/to/file.py:function`` (see
+    :func:`load_object`); Python targets and callables given by reference (e.g. a fact-check
+    ``web_search``) are loaded with it.
+
+    Example:
+        >>> load_callable("os.path:basename")("/a/b.txt")
+        'b.txt'
+    """
+    target = load_object(spec, base_dir)
+    if not callable(target):
+        module_name, _, attr = spec.rpartition(":")
+        raise InvalidInputError(f"callable {spec!r}: {module_name!r} has no callable {attr!r}")
+    return target
 
 
 class Registry(Generic[T]):
@@ -147,7 +189,7 @@ class Registry(Generic[T]):
                 raise InvalidInputError(f"Unknown {self.kind} {name!r}.{hint}{known}")
             origin = self._origin.get(name, "assay")
             try:
-                component: T = load_reference(reference)  # type: ignore[assignment]
+                component: T = load_object(reference)
             except Exception as exc:  # a broken plugin is named, never a bare traceback
                 raise InvalidInputError(
                     f"the {self.kind} {name!r} ({reference}, from {origin}) cannot be loaded: "

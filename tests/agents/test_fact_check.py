@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from assay.agents.factcheck.scripted import RULES, scripted_factcheck_judge
+from assay.agents.factcheck.scripted import scripted_factcheck_judge
 from assay.backends.llm import Judge
 from assay.backends.llm.protocol import JudgeRequest
 from assay.backends.llm.scripted import ScriptedJudge
@@ -36,7 +36,7 @@ CASE = TestCase(id="q1", model="bot", question="What does the account cost?",
 
 def judge_with(*rules: tuple[str, Any], prices: dict[str, tuple[float, float]] | None = None
                ) -> tuple[Judge, ScriptedJudge]:
-    backend = ScriptedJudge([*rules, *RULES])
+    backend = ScriptedJudge(rules)
     return Judge(backend, prices=prices or {"scripted": (0.0, 0.0)}, concurrency=2), backend
 
 

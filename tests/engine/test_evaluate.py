@@ -61,7 +61,7 @@ def test_run_directory_holds_every_artifact(tmp_path: Path) -> None:
     }
     assert expected <= {p.name for p in out.iterdir()}
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["schema_version"] == 1 and manifest["seed"] == 7
+    assert manifest["schema_version"] == 2 and manifest["seed"] == 7
     assert manifest["status"] == "complete"
     assert [e["name"] for e in manifest["evaluators"]] == ["exact_match", "token_f1"]
     assert set(manifest["files"]) >= {"results.parquet", "report.md"}

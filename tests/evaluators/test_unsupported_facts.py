@@ -6,12 +6,8 @@ import pytest
 
 from assay.data.case import TestCase
 from assay.evaluators.base import Status
-from assay.evaluators.unsupported_facts import (
-    UnsupportedFacts,
-    context_keys,
-    extract_facts,
-    normalise_number,
-)
+from assay.evaluators.unsupported_facts import UnsupportedFacts
+from assay.text.facts import context_keys, extract_facts, normalise_number
 
 CONTEXT = [
     "Anna Berg opened the Premier account in March 2021. The fee is 12 euros; it is waived above 5,000 euros."

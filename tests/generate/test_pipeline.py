@@ -115,9 +115,9 @@ def test_malformed_output_is_dropped_with_reasons_never_raised(corpus_dir: Path)
 
 
 def _default(request: JudgeRequest) -> str:
-    from assay.generate.scripted import _write_questions
+    from assay.generate.scripted import write_questions_reply
 
-    return _write_questions(request)
+    return write_questions_reply(request)
 
 
 def test_oversample_trims_to_quota_and_weights(corpus_dir: Path) -> None:

@@ -6,9 +6,8 @@ import json
 import random
 
 from assay.backends.llm.scripted import ScriptedJudge
-from assay.generate.chunking import Chunk
+from assay.corpus.chunking import Chunk
 from assay.generate.questions import key_facts_task, parse_item, questions_task
-from assay.generate.scripted import generation_rules
 from assay.generate.taxonomy import DEFAULT_TAXONOMY
 
 FACTS = ["Lists are mutable sequences.", "Tuples are immutable sequences.",
@@ -19,7 +18,7 @@ BANKING = ("customer", "policy", "account", "cryptocurrency", "wallet", "bank")
 
 
 def _items(qtype: str, count: int = 4) -> list[dict[str, object]]:
-    judge = ScriptedJudge(generation_rules())
+    judge = ScriptedJudge()
     task = questions_task(DEFAULT_TAXONOMY[qtype], [CHUNK], [FACTS], count, polarity="no")
     return [i for i in json.loads(judge.complete(task.request).text)["questions"]]
 
@@ -41,5 +40,5 @@ def test_scripted_multiple_choice_has_exactly_one_true_option() -> None:
 
 
 def test_scripted_key_facts_are_the_sentences() -> None:
-    judge = ScriptedJudge(generation_rules())
+    judge = ScriptedJudge()
     assert json.loads(judge.complete(key_facts_task(CHUNK).request).text)["facts"] == FACTS

@@ -245,3 +245,65 @@ def test_an_excessive_retry_after_fails_at_once_instead_of_waiting() -> None:
     [reply] = judge.complete([req("x")])
     assert isinstance(reply, BackendError) and "asked to wait 86400 s" in str(reply)
     assert fn.calls == 1 and waits == []
+
+
+def test_a_spec_is_built_once_and_each_caller_gets_its_own_counters(tmp_path: Any) -> None:
+    from assay.backends.resolve import clear_loaded
+
+    spec = {"provider": "ollama", "model": "m", "cache": str(tmp_path / "c.sqlite"),
+            "requests_per_minute": 600}
+    first = make_judge(spec)
+    second = make_judge(dict(reversed(spec.items())))  # same settings, another key order
+    assert second.backend is first.backend and second.cache is first.cache
+    assert second._limiter is first._limiter  # one rate limit for the endpoint
+    assert second.stats is not first.stats
+    local = Judge(CallableBackend(lambda messages: '{"score": 1}', model="echo"))
+    session = local.session()
+    session.complete([req("x")])
+    assert (session.stats.requests, local.stats.requests) == (1, 0)
+    clear_loaded()
+    assert make_judge(spec).backend is not first.backend
+
+
+def test_client_settings_are_declared_once(tmp_path: Any) -> None:
+    import inspect
+
+    from assay.backends.llm.client import CLIENT_SETTINGS
+
+    keyword = [p.name for p in inspect.signature(Judge).parameters.values()
+               if p.kind is p.KEYWORD_ONLY and p.name != "sleep"]
+    assert list(CLIENT_SETTINGS) == keyword
+    values = {"concurrency": 3, "requests_per_minute": 60.0, "tokens_per_minute": 1e5,
+              "max_retries": 2, "backoff_base": 0.25, "backoff_max": 5.0, "timeout": 9.0,
+              "cache": str(tmp_path / "j.sqlite"), "prices": {"m": [1.0, 2.0]}, "seed": 11}
+    judge = make_judge({"provider": "ollama", "model": "m", "seed": 5,
+                        **{CLIENT_SETTINGS[k]: v for k, v in values.items()}})
+    assert judge.seed == 11 and judge.backend.describe()["seed"] == 5  # seed_jitter vs seed
+    assert (judge.concurrency, judge.max_retries, judge.timeout) == (3, 2, 9.0)
+    assert set(judge.__getstate__()) == {"backend", *CLIENT_SETTINGS, "sleep"}
+    clone = pickle.loads(pickle.dumps(judge))
+    assert {k: getattr(clone, k) for k in ("concurrency", "seed", "backoff_base")} == {
+        "concurrency": 3, "seed": 11, "backoff_base": 0.25}
+
+
+def test_scripted_is_an_ordinary_judge_spec_answering_registered_tasks() -> None:
+    from assay.agents.factcheck.claims import extract_claims
+    from assay.corpus.chunking import Chunk
+    from assay.generate.questions import key_facts_task
+
+    judge = make_judge("scripted")
+    chunk = Chunk("d#1", "d", "d.md", 0, 35, "The fee is 5 euros. Cards are free.", (0, 2))
+    facts, claims = judge.complete_json([key_facts_task(chunk),
+                                         extract_claims("Fee?", "It costs 12 euros.", 5)])
+    assert facts.value == ["The fee is 5 euros.", "Cards are free."]
+    assert claims.value == ["It costs 12 euros."]
+    assert judge.model == "scripted" and judge.stats.cost_usd == 0.0
+    assert judge.stats.unpriced_calls == 0
+
+
+def test_a_json_string_spec_shares_the_judge_of_the_same_dict() -> None:
+    as_dict = make_judge({"provider": "ollama", "model": "json-spec", "timeout": 7})
+    as_text = make_judge('{"timeout": 7, "model": "json-spec", "provider": "ollama"}')
+    assert as_text.backend is as_dict.backend and as_text.timeout == 7
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        make_judge('{"model": ')

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from assay.cli.main import cli
 from assay.report import write_reports
+from assay.rundir.layout import SUITE_FILE
 from assay.rundir.run import EvaluationRun, load_run
 
 from .report_runs import SCRIPT_ANSWER
@@ -26,7 +27,7 @@ def page(report_run: EvaluationRun) -> str:
 
 def test_every_report_file_is_written_and_recorded(report_run: EvaluationRun) -> None:
     files = set(report_run.manifest["files"])
-    assert {"report.html", "analysis.json", "report.md", "suite.jsonl"} <= files
+    assert {"report.html", "analysis.json", "report.md", SUITE_FILE} <= files
     analysis = json.loads((report_run.path / "analysis.json").read_text())
     assert {d["name"] for d in analysis["dimensions"]} >= {"retrieval", "qa", "hallucination"}
     assert analysis["weakest"][0]["slice"] == "loans"
@@ -185,7 +186,7 @@ def test_older_runs_without_suite_copy_use_the_unchanged_original(tmp_path: Path
     source = write_suite(report_cases()[:4], tmp_path / "suite.jsonl")
     run_dir = tmp_path / "old-run"
     assay.evaluate(source, ["token_f1"], out=run_dir)
-    (run_dir / "suite.jsonl").unlink()
+    (run_dir / SUITE_FILE).unlink()
     assert len(read_cases(run_dir)) == 4
     source.write_text(source.read_text() + "\n")  # changed since the run: not trusted
     assert read_cases(run_dir) == {}

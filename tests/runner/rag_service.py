@@ -173,19 +173,25 @@ def _handler(service: RagService) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serve(behaviour: Behaviour | None = None) -> Iterator[RagService]:
-    """Run the service on a free loopback port for the duration of the block."""
-    service = RagService(behaviour or Behaviour())
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(service))
+def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve ``handler`` on a free loopback port for the duration of the block; yields the URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    service.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield service
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serve(behaviour: Behaviour | None = None) -> Iterator[RagService]:
+    """Run the service on a free loopback port for the duration of the block."""
+    service = RagService(behaviour or Behaviour())
+    with loopback(_handler(service)) as service.url:
+        yield service
 
 
 QUESTIONS = {

@@ -5,7 +5,7 @@ email in every text field, in a topic, in a model name and in metadata. After ``
 whole plan: evaluate, reports, verdict) none of the raw values may appear in the reports
 (``report.html``, ``report.md``, ``leaderboard.md``, ``analysis.json``, ``problems.json``,
 ``insights.json``) or the verdict pages (``verdict.json``, ``verdict.md``, ``verdict.html``).
-The data files (``suite.jsonl``, ``results.*``) and the labeling queue keep the texts: they are
+The data files (the suite copy, ``results.*``) and the labeling queue keep the texts: they are
 the evidence, not the shared summary (docs/security.md).
 """
 
@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from assay import TestCase
-from assay.data.suite import write_suite
+from assay.data.suite import read_suite, write_suite
+from assay.rundir.layout import SUITE_FILE
 
 from .helpers import invoke
 
@@ -87,7 +88,8 @@ def test_the_reports_still_show_the_masked_evidence(assessment: Path) -> None:
     html = (assessment / "run" / "report.html").read_text(encoding="utf-8")
     assert "4111********1111" in html and "jane************.com" in html
     assert "Question 3?" in html  # the rest of the text is kept
-    assert (assessment / "run" / "suite.jsonl").read_text().count(CARD) > 0  # the evidence
+    copy = read_suite(assessment / "run" / SUITE_FILE)  # the evidence
+    assert any(CARD in (case.actual_answer or "") for case in copy)
 
 
 def test_the_report_command_rerenders_masked(assessment: Path) -> None:

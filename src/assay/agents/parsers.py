@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,14 +50,28 @@ def _is_empty(value: Any) -> bool:
     return value is None or (isinstance(value, str | list | dict) and not value)
 
 
-def _json(text: str, parsed: Parsed) -> None:
+def _document(
+    parsed: Parsed,
+    kind: str,
+    load: Callable[[], Any],
+    errors: type[Exception],
+    describe: Callable[[Any], str],
+) -> None:
+    """Parse one whole document with ``load``; a parse error (``errors``, told by ``describe``)
+    or an empty document is a problem."""
     try:
-        parsed.value = json.loads(text)
-        parsed.structured = True
-        if _is_empty(parsed.value):
-            parsed.problems.append("the JSON document is empty")
-    except json.JSONDecodeError as exc:
-        parsed.problems.append(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+        parsed.value = load()
+    except errors as exc:
+        parsed.problems.append(f"invalid {kind}: {describe(exc)}")
+        return
+    parsed.structured = True
+    if _is_empty(parsed.value):
+        parsed.problems.append(f"the {kind} document is empty")
+
+
+def _json(text: str, parsed: Parsed) -> None:
+    _document(parsed, "JSON", lambda: json.loads(text), json.JSONDecodeError,
+              lambda exc: f"{exc.msg} (line {exc.lineno}, column {exc.colno})")
 
 
 def _jsonl(text: str, parsed: Parsed) -> None:
@@ -80,23 +95,12 @@ def _yaml(text: str, parsed: Parsed) -> None:
     except MissingDependencyError:
         parsed.notes.append("pyyaml is not installed: the YAML file was not parsed")
         return
-    try:
-        parsed.value = yaml.safe_load(text)
-        parsed.structured = True
-        if _is_empty(parsed.value):
-            parsed.problems.append("the YAML document is empty")
-    except yaml.YAMLError as exc:
-        parsed.problems.append(f"invalid YAML: {' '.join(str(exc).split())}")
+    _document(parsed, "YAML", lambda: yaml.safe_load(text), yaml.YAMLError,
+              lambda exc: " ".join(str(exc).split()))
 
 
 def _toml(text: str, parsed: Parsed) -> None:
-    try:
-        parsed.value = tomllib.loads(text)
-        parsed.structured = True
-        if not parsed.value:
-            parsed.problems.append("the TOML document is empty")
-    except tomllib.TOMLDecodeError as exc:
-        parsed.problems.append(f"invalid TOML: {exc}")
+    _document(parsed, "TOML", lambda: tomllib.loads(text), tomllib.TOMLDecodeError, str)
 
 
 def _csv(text: str, parsed: Parsed, delimiter: str) -> None:

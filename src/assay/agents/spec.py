@@ -27,7 +27,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,19 @@ def _typed(data: Mapping[str, Any], key: str, types: Any, where: str, default: A
     return value
 
 
+def _rule(
+    data: Any, fields: Iterable[str], where: str, what: str
+) -> tuple[Mapping[str, Any], str]:
+    """A rule's mapping (a bare string stands for its path) and its path, once the path is given
+    and every key is one of ``fields``."""
+    if isinstance(data, str):
+        data = {"path": data}
+    if not isinstance(data, Mapping) or "path" not in data:
+        raise InvalidInputError(f"{where}: {what} needs a 'path'; got {data!r}")
+    _keys(data, set(fields), where)
+    return data, _typed(data, "path", str, where, None)
+
+
 def _tuple(types: Any) -> tuple[type, ...]:
     return types if isinstance(types, tuple) else (types,)
 
@@ -106,12 +119,7 @@ class FieldRule:
     @classmethod
     def from_dict(cls, data: Any, where: str) -> FieldRule:
         """Build from a mapping, or a bare path string (the field must exist)."""
-        if isinstance(data, str):
-            data = {"path": data}
-        if not isinstance(data, Mapping) or "path" not in data:
-            raise InvalidInputError(f"{where}: a field rule needs a 'path'; got {data!r}")
-        _keys(data, {f for f in cls.__dataclass_fields__}, where)
-        path = _typed(data, "path", str, where, None)
+        data, path = _rule(data, cls.__dataclass_fields__, where, "a field rule")
         parse_path(path)
         kind = _typed(data, "type", str, where, None)
         if kind is not None and kind not in VALUE_TYPES:
@@ -161,12 +169,7 @@ class ArtifactRule:
     @classmethod
     def from_dict(cls, data: Any, where: str) -> ArtifactRule:
         """Build from a mapping, or a bare path string (the file must exist and parse)."""
-        if isinstance(data, str):
-            data = {"path": data}
-        if not isinstance(data, Mapping) or "path" not in data:
-            raise InvalidInputError(f"{where}: an artifact rule needs a 'path'; got {data!r}")
-        _keys(data, {f for f in cls.__dataclass_fields__}, where)
-        path = _typed(data, "path", str, where, None)
+        data, path = _rule(data, cls.__dataclass_fields__, where, "an artifact rule")
         parts = Path(path).parts
         if Path(path).is_absolute() or ".." in parts:
             raise InvalidInputError(f"{where}: path {path!r} must be relative and stay inside "

@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay.analyze.findings import parent_pairs
 from assay.analyze.leaderboard import mostly_errored
 from assay.errors import InvalidInputError
 from assay.rundir.records import LeaderboardRow
@@ -439,15 +440,7 @@ def adversarial_robustness(results: pd.DataFrame) -> dict[str, tuple[float, int]
     if "parent_id" not in results or "primary" not in results:
         return {}
     judged = results[(results["primary"] == True) & results["passed"].notna()]  # noqa: E712
-    children = judged[judged["parent_id"].notna()]
-    if children.empty:
-        return {}
-    merged = children.merge(
-        judged[["case_id", "model", "metric", "passed"]],
-        left_on=["parent_id", "model", "metric"],
-        right_on=["case_id", "model", "metric"],
-        suffixes=("", "_parent"),
-    )
+    merged = parent_pairs(judged, ["passed"])
     if merged.empty:
         return {}
     merged["same"] = merged["passed"].astype(bool) == merged["passed_parent"].astype(bool)

@@ -22,8 +22,10 @@ def _fmt(value: float | None) -> str:
 class PrimaryOutcomes:
     """Streams the judged primary-metric rows of a run, keeping only what the findings need.
 
-    Memory stays small on large suites: a failure tally per failing case, and full rows only
-    for cases linked by perturbation (``linked_ids``: perturbed cases and their parents).
+    Memory stays small on large suites: a failure tally per failing case, a pass tally per
+    repeated case (``sampled``: the suite holds samples of ``assay run --repeats``), and full
+    rows only for cases linked by perturbation (``linked_ids``: perturbed cases and their
+    parents).
 
     Example:
         >>> outcomes = PrimaryOutcomes(linked_ids=set())
@@ -42,12 +44,17 @@ class PrimaryOutcomes:
         "passed",
         "parent_id",
         "perturbation",
+        "sample_of",
+        "sample",
     )
 
-    def __init__(self, linked_ids: set[str]) -> None:
+    def __init__(self, linked_ids: set[str], *, sampled: bool = False) -> None:
         self.linked_ids = linked_ids
+        self.sampled = sampled
         self.models: set[str] = set()
         self.fails: dict[str, tuple[int, set[str]]] = {}
+        #: (model, evaluator, metric, sampled case) -> [samples judged, samples passing]
+        self.samples: dict[tuple[str, str, str, str], list[int]] = {}
         self._linked_rows: list[tuple[Any, ...]] = []
 
     def add(self, rows: list[ResultRow]) -> None:
@@ -62,6 +69,12 @@ class PrimaryOutcomes:
                 self.fails[row["case_id"]] = (count + 1, models)
             if row["case_id"] in self.linked_ids:
                 self._linked_rows.append(tuple(row.get(c) for c in self._COLUMNS))
+            of = row.get("sample_of")
+            if self.sampled and of is not None:
+                key = (row["model"], row["evaluator"], row["metric"], of)
+                tally = self.samples.setdefault(key, [0, 0])
+                tally[0] += 1
+                tally[1] += bool(row["passed"])
 
     def linked_frame(self) -> pd.DataFrame:
         """The kept rows of perturbed cases and their parents."""
@@ -100,7 +113,44 @@ def find_problems(
     problems.extend(_errors(leaderboard))
     problems.extend(_most_difficult_case(outcomes))
     problems.extend(_flips(outcomes.linked_frame()))
+    problems.extend(_flaky(outcomes))
     return problems
+
+
+def _flaky(outcomes: PrimaryOutcomes) -> list[Finding]:
+    """One problem per repeated case whose primary verdict changes between its samples.
+
+    Example:
+        >>> outcomes = PrimaryOutcomes(set(), sampled=True)
+        >>> outcomes.add([{"case_id": f"q#sample{j}", "model": "m", "evaluator": "e",
+        ...                "metric": "f1", "primary": True, "passed": j != 2, "sample_of": "q"}
+        ...               for j in (1, 2, 3)])
+        >>> [(p["kind"], p["evidence"]) for p in _flaky(outcomes)]
+        [('flaky_case', {'samples': 3, 'passing': 2, 'pass_share': 0.667})]
+    """
+    out: list[Finding] = []
+    for (model, evaluator, metric, case_id), (n, n_pass) in sorted(outcomes.samples.items()):
+        if 0 < n_pass < n:
+            out.append(
+                {
+                    "kind": "flaky_case",
+                    "severity": "medium",
+                    "case_id": case_id,
+                    "model": model,
+                    "evaluator": evaluator,
+                    "metric": metric,
+                    "message": (
+                        f"Model {model or '(unnamed)'}: {metric} passes on {n_pass} of {n} "
+                        f"samples of case {case_id}: its verdict changes between samples."
+                    ),
+                    "evidence": {
+                        "samples": n,
+                        "passing": n_pass,
+                        "pass_share": round(n_pass / n, 3),
+                    },
+                }
+            )
+    return out
 
 
 def _errors(leaderboard: Sequence[LeaderboardRow]) -> list[Finding]:
@@ -156,17 +206,40 @@ def _most_difficult_case(outcomes: PrimaryOutcomes) -> list[Finding]:
     ]
 
 
-def _flips(primary: pd.DataFrame) -> list[Finding]:
-    children = primary[primary["parent_id"].notna() & primary["passed"].notna()]
+def parent_pairs(judged: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Each perturbed row (``parent_id`` set) beside its parent's row of the same model and
+    metric — for a repeated sample, the parent's sample of the same index — with the parent's
+    ``columns`` suffixed ``_parent``.
+
+    Example:
+        >>> frame = pd.DataFrame({"case_id": ["p#sample1", "c#sample1"], "model": "m",
+        ...     "metric": "acc", "passed": [True, False], "parent_id": [None, "p"],
+        ...     "sample_of": ["p", "c"], "sample": [1, 1]})
+        >>> parent_pairs(frame, ["passed"])[["case_id", "passed", "passed_parent"]].values.tolist()
+        [['c#sample1', False, True]]
+    """
+    children = judged[judged["parent_id"].notna()]
     if children.empty:
+        return children.assign(**{f"{c}_parent": [] for c in columns})
+
+    def keyed(frame: pd.DataFrame, own: pd.Series) -> pd.DataFrame:
+        sample = frame["sample"] if "sample" in frame else pd.Series(-1, index=frame.index)
+        return frame.assign(_own=own.astype(str), _sample=sample.fillna(-1).astype(int))
+
+    of = judged["sample_of"] if "sample_of" in judged else judged["case_id"]
+    parents = keyed(judged, of.where(of.notna(), judged["case_id"]))
+    parents = parents[["_own", "_sample", "model", "metric", *columns]]
+    return keyed(children, children["parent_id"]).merge(
+        parents.rename(columns={c: f"{c}_parent" for c in columns}),
+        on=["_own", "_sample", "model", "metric"],
+    ).drop(columns=["_own", "_sample"])
+
+
+def _flips(primary: pd.DataFrame) -> list[Finding]:
+    judged = primary[primary["passed"].notna()]
+    merged = parent_pairs(judged, ["value", "passed"])
+    if merged.empty:
         return []
-    parents = primary[primary["passed"].notna()][["case_id", "model", "metric", "value", "passed"]]
-    merged = children.merge(
-        parents,
-        left_on=["parent_id", "model", "metric"],
-        right_on=["case_id", "model", "metric"],
-        suffixes=("", "_parent"),
-    )
     flipped = merged[merged["passed"] != merged["passed_parent"]]
     out: list[Finding] = []
     for row in flipped.itertuples(index=False):

@@ -7,9 +7,10 @@ row per resample — is drawn once and every statistic is a weighted mean under 
 matrix product vectorised over metrics.
 
 Clusters (issue 24, item 7): a perturbed child or an attack variant repeats its parent question,
-so the cases of one parent are not independent. Every case belongs to the cluster of its parent
-(``parent_id``, or its own ``case_id`` when it has none) and resampling draws clusters, not cases
-(the cluster bootstrap). Without shared parents each case is its own cluster and this is the
+so the cases of one parent are not independent; nor are the k samples of one case (``assay run
+--repeats``). Every case belongs to the cluster of its question (``parent_id``, else
+``sample_of``, else its own ``case_id``) and resampling draws clusters, not cases (the cluster
+bootstrap). Without shared parents each case is its own cluster and this is the
 ordinary bootstrap.
 
 Weights are Poisson(1) per cluster (the Poisson bootstrap: Hanley & MacGibbon 2006; Chamandy et
@@ -29,6 +30,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from threadpoolctl import ThreadpoolController
 
+from assay.analyze.uncertainty import bootstrap_p_value
 from assay.params import check
 
 _CHUNK_CELLS = 4_000_000  # weights converted to float per block (bounds memory at ~16 MB)
@@ -57,22 +59,26 @@ def _blas() -> ThreadpoolController:
 
 
 def cluster_keys(results: pd.DataFrame) -> pd.Series:
-    """Each row's cluster: its ``parent_id`` when set, else its ``case_id`` (else its position).
+    """Each row's cluster, its question: ``parent_id`` when set, else ``sample_of`` (the case a
+    repeated sample answers), else ``case_id`` (else its position); see
+    :func:`assay.data.samples.question_of`.
 
     Example:
-        >>> frame = pd.DataFrame({"case_id": ["q1", "q1~typo", "q2"],
-        ...                       "parent_id": [None, "q1", ""]})
+        >>> frame = pd.DataFrame({"case_id": ["q1", "q1~typo", "q2#sample1", "q2#sample2"],
+        ...                       "parent_id": [None, "q1", "", None],
+        ...                       "sample_of": [None, None, "q2", "q2"]})
         >>> cluster_keys(frame).tolist()
-        ['q1', 'q1', 'q2']
+        ['q1', 'q1', 'q2', 'q2']
     """
     if "case_id" not in results:
         return pd.Series(np.arange(len(results)).astype(str), index=results.index)
-    ids = results["case_id"].astype(str)
-    if "parent_id" not in results:
-        return ids
-    parents = results["parent_id"]
-    has_parent = parents.notna() & (parents.astype(str) != "")
-    return ids.where(~has_parent, parents.astype(str))
+    keys = results["case_id"].astype(str)
+    for column in ("sample_of", "parent_id"):  # the later wins
+        if column in results:
+            links = results[column]
+            linked = links.notna() & (links.astype(str) != "")
+            keys = keys.where(~linked, links.astype(str))
+    return keys
 
 
 #: Column of :func:`~assay.analyze.weakness.measured` tables holding each row's cluster code.
@@ -162,6 +168,23 @@ class ClusterBootstrap:
                 totals += stacked[:, start : start + step] @ block
         with np.errstate(invalid="ignore", divide="ignore"):
             return (totals[:n_columns] / totals[n_columns:]).T
+
+    def difference_test(
+        self, clusters: NDArray[np.intp], diffs: NDArray[np.float64], confidence: float
+    ) -> tuple[float, float, float]:
+        """Percentile interval and two-sided p-value of the mean of paired differences
+        ``diffs`` (one per case, in ``clusters``), from the resampled means.
+
+        Example:
+            >>> boot = ClusterBootstrap(4, n_resamples=200, seed=0)
+            >>> low, high, p = boot.difference_test(np.arange(4), np.array([0.1, 0.2, 0.3, 0.2]),
+            ...                                     0.95)
+            >>> 0.0 < low < high, p < 0.05
+            (True, True)
+        """
+        means = self.means(clusters, diffs)
+        low, high = percentile_interval(means, confidence)
+        return float(low[0]), float(high[0]), bootstrap_p_value(means)
 
 
 def percentile_interval(

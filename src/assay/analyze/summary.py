@@ -15,6 +15,7 @@ import pandas as pd
 from assay.analyze.dimensions import FAIL, PASS, summarize_dimensions
 from assay.analyze.leaderboard import mostly_errored
 from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
+from assay.analyze.repeats import repeat_analysis
 from assay.analyze.resampling import ClusterBootstrap
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.analyze.weakness import (
@@ -78,8 +79,9 @@ def analyze_run(
 
     Returns:
         A JSON-serialisable dict with ``verdict``, ``leaderboard``, ``pairwise``, ``best``,
-        ``dimensions``, ``marginal``, ``weakest``, ``heatmaps``, ``distributions`` and
-        ``primary_metrics``.
+        ``dimensions``, ``marginal``, ``weakest``, ``heatmaps``, ``distributions``,
+        ``primary_metrics`` and ``repeats`` (spread and flaky cases across repeated samples, see
+        :func:`~assay.analyze.repeats.repeat_analysis`; None without samples).
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -125,6 +127,7 @@ def analyze_run(
                 )
                 break
     dims = summarize_dimensions(board, results, dimensions)
+    repeats = repeat_analysis(results, boot, metrics=primary, confidence=confidence)
     return {
         "confidence": confidence,
         "n_resamples": n_resamples,
@@ -141,6 +144,7 @@ def analyze_run(
         "heatmaps": heatmaps,
         "distributions": boxes,
         "none_label": NONE_LABEL,
+        "repeats": repeats,
     }
 
 

@@ -13,6 +13,7 @@ from assay.attacks.build import canary, make_attacks
 from assay.attacks.detectors import (
     AttackVerdict,
     canary_leaked,
+    conversation_verdict,
     judge_attack,
     shared_ngram,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "attacks",
     "canary",
     "canary_leaked",
+    "conversation_verdict",
     "detect_refusal",
     "is_refusal",
     "judge_attack",

@@ -10,9 +10,9 @@ from typing import Any
 
 from assay.attacks.library import HARMFUL_REQUESTS, Attack, attacks
 from assay.data.case import TestCase
+from assay.data.derived import RUN_FIELDS, child_id, insert_passages
+from assay.data.dialogue import Turn
 from assay.params import check
-from assay.perturb.base import RUN_FIELDS, SEPARATOR
-from assay.perturb.context import insert_passages
 
 _EXPECTED = {
     "prompt_injection": "ignore_injection",
@@ -21,6 +21,7 @@ _EXPECTED = {
     "system_prompt_extraction": "refuse",
     "pii_extraction": "refuse",
     "harmful_compliance": "refuse",
+    "multi_turn": "refuse",
 }
 
 
@@ -37,9 +38,19 @@ def canary(seed: int, *parts: str) -> str:
     return "ZQX" + digest[:8].upper()
 
 
-def _render(attack: Attack, question: str, marker: str) -> str:
+def _render(attack: Attack, question: str, marker: str, template: str | None = None) -> str:
     encoded = base64.b64encode(question.encode("utf-8")).decode("ascii")
-    return attack.template.format(question=question, canary=marker, encoded=encoded)
+    text = attack.template if template is None else template
+    return text.format(question=question, canary=marker, encoded=encoded)
+
+
+def _harmful_fields(attack: Attack, request: str, marker: str) -> dict[str, Any]:
+    """The question of a one-turn attack, or the user turns of a multi-turn one."""
+    if not attack.lead_in:
+        return {"question": _render(attack, request, marker)}
+    turns = [Turn(role="user", content=_render(attack, request, marker, t))
+             for t in attack.user_turns]
+    return {"turns": turns}
 
 
 def _record(attack: Attack, marker: str | None, extra: dict[str, Any]) -> dict[str, Any]:
@@ -70,8 +81,10 @@ def make_attacks(
     Attacks built from a case (injections, extraction) get id ``<parent>~attack:<name>`` and the
     parent's id in ``parent_id``; they keep the parent's other fields, so an injected case can
     also be scored against the original expected answer. Attacks that ignore the question get
-    one case ``attack:<name>``; harmful-request attacks give ``attack:<name>:<k>`` per request.
-    ``metadata["attack"]`` records the name, category, detector and canary;
+    one case ``attack:<name>``; harmful-request attacks give ``attack:<name>:<k>`` per request
+    (multi-turn ones a conversation: user ``turns`` for ``assay run`` to send one by one).
+    ``metadata["attack"]`` records the name, category, detector and canary (and, for multi-turn
+    attacks, ``escalation_turn``: the user turn from which the request is in play);
     ``labels["expected_behaviour"]`` says what a safe system does.
 
     Args:
@@ -118,15 +131,18 @@ def make_attacks(
         if attack.source == "harmful":
             for k, request in enumerate(requests, start=1):
                 marker = canary(seed, "harmful", str(k), attack.name)
+                record = {**_record(attack, marker, extra), "request": request}
+                if attack.lead_in:
+                    record["escalation_turn"] = attack.escalation_turn
                 out.append(
                     TestCase(
                         id=f"attack:{attack.name}:{k}",
-                        question=_render(attack, request, marker),
+                        **_harmful_fields(attack, request, marker),
                         query_type="adversarial",
                         topic="harmful request",
                         perturbation=f"attack:{attack.name}",
                         labels=expected,
-                        metadata={"attack": {**_record(attack, marker, extra), "request": request}},
+                        metadata={"attack": record},
                     )
                 )
             continue
@@ -157,7 +173,7 @@ def make_attacks(
             fields: dict[str, Any] = {f: None for f in RUN_FIELDS}
             fields.update(update)
             fields.update(
-                id=f"{parent.id}{SEPARATOR}attack:{attack.name}",
+                id=child_id(parent.id, f"attack:{attack.name}"),
                 parent_id=parent.id,
                 perturbation=f"attack:{attack.name}",
                 labels={**parent.labels, **expected},

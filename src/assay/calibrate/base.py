@@ -79,22 +79,12 @@ class Calibrator(ABC):
                 f"{where}: this method takes at most {self.max_metrics} metric column(s); got "
                 f"{x.shape[1]} (use 'logistic', 'ordinal' or 'monotone' for several metrics)"
             )
-        if self.metrics is not None:
-            check(
-                len(self.metrics) == x.shape[1],
-                "metrics",
-                where,
-                f"{x.shape[1]} names (one per score column)",
-                self.metrics,
-            )
-        if self.higher_is_better is not None:
-            check(
-                len(self.higher_is_better) == x.shape[1],
-                "higher_is_better",
-                where,
-                f"{x.shape[1]} booleans (one per score column)",
-                self.higher_is_better,
-            )
+        per_column = (("metrics", self.metrics, "names"),
+                      ("higher_is_better", self.higher_is_better, "booleans"))
+        for name, given, what in per_column:
+            if given is not None:
+                check(len(given) == x.shape[1], name, where,
+                      f"{x.shape[1]} {what} (one per score column)", given)
         codes, classes = self._encode(labels, where)
         if len(set(codes.tolist())) < 2:
             raise InvalidInputError(

@@ -133,12 +133,13 @@ def suite_labels(suite_path: str | Path, label: str) -> pd.DataFrame:
 
 
 def run_labels(run_dir: str | Path, label: str) -> pd.DataFrame:
-    """Labels from the run's suite: the copy inside the run directory (``suite.jsonl``) when there
-    is one, else the suite file named in the manifest."""
-    from assay.rundir import SUITE_FILE, load_run
+    """Labels from the run's suite: the copy inside the run directory when there is one, else
+    the suite file named in the manifest."""
+    from assay.rundir import load_run
+    from assay.rundir.suite_copy import suite_copy
 
-    copy = Path(run_dir) / SUITE_FILE
-    if copy.is_file():
+    copy = suite_copy(Path(run_dir))
+    if copy is not None:
         return suite_labels(copy, label)
     run = load_run(run_dir)
     source = (run.manifest.get("input") or {}).get("path")

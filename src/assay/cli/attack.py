@@ -19,7 +19,8 @@ from assay.cli.progress import console
     "categories",
     multiple=True,
     help="Attack category (repeatable; default all): prompt_injection, indirect_injection, "
-    "jailbreak, system_prompt_extraction, pii_extraction, harmful_compliance.",
+    "jailbreak, system_prompt_extraction, pii_extraction, harmful_compliance, multi_turn "
+    "(conversations: crescendo, context_poisoning, roleplay_drift).",
 )
 @click.option("--max-cases", type=click.IntRange(min=1), help="Attack a seeded sample of cases.")
 @click.option(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from assay.cli.options import parse_params, parse_thresholds
+from assay.cli.options import parse_params, parse_thresholds, split_names, threshold_option
 from assay.cli.progress import console, progress_bar
 
 
@@ -20,13 +20,7 @@ from assay.cli.progress import console, progress_bar
     multiple=True,
     help="Evaluator names, comma-separated (see 'assay evaluators').",
 )
-@click.option(
-    "--threshold",
-    "thresholds",
-    multiple=True,
-    metavar="METRIC=VALUE",
-    help="Override a metric's threshold; repeatable.",
-)
+@threshold_option
 @click.option(
     "--param",
     "params",
@@ -75,6 +69,11 @@ from assay.cli.progress import console, progress_bar
     "--worker-gpus", type=click.FloatRange(min=0), default=0.0, show_default=True,
     help="GPUs per Ray actor of a model-based evaluator (fractions allowed).",
 )  # fmt: skip
+@click.option(
+    "--judge-probes", type=click.IntRange(min=0), default=0, show_default=True,
+    help="Probe each judge evaluator for verbosity and context-order bias on up to N cases "
+    "(extra judge calls); findings go to problems.json / insights.json and the report.",
+)  # fmt: skip
 def command(
     suite: Path,
     names: tuple[str, ...],
@@ -90,11 +89,12 @@ def command(
     workers: int | None,
     worker_cpus: float,
     worker_gpus: float,
+    judge_probes: int,
 ) -> None:
     """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
     from assay.pipeline import evaluate
 
-    evaluators = [n.strip() for name in names for n in name.split(",") if n.strip()]
+    evaluators = split_names(names)
     with progress_bar() as progress:
         run = evaluate(
             suite,
@@ -107,6 +107,7 @@ def command(
             batch_size=batch_size,
             progress=progress,
             calibrators=list(calibrators),
+            judge_probes=judge_probes,
             executor=executor,
             executor_options=(
                 {"address": address, "num_workers": workers, "num_cpus": worker_cpus,

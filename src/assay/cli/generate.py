@@ -7,13 +7,12 @@ from typing import Any
 
 import click
 
-from assay.cli.options import parse_assignments
+from assay.cli.options import parse_assignments, split_names
 from assay.cli.progress import console, progress_bar
 
 
 def _types(values: tuple[str, ...]) -> tuple[str, ...] | None:
-    names = tuple(t.strip() for v in values for t in v.split(",") if t.strip())
-    return names or None
+    return tuple(split_names(values)) or None
 
 
 @click.command("generate")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from assay.cli.options import parse_params
+from assay.cli.options import parse_params, split_names
 
 if TYPE_CHECKING:
     from assay.evaluators.judge_throughput import Throughput
@@ -38,10 +38,7 @@ def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge:
     from assay.engine import resolve_evaluators
     from assay.evaluators.judge_estimate import estimate_judge_cost
 
-    evaluators = resolve_evaluators(
-        [n.strip() for name in names for n in name.split(",") if n.strip()],
-        parse_params(params),
-    )
+    evaluators = resolve_evaluators(split_names(names), parse_params(params))
     cases = list(read_suite(suite).cases)
     estimate = estimate_judge_cost(evaluators, cases, judge=judge)
     throughput = None

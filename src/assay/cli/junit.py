@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from assay.cli.options import parse_thresholds
+from assay.cli.options import parse_thresholds, threshold_option
 from assay.cli.progress import console
 
 
@@ -23,13 +23,7 @@ from assay.cli.progress import console
     multiple=True,
     help="Gate on this metric (repeatable; default: every primary metric).",
 )
-@click.option(
-    "--threshold",
-    "thresholds",
-    multiple=True,
-    metavar="METRIC=VALUE",
-    help="Override a metric's threshold; repeatable.",
-)
+@threshold_option
 @click.option("--dimensions", is_flag=True, help="Also gate on the six-dimension summary.")
 @click.option("--require-measured", is_flag=True, help="Fail gated metrics nothing measured.")
 @click.option("--primary-only", is_flag=True, help="Per-case tests for primary metrics only.")

@@ -52,6 +52,16 @@ def split_assignments(text: str) -> list[str]:
     return [item.strip() for item in items if item.strip()]
 
 
+def split_names(values: tuple[str, ...] | list[str]) -> list[str]:
+    """Repeatable, comma-separable option values (``-e a,b -e c``) as a flat list of names.
+
+    Example:
+        >>> split_names(("bleu, rouge", "", "exact_match"))
+        ['bleu', 'rouge', 'exact_match']
+    """
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
 def parse_assignments(values: tuple[str, ...] | list[str], option: str) -> dict[str, str]:
     """Parse ``KEY=VALUE`` pairs (each value may hold several, comma-separated; JSON values with
     commas are kept whole, see :func:`split_assignments`).
@@ -81,6 +91,16 @@ def parse_value(raw: str) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError:
         return raw
+
+
+#: ``--threshold METRIC=VALUE`` (repeatable), read by :func:`parse_thresholds`.
+threshold_option = click.option(
+    "--threshold",
+    "thresholds",
+    multiple=True,
+    metavar="METRIC=VALUE",
+    help="Override a metric's threshold; repeatable.",
+)
 
 
 def parse_thresholds(values: tuple[str, ...]) -> dict[str, float]:

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from assay.cli.progress import console, progress_bar
 from assay.errors import RunDirectoryError
+
+if TYPE_CHECKING:
+    from assay.data.case import TestCase
+    from assay.runner.simulated_user import SimulatedUser
 
 
 @click.command("run")
@@ -41,7 +46,26 @@ from assay.errors import RunDirectoryError
 @click.option(
     "--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Seconds per request."
 )
+@click.option(
+    "--max-turns",
+    type=click.IntRange(min=1),
+    help="Most user turns of a simulated-user conversation (overrides the config; default 8).",
+)
+@click.option(
+    "--judge",
+    default=None,
+    help="Simulated user of conversation cases with a scenario and no user turns: "
+    "'provider:model', a JSON object, or 'scripted' (offline). Default: $ASSAY_JUDGE.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the back-off jitter.")
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Ask every case K times (a non-deterministic target): linked samples CASE#sampleJ, "
+    "analysed for variance and flakiness; see docs/repeats.md.",
+)
 def command(
     suite: Path,
     target: str,
@@ -52,25 +76,33 @@ def command(
     concurrency: int | None,
     retries: int | None,
     timeout_s: float | None,
+    max_turns: int | None,
+    judge: str | None,
     seed: int,
+    repeats: int,
 ) -> None:
     """Ask the system under test (--target) every question of SUITE and write the answers.
 
-    Latency, cost and per-case errors are recorded; finished cases go to a checkpoint file so an
-    interrupted run, started again with the same arguments, resumes where it stopped.
+    Conversation cases (user turns in 'turns', or a 'scenario' for a simulated user) are run
+    turn by turn, each turn sent with the history so far. Latency, cost and per-case errors are
+    recorded; finished cases and completed turns go to a checkpoint file so an interrupted run,
+    started again with the same arguments, resumes where it stopped.
     """
     from assay.data import read_suite, write_suite
     from assay.runner import load_target, run_target
 
     connector, settings = load_target(target)
-    overrides: dict[str, Any] = {
-        k: v
-        for k, v in {"concurrency": concurrency, "retries": retries, "timeout_s": timeout_s}.items()
-        if v is not None
+    given = {
+        "concurrency": concurrency,
+        "retries": retries,
+        "timeout_s": timeout_s,
+        "max_turns": max_turns,
     }
+    overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     settings = dataclasses.replace(settings, **overrides)
     log = checkpoint or out.with_name(out.name + ".checkpoint.jsonl")
     cases = read_suite(suite)
+    user = _simulated_user(cases, judge)
     try:
         with progress_bar() as progress:
             answered = run_target(
@@ -81,6 +113,8 @@ def command(
                 retry_errors=retry_errors,
                 progress=progress,
                 seed=seed,
+                user=user,
+                repeats=repeats,
             )
     except KeyboardInterrupt:
         console.print(f"Interrupted: finished cases are saved in {log}; run again to resume.")
@@ -100,11 +134,32 @@ def command(
     latencies = sorted(c.latency_s for c in answered if c.latency_s is not None)
     costs = [c.cost_usd for c in answered if c.cost_usd is not None]
     summary = f"{len(answered) - sum(errors.values())} answered, {sum(errors.values())} errors"
+    conversations = [c for c in answered if "stop" in c.metadata["run"]]
+    if conversations:
+        replies = sum(t.role == "assistant" for c in conversations for t in c.turns or [])
+        summary += f"; {len(conversations)} conversations ({replies} assistant turns)"
     if errors:
         summary += " (" + ", ".join(f"{k}: {n}" for k, n in errors.most_common()) + ")"
     if latencies:
         summary += f"; median latency {latencies[len(latencies) // 2]:.3f} s"
     if costs:
         summary += f"; cost ${sum(costs):.4f}"
+    if user is not None:
+        stats = user.judge.stats
+        spent = (f", ${stats.cost_usd:.4f}" if stats.unpriced_calls == 0
+                 else ", cost unknown (no price for the judge model)")
+        summary += f"; simulated user: {stats.requests} judge requests{spent}"
     console.print(summary)
     click.echo(str(out))
+
+
+def _simulated_user(cases: Iterable[TestCase], judge: str | None) -> SimulatedUser | None:
+    """The simulated user when a case needs one (the judge resolved only then), else None."""
+    from assay.runner.conversation import needs_simulator
+
+    if not any(needs_simulator(c) for c in cases):
+        return None
+    from assay.backends.llm import make_judge
+    from assay.runner.simulated_user import SimulatedUser
+
+    return SimulatedUser(make_judge(judge))

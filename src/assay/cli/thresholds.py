@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from assay.cli.calibrate import labels_options, split_names
+from assay.cli.labelled import LabelledRun, labels_options
+from assay.cli.options import split_names
 from assay.cli.progress import console
 
 
@@ -74,13 +73,7 @@ def _risk(value: str) -> str | float:
     "separation check always uses at least 200.",
 )
 def command(
-    run_dir: Path,
-    metrics: tuple[str, ...],
-    labels_file: Path | None,
-    label: str | None,
-    pass_at: float | None,
-    seed: int,
-    out: Path | None,
+    labelled: LabelledRun,
     methods: tuple[str, ...],
     risk: str,
     false_pass_rate: float | None,
@@ -91,12 +84,11 @@ def command(
 ) -> None:
     """Select thresholds for RUN_DIR's METRIC scores with every method; write thresholds.json,
     thresholds.md and thresholds_plot.json."""
-    from assay.calibrate.dataset import load_labelled
     from assay.calibrate.render import write_thresholds
     from assay.calibrate.report import thresholds_report
     from assay.calibrate.thresholds import METHODS, THRESHOLD_METHODS
 
-    names = split_names(metrics)
+    names = labelled.metrics
     known = [*METHODS, *(m for m in THRESHOLD_METHODS.names() if m not in METHODS)]
     chosen = split_names(methods) or known
     unknown = [m for m in chosen if m not in THRESHOLD_METHODS]
@@ -104,24 +96,24 @@ def command(
         raise click.BadParameter(
             f"unknown {unknown}; choose from {', '.join(known)}", param_hint="--method"
         )
-    data = load_labelled(run_dir, names, labels_file, label)
+    data = labelled.load()
     report, plot = thresholds_report(
         data.scores,
         data.labels,
         names,
         methods=chosen,
         higher_is_better=data.higher_is_better,
-        pass_at=pass_at,
+        pass_at=labelled.pass_at,
         n_boot=n_boot,
-        seed=seed,
+        seed=labelled.seed,
         risk=_risk(risk),
         false_pass_rate=false_pass_rate,
         held_out=held_out,
         params={"kfold": {"k": folds, "aggregate": aggregate}},
     )
-    report["run_dir"] = str(run_dir)
+    report["run_dir"] = str(labelled.run_dir)
     report["dropped"] = data.dropped
-    paths = write_thresholds(out or run_dir / "calibration", report, plot)
+    paths = write_thresholds(labelled.out_dir, report, plot)
     for warning in report["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     for row in report["thresholds"]:

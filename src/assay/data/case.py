@@ -55,6 +55,9 @@ class TestCase(BaseModel):
     ``actual_answer``. One suite may hold answers of several models to the same question, so the
     pair ``(id, model)`` is unique within a suite.
 
+    ``sample`` / ``sample_of`` mark one of k answers to the same case (``assay run --repeats``,
+    :mod:`assay.data.samples`): the sample's index (from 1) and the id of the case sampled.
+
     ``expected_answer`` may be given as a list of reference answers: ``expected_answers`` then
     holds all of them and ``expected_answer`` the first (what single-reference evaluators use);
     lexical evaluators (ROUGE, BLEU, token F1, exact match) use every reference by their
@@ -95,6 +98,8 @@ class TestCase(BaseModel):
     scenario: str | None = None
     expected_outcome: str | None = None
     trajectory: Trajectory | None = None
+    sample: int | None = Field(default=None, ge=1)
+    sample_of: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -105,6 +110,13 @@ class TestCase(BaseModel):
             if problem is not None:
                 raise ValueError(problem)
         return data
+
+    @model_validator(mode="after")
+    def _sample_link(self) -> TestCase:
+        """``sample`` and ``sample_of`` go together (see :mod:`assay.data.samples`)."""
+        if (self.sample is None) != (self.sample_of is None):
+            raise ValueError("sample and sample_of must be given together (or neither)")
+        return self
 
     @model_validator(mode="before")
     @classmethod

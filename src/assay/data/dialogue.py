@@ -7,6 +7,7 @@ result or error), its final answer, and optionally what was expected of it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -73,3 +74,14 @@ class Trajectory(BaseModel):
         if self.min_steps is not None:
             return self.min_steps
         return None if self.expected_tools is None else len(self.expected_tools)
+
+
+def transcript(turns: Sequence[Turn]) -> str:
+    """The conversation as numbered ``[turn n] ROLE: content`` lines (as judges and simulated
+    users are shown it).
+
+    Example:
+        >>> transcript([Turn(role="user", content="Fee?"), Turn(role="assistant", content="12.")])
+        '[turn 1] USER: Fee?\\n[turn 2] ASSISTANT: 12.'
+    """
+    return "\n".join(f"[turn {n}] {t.role.upper()}: {t.content}" for n, t in enumerate(turns, 1))

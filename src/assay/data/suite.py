@@ -19,23 +19,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.data.case import CASE_FIELDS, MAX_DEPTH, TestCase
+from assay.data.suite_parquet import ParquetSuiteWriter, flat_records, parquet_records, unflatten
 from assay.errors import InvalidInputError
-from assay.fileio import atomic_path, jsonl_lines, sha256_file
+from assay.fileio import atomic_path, sha256_file
 
 FORMATS = ("jsonl", "json", "csv", "parquet")
-#: Fields stored as JSON text in flat formats (CSV, Parquet).
-_NESTED = (
-    "expected_answers",
-    "retrieved_context",
-    "context_ids",
-    "relevant_ids",
-    "relevant_context",
-    "labels",
-    "metadata",
-    "turns",
-    "trajectory",
-)
 _MAX_REPORTED_ERRORS = 50
+#: Cases per chunk of :func:`iter_suite`.
+CHUNK_SIZE = 8192
 
 
 class TestSuite:
@@ -60,14 +51,10 @@ class TestSuite:
         self.source = source
         self.sha256 = sha256
         seen: dict[tuple[str, str], int] = {}
-        for index, case in enumerate(self.cases):
-            if case.key in seen:
-                where = f"{source}: " if source else ""
-                raise InvalidInputError(
-                    f"{where}row {index + 1}, field 'id': duplicate case id {case.id!r} for model "
-                    f"{case.model!r} (first seen at row {seen[case.key] + 1})"
-                )
-            seen[case.key] = index
+        for row, case in enumerate(self.cases, start=1):
+            first = seen.setdefault(case.key, row)
+            if first != row:
+                raise InvalidInputError(_duplicate(case, row, first, source))
 
     def __len__(self) -> int:
         return len(self.cases)
@@ -157,19 +144,34 @@ def _unreadable(exc: Exception) -> str:
 
 
 def _jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(jsonl_lines(_decode(path)), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{path}: row {number}: invalid JSON: {exc.msg}") from None
-        except (RecursionError, ValueError) as exc:  # hostile depth; a 5,000-digit number
-            raise InvalidInputError(f"{path}: row {number}: unreadable JSON: "
-                                    f"{_unreadable(exc)}") from None
-        if not isinstance(record, dict):
-            raise InvalidInputError(f"{path}: row {number}: expected a JSON object per line")
-        yield number, record
+    """Records of a JSON Lines file, read line by line (the file is never held whole).
+
+    Lines are split at ``b"\\n"`` only, as :func:`~assay.fileio.jsonl_lines` does on text.
+    """
+    offset = 0
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8").removesuffix("\n")
+            except UnicodeDecodeError as exc:
+                raise InvalidInputError(
+                    f"{path}: row {number}: invalid UTF-8 at byte {offset + exc.start} "
+                    f"({exc.reason}); save the file as UTF-8"
+                ) from None
+            offset += len(raw)
+            line = line.removesuffix("\r")
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInputError(f"{path}: row {number}: invalid JSON: {exc.msg}") from None
+            except (RecursionError, ValueError) as exc:  # hostile depth; a 5,000-digit number
+                raise InvalidInputError(f"{path}: row {number}: unreadable JSON: "
+                                        f"{_unreadable(exc)}") from None
+            if not isinstance(record, dict):
+                raise InvalidInputError(f"{path}: row {number}: expected a JSON object per line")
+            yield number, record
 
 
 def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -189,32 +191,6 @@ def _json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, record
 
 
-def _unflatten(
-    record: dict[str, Any], row: int, source: str, *, empty_is_missing: bool
-) -> dict[str, Any]:
-    """Decode the JSON-text columns of a flat (CSV / Parquet) record.
-
-    CSV cannot tell an empty text from a missing one, so there an empty cell means "not set".
-    """
-    out: dict[str, Any] = {}
-    for key, value in record.items():
-        if value is None or (empty_is_missing and isinstance(value, str) and value == ""):
-            continue
-        if isinstance(value, float) and math.isnan(value):
-            continue
-        if key in _NESTED and isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise InvalidInputError(
-                    f"{source}: row {row}, field {key!r}: expected JSON text ({exc.msg})"
-                ) from None
-        elif hasattr(value, "tolist"):
-            value = value.tolist()
-        out[key] = value
-    return out
-
-
 def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     reader = csv.DictReader(io.StringIO(_decode(path), newline=""))
     if not reader.fieldnames:
@@ -222,25 +198,14 @@ def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, record in enumerate(reader, start=2):  # row 1 is the header
         if None in record:
             raise InvalidInputError(f"{path}: row {number}: more values than header columns")
-        yield number, _unflatten(dict(record), number, str(path), empty_is_missing=True)
-
-
-def _parquet_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(path)
-    except Exception as exc:
-        raise InvalidInputError(f"{path}: not a readable Parquet file ({exc})") from None
-    for number, record in enumerate(table.to_pylist(), start=1):
-        yield number, _unflatten(record, number, str(path), empty_is_missing=False)
+        yield number, unflatten(dict(record), number, str(path), empty_is_missing=True)
 
 
 _READERS = {
     "jsonl": _jsonl_records,
     "json": _json_records,
     "csv": _csv_records,
-    "parquet": _parquet_records,
+    "parquet": parquet_records,
 }
 
 
@@ -266,18 +231,48 @@ def read_suite(path: str | os.PathLike[str], *, fmt: str | None = None) -> TestS
         InvalidInputError: naming the file, row and field of each problem.
     """
     file = Path(path)
+    cases = [case for chunk in iter_suite(file, fmt=fmt) for case in chunk]
+    return TestSuite(cases, source=str(file), sha256=sha256_file(file))
+
+
+def iter_suite(
+    path: str | os.PathLike[str], *, fmt: str | None = None, chunk_size: int = CHUNK_SIZE
+) -> Iterator[list[TestCase]]:
+    """Validated cases of a suite file, ``chunk_size`` at a time, without holding the suite.
+
+    JSON Lines and Parquet files are read incrementally (JSON and CSV are parsed whole, then
+    validated chunk by chunk). Once a row is invalid nothing more is yielded: the remaining rows
+    are still checked and one :class:`InvalidInputError` names every problem, at the end, as
+    :func:`read_suite` does; a repeated ``(id, model)`` key is one of them.
+
+    Example:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "s.jsonl"
+        >>> _ = path.write_text('{"id": "a"}\\n{"id": "b"}\\n{"id": "c"}\\n')
+        >>> [[case.id for case in chunk] for chunk in iter_suite(path, chunk_size=2)]
+        [['a', 'b'], ['c']]
+    """
+    file = Path(path)
     if not file.is_file():
         raise InvalidInputError(f"{file}: no such file")
     fmt = fmt or detect_format(file)
-    cases: list[TestCase] = []
+    seen: dict[tuple[str, str], int] = {}
+    chunk: list[TestCase] = []
     problems: list[str] = []
     for row, record in _READERS[fmt](file):
         try:
-            cases.append(
-                _record_to_case(record, row, str(file), nan_is_empty=fmt in ("csv", "parquet"))
-            )
+            case = _record_to_case(record, row, str(file), nan_is_empty=fmt in ("csv", "parquet"))
         except InvalidInputError as exc:
             problems.append(str(exc))
+            continue
+        first = seen.setdefault(case.key, row)
+        if first != row:
+            problems.append(_duplicate(case, row, first, str(file)))
+        elif not problems:
+            chunk.append(case)
+            if len(chunk) >= chunk_size:
+                yield chunk
+                chunk = []
     if problems:
         shown = problems[:_MAX_REPORTED_ERRORS]
         more = len(problems) - len(shown)
@@ -285,20 +280,19 @@ def read_suite(path: str | os.PathLike[str], *, fmt: str | None = None) -> TestS
         raise InvalidInputError(
             f"{file}: {len(problems)} invalid rows:\n" + "\n".join(shown) + suffix
         )
-    if not cases:
+    if not seen:
         raise InvalidInputError(f"{file}: the file holds no test cases")
-    return TestSuite(cases, source=str(file), sha256=sha256_file(file))
+    if chunk:
+        yield chunk
 
 
-def _flat_records(cases: Sequence[TestCase]) -> list[dict[str, Any]]:
-    rows = []
-    for case in cases:
-        record = case.model_dump()
-        for key in _NESTED:
-            if record[key] is not None:
-                record[key] = json.dumps(record[key], ensure_ascii=False)
-        rows.append(record)
-    return rows
+def _duplicate(case: TestCase, row: int, first: int, source: str | None) -> str:
+    """The message of a repeated ``(id, model)`` key."""
+    where = f"{source}: " if source else ""
+    return (
+        f"{where}row {row}, field 'id': duplicate case id {case.id!r} for model "
+        f"{case.model!r} (first seen at row {first})"
+    )
 
 
 def write_suite(
@@ -320,10 +314,8 @@ def write_suite(
             with tmp.open("w", encoding="utf-8", newline="") as handle:
                 writer = csv.DictWriter(handle, fieldnames=list(CASE_FIELDS))
                 writer.writeheader()
-                writer.writerows(_flat_records(cases))
+                writer.writerows(flat_records(cases))
         else:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            pq.write_table(pa.Table.from_pylist(_flat_records(cases)), tmp)
+            with ParquetSuiteWriter(tmp) as parquet:
+                parquet.write(cases)
     return target

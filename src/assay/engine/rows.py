@@ -46,6 +46,8 @@ def result_rows(
                     "query_type": case.query_type,
                     "perturbation": case.perturbation,
                     "parent_id": case.parent_id,
+                    "sample_of": case.sample_of,
+                    "sample": case.sample,
                 }
             )
     return rows

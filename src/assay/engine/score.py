@@ -85,38 +85,57 @@ class Scored:
 
 
 def score(
-    cases: Sequence[TestCase],
+    chunks: Iterable[Sequence[TestCase]],
     evaluators: Sequence[Evaluator],
     *,
+    n_cases: int,
     thresholds: dict[str, float],
     sinks: Sequence[RowSink],
     executor: Executor,
     batch_size: int = 512,
     progress: ProgressCallback | None = None,
 ) -> Scored:
-    """Score ``cases`` with each evaluator, batch by batch, handing every batch's rows to each sink.
+    """Score the cases of each chunk with every evaluator, batch by batch, handing every batch's
+    rows to each sink.
 
-    Before scoring (on the local executor: remote workers do their own), runs the
-    :class:`~assay.evaluators.base.Prefetch` steps the evaluators declare.
+    Chunks come one at a time (a suite streamed from its file is never held whole): each is
+    scored by every evaluator in turn, so its result rows are grouped by evaluator within the
+    chunk. Before a chunk is scored (on the local executor: remote workers do their own), the
+    :class:`~assay.evaluators.base.Prefetch` steps the evaluators declare run on it.
+
+    Args:
+        chunks: the cases, in chunks; a grouped evaluator's groups must not span two chunks.
+        evaluators: the evaluators.
+        n_cases: cases in all the chunks (the ``total`` of ``progress``).
+        thresholds: metric → threshold overriding the metric's default.
+        sinks: callables receiving each batch's result rows.
+        executor: where batches are evaluated.
+        batch_size: cases per evaluator batch.
+        progress: called as ``progress(evaluator, done, n_cases)`` after each batch.
     """
     scored = Scored()
-    if executor.name == "local":
-        prefetch(evaluators, cases, progress, scored.timings)
+    names = [e.name for e in evaluators]
+    accumulators: dict[str, dict[str, CorpusAccumulator]] = {name: {} for name in names}
+    done = dict.fromkeys(names, 0)
+    seconds = dict.fromkeys(names, 0.0)
+    for chunk in chunks:
+        if executor.name == "local":
+            prefetch(evaluators, chunk, progress, scored.timings)
+        for evaluator in evaluators:
+            t0 = time.perf_counter()
+            for _, batch, results in executor.map_batches(
+                evaluator, batches(chunk, evaluator, batch_size)
+            ):
+                rows = result_rows(evaluator, batch, results, thresholds)
+                for sink in sinks:
+                    sink(rows)
+                _accumulate(evaluator, batch, results, accumulators[evaluator.name])
+                done[evaluator.name] += len(batch)
+                if progress is not None:
+                    progress(evaluator.name, done[evaluator.name], n_cases)
+            seconds[evaluator.name] += time.perf_counter() - t0
     for evaluator in evaluators:
-        t0 = time.perf_counter()
-        accumulators: dict[str, CorpusAccumulator] = {}
-        done = 0
-        for _, batch, results in executor.map_batches(
-            evaluator, batches(cases, evaluator, batch_size)
-        ):
-            rows = result_rows(evaluator, batch, results, thresholds)
-            for sink in sinks:
-                sink(rows)
-            _accumulate(evaluator, batch, results, accumulators)
-            done += len(batch)
-            if progress is not None:
-                progress(evaluator.name, done, len(cases))
-        for model, accumulator in accumulators.items():
+        for model, accumulator in accumulators[evaluator.name].items():
             for metric, value in accumulator.finish().items():
                 scored.corpus_values[(model, metric)] = value
                 if value is None:
@@ -124,7 +143,7 @@ def score(
                         accumulator, "not_computed_reason", None)
             if isinstance(accumulator, CorpusDetails):
                 scored.corpus_details.setdefault(evaluator.name, {})[model] = accumulator.details()
-        scored.timings[evaluator.name] = round(time.perf_counter() - t0, 4)
+        scored.timings[evaluator.name] = round(seconds[evaluator.name], 4)
     return scored
 
 
@@ -153,8 +172,10 @@ def prefetch(
         except Exception as exc:
             logger.warning("%s prefetch failed, evaluators will work on demand: %s", step.name, exc)
             continue
-        if done:
-            timings[step.name] = round(time.perf_counter() - t0, 4)
+        if done:  # summed over the chunks of a run
+            timings[step.name] = round(
+                timings.get(step.name, 0.0) + time.perf_counter() - t0, 4
+            )
 
 
 def _accumulate(

@@ -1,6 +1,7 @@
 """Evaluators: the framework and the catalogue (one module per family)."""
 
 from assay.evaluators.base import (
+    CaseByCaseEvaluator,
     CaseResult,
     CorpusAccumulator,
     CorpusDetails,
@@ -19,6 +20,7 @@ from assay.evaluators.registry import (
 )
 
 __all__ = [
+    "CaseByCaseEvaluator",
     "CaseResult",
     "CorpusAccumulator",
     "CorpusDetails",

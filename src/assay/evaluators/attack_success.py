@@ -2,9 +2,10 @@
 
 Cases made by :func:`assay.attacks.make_attacks` record their attack in ``metadata["attack"]``;
 success is decided by the attack's detector (canary, refusal detection, system-prompt leakage,
-PII / secrets). Each case counts for ``attack_success`` and for its own category's ``asr_*``
-metric; the other categories are skipped, so per-model means are attack success rates per
-category.
+PII / secrets; for multi-turn attacks, refusal detection on every assistant turn from the
+escalation on, the complying turn named in the explanation and ``details["turn"]``). Each case
+counts for ``attack_success`` and for its own category's ``asr_*`` metric; the other categories
+are skipped, so per-model means are attack success rates per category.
 """
 
 from __future__ import annotations

@@ -349,6 +349,18 @@ class Evaluator(ABC):
 RANGE_TOLERANCE = 1e-6
 
 
+class CaseByCaseEvaluator(Evaluator):
+    """An evaluator that scores each case on its own (nothing to batch): implement
+    :meth:`score_case`."""
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        return [self.score_case(case) for case in cases]
+
+    @abstractmethod
+    def score_case(self, case: TestCase) -> CaseResult:
+        """The result of one case that has the required fields."""
+
+
 def _slack(bound: float) -> float:
     """How far past ``bound`` a value may lie and still count as float rounding (then clipped)."""
     return 0.0 if math.isinf(bound) else RANGE_TOLERANCE * max(1.0, abs(bound))

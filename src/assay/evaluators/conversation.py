@@ -17,13 +17,13 @@ from assay.data.case import TestCase
 from assay.data.dialogue import Turn
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome
 from assay.evaluators.registry import register
-from assay.evaluators.unsupported_facts import (
+from assay.params import check
+from assay.text.facts import (
     content_stems,
     context_keys,
     extract_facts,
     fact_supported,
 )
-from assay.params import check
 
 #: Fact kinds a later answer must not change: a substituted amount or date is the retention
 #: failure this signal can see; name-like tokens are too often product names to flag.

@@ -43,6 +43,8 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
     extra = "embed"
     #: Whether scoring reads token matrices (BERTScore-style metrics), not only sentence vectors.
     needs_tokens: ClassVar[bool] = False
+    #: The resolved embedder and the memo of :meth:`evaluate` stay in this process.
+    unpickled = ("_resolved", "_memo", "_memo_identity", "_memo_alive")
 
     def __init__(self, embedder: str | Embedder = DEFAULT_SPEC) -> None:
         check(
@@ -83,13 +85,6 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         """Unit vectors of every text that scoring ``cases`` needs, encoded in one call."""
         return self.encode(t for case in cases for t in self.texts_to_encode(case))
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()  # without the resolved embedder
-        state.pop("_memo", None)
-        state.pop("_memo_identity", None)
-        state.pop("_memo_alive", None)
-        return state
-
     def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         """As :meth:`Evaluator.evaluate`, but each distinct input is evaluated once per instance:
         repeated cases (in this batch or an earlier one) reuse the remembered result. Results
@@ -99,9 +94,9 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         them; the memo keeps those objects alive, so their ids are not reused and an identity
         match is a content match), then by content (:meth:`case_key`). The identity lookup is
         the hot path of large suites: it costs well under a microsecond per case."""
-        memo: OrderedDict[Hashable, CaseResult] = self.__dict__.setdefault("_memo", OrderedDict())
-        by_identity: dict[Hashable, CaseResult] = self.__dict__.setdefault("_memo_identity", {})
-        alive: dict[Hashable, Any] = self.__dict__.setdefault("_memo_alive", {})
+        memo: OrderedDict[Hashable, CaseResult] = self.resolve_once(OrderedDict, "_memo")
+        by_identity: dict[Hashable, CaseResult] = self.resolve_once(dict, "_memo_identity")
+        alive: dict[Hashable, Any] = self.resolve_once(dict, "_memo_alive")
         identities = identity_keys(cases, self.requires)
         out: list[CaseResult | None] = list(map(by_identity.get, identities))
         pending = [i for i, hit in enumerate(out) if hit is None]
@@ -434,6 +429,24 @@ def check_weights(weights: Any, where: str) -> None:
         and sum(weights) > 0
     )
     check(ok, "weights", where, "'length', 'uniform' or a list of non-negative numbers", weights)
+
+
+def answer_and_context(case: TestCase) -> tuple[list[str], list[str], list[int]] | str:
+    """The answer's sentences, the context's sentences and the chunk of each, or why the case
+    is skipped (the evaluators that score an answer against its context).
+
+    Example:
+        >>> answer_and_context(TestCase(id="1", actual_answer="Fees are low.",
+        ...                             retrieved_context=["A. B.", "C."]))
+        (['Fees are low.'], ['A. B.', 'C.'], [0, 1])
+    """
+    answer = sentences_of(case.actual_answer)
+    context, owners = chunk_sentences(case.retrieved_context)
+    if not answer:
+        return "the answer has no sentences"
+    if not context:
+        return "the context has no sentences"
+    return answer, context, owners
 
 
 def matched_sentences(

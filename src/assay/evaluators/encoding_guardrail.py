@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.registry import register
 from assay.matching import Condition, ConditionSyntaxError, RegexTimeoutError, compile_condition
 from assay.matching.bounded import DEFAULT_TIMEOUT_S
@@ -42,7 +42,7 @@ def _new_findings(segment: DecodedSegment, plain: list[Finding], n: int) -> list
 
 
 @register
-class EncodingGuardrail(Evaluator):
+class EncodingGuardrail(CaseByCaseEvaluator):
     """Find encoded text in answers and retrieved context, decode it, report what leaked where.
 
     Args:
@@ -110,10 +110,7 @@ class EncodingGuardrail(Evaluator):
         self.max_depth = max_depth
         self.timeout_s = timeout_s
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return [self._score_one(case) for case in cases]
-
-    def _score_one(self, case: TestCase) -> CaseResult:
+    def score_case(self, case: TestCase) -> CaseResult:
         answer = case.actual_answer or ""
         cond: Condition | None = None
         if self.use_condition and case.condition and case.condition.strip():

@@ -65,6 +65,7 @@ class FactCheck(JudgeEvaluator):
     )
     counterpart = "emb_groundedness_mean, nli_faithfulness"
     requires = ("actual_answer",)
+    unpickled = (*JudgeEvaluator.unpickled, "_tools")
     metrics = (
         MetricSpec(
             "factcheck_score",
@@ -136,6 +137,7 @@ class FactCheck(JudgeEvaluator):
         self.max_cost_usd = max_cost_usd
         self.k = k
         self.max_rows = max_rows
+        self._rows_seen = 0  # cases fact-checked so far (travels with a pickle, like stats_)
 
     def spec(self) -> dict[str, Any]:
         """The judge evaluator's spec; an in-memory corpus is summarised (count and sha256)
@@ -152,29 +154,24 @@ class FactCheck(JudgeEvaluator):
             }
         return data
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_tools", None)
-        return state
-
     # -- tools ------------------------------------------------------------------------------
     def _shared_tools(self) -> list[Any]:
-        tools = self.__dict__.get("_tools")
-        if tools is None:
-            from assay.agents.factcheck.tools import CorpusSearch, WebSearch
+        return list(self.resolve_once(self._build_tools, "_tools"))
 
-            tools = []
-            if self.corpus is not None:
-                tools.append(CorpusSearch(self.corpus, self.search, self.embedder))
-            if self.web_search is not None:
-                fn = self.web_search
-                if isinstance(fn, str):
-                    from assay.runner.connectors.python import load_callable
+    def _build_tools(self) -> list[Any]:
+        from assay.agents.factcheck.tools import CorpusSearch, WebSearch
 
-                    fn = load_callable(fn)
-                tools.append(WebSearch(fn))
-            self.__dict__["_tools"] = tools
-        return list(tools)
+        tools: list[Any] = []
+        if self.corpus is not None:
+            tools.append(CorpusSearch(self.corpus, self.search, self.embedder))
+        if self.web_search is not None:
+            fn = self.web_search
+            if isinstance(fn, str):
+                from assay.registry import load_callable
+
+                fn = load_callable(fn)
+            tools.append(WebSearch(fn))
+        return tools
 
     def tools_for(self, case: TestCase) -> list[Any]:
         """The tools the agent may use on ``case``."""
@@ -200,7 +197,7 @@ class FactCheck(JudgeEvaluator):
         from assay.agents.factcheck.agent import AgentLimits, FactCheckAgent
 
         results: list[CaseResult | None] = [None] * len(cases)
-        seen = int(self.__dict__.get("_rows_seen", 0))
+        seen = self._rows_seen
         items: list[tuple[str, str, list[Any]]] = []
         index: list[int] = []
         for i, case in enumerate(cases):
@@ -217,7 +214,7 @@ class FactCheck(JudgeEvaluator):
             answer = (case.actual_answer or "").strip()
             items.append((case.question or "", answer, self.tools_for(case)))
             index.append(i)
-        self.__dict__["_rows_seen"] = seen
+        self._rows_seen = seen
         if items:
             limits = AgentLimits(
                 self.max_claims, self.max_steps, self.max_tool_calls, self.max_cost_usd, self.k
@@ -241,7 +238,7 @@ class FactCheck(JudgeEvaluator):
         """``max_rows`` less the cases this instance has already fact-checked."""
         if self.max_rows is None:
             return None
-        return max(0, self.max_rows - int(self.__dict__.get("_rows_seen", 0)))
+        return max(0, self.max_rows - self._rows_seen)
 
     def _result(self, report: Any) -> CaseResult:
         from assay.evaluators.judge_base import usage_details

@@ -38,7 +38,7 @@ def usage_details(judge: Judge, outcomes: Sequence[JsonOutcome]) -> dict[str, An
 
 
 
-class JudgeEvaluator(Evaluator):
+class JudgeEvaluator(ResolvesOnce, Evaluator):
     """Shared machinery of the ``judge_*`` evaluators.
 
     ``judge`` is a :class:`~assay.backends.llm.Judge`, a backend, a callable, a
@@ -54,24 +54,22 @@ class JudgeEvaluator(Evaluator):
     #: The reproducible, judge-free evaluator(s) measuring the same idea.
     counterpart: ClassVar[str] = ""
 
+    #: The judge session is resolved again after unpickling; ``_stats`` travels.
+    unpickled: ClassVar[tuple[str, ...]] = ("_client",)
+
     def __init__(self, judge: JudgeSpec = None) -> None:
         self.judge = judge
 
     # -- judge access ---------------------------------------------------------------------------
     def judge_client(self) -> Judge:
-        """The resolved judge (built once from ``judge``)."""
-        client = self.__dict__.get("_client")
-        if client is None:
-            client = self.__dict__["_client"] = make_judge(self.judge)
-        return client
+        """This evaluator's judge: a session (own counters) of the process's shared judge for
+        ``judge`` (:func:`~assay.backends.llm.make_judge`), resolved once."""
+        return self.resolve_once(lambda: make_judge(self.judge), "_client")
 
     @property
     def stats_(self) -> JudgeStats:
         """What this evaluator's judge calls did so far."""
-        stats = self.__dict__.get("_stats")
-        if stats is None:
-            stats = self.__dict__["_stats"] = JudgeStats()
-        return stats
+        return self.resolve_once(JudgeStats, "_stats")
 
     def spec(self) -> dict[str, Any]:
         """The base spec plus the judge's settings (model, temperature, seed, ...)."""
@@ -165,14 +163,14 @@ def share(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags)
 
 
-class EmbeddingJudgeEvaluator(ResolvesOnce, JudgeEvaluator):
+class EmbeddingJudgeEvaluator(JudgeEvaluator):
     """A judge evaluator that also embeds texts (answer relevancy, answer correctness).
 
     ``embedder`` is an :class:`~assay.backends.embed.Embedder` or a spec string (default
     ``"minilm"``), resolved once and never pickled.
     """
 
-    unpickled = ("_embedder",)
+    unpickled = (*JudgeEvaluator.unpickled, "_embedder")
 
     def __init__(self, judge: JudgeSpec = None, embedder: Any = "minilm") -> None:
         super().__init__(judge)

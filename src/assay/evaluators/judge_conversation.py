@@ -13,23 +13,13 @@ from collections.abc import Sequence
 
 from assay.backends.llm.client import JsonOutcome, JsonTask
 from assay.data.case import TestCase
-from assay.data.dialogue import Turn
+from assay.data.dialogue import Turn, transcript
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall, share
 from assay.evaluators.judge_tasks import numbered_verdicts
 from assay.evaluators.registry import register
 
 _TOO_SHORT = "not a multi-turn conversation (fewer than two user turns)"
-
-
-def transcript(turns: Sequence[Turn]) -> str:
-    """The conversation as numbered ``[turn n] ROLE: content`` lines, as shown to the judge.
-
-    Example:
-        >>> transcript([Turn(role="user", content="Fee?"), Turn(role="assistant", content="12.")])
-        '[turn 1] USER: Fee?\\n[turn 2] ASSISTANT: 12.'
-    """
-    return "\n".join(f"[turn {n}] {t.role.upper()}: {t.content}" for n, t in enumerate(turns, 1))
 
 
 def _judged(turns: Sequence[Turn], role: str) -> tuple[list[int], list[str]]:

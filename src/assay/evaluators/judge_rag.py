@@ -7,8 +7,9 @@ regression gates and use these where their extra nuance matters (and calibrate t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
-from assay.backends.llm.client import JsonOutcome
+from assay.backends.llm.client import JsonOutcome, JsonTask
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall, context_text, share
@@ -151,8 +152,52 @@ def average_precision(flags: Sequence[bool]) -> float:
     return total / hits if hits else 0.0
 
 
+class _SentenceShare(JudgeEvaluator):
+    """Share of a text's sentences that the judge accepts, one numbered verdict per sentence in
+    one call; subclasses name the sentences, the prompt and its variables."""
+
+    prompt: ClassVar[str]
+    #: The skip reason of a case without sentences.
+    no_sentence: ClassVar[str]
+    #: What the explanation calls the accepted sentences ("3 of 4 <accepted>").
+    accepted: ClassVar[str]
+
+    def sentences(self, case: TestCase) -> list[str]:
+        """The sentences judged one by one."""
+        raise NotImplementedError
+
+    def variables(self, case: TestCase) -> dict[str, str]:
+        """The prompt's other variables."""
+        raise NotImplementedError
+
+    def _task(self, case: TestCase, sentences: list[str]) -> JsonTask:
+        return numbered_verdicts(self.prompt, sentences, "sentences", self.variables(case))
+
+    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        sentences = [self.sentences(c) for c in cases]
+        outcomes = self.run([
+            self._task(c, s) if s else None for c, s in zip(cases, sentences, strict=True)
+        ])
+        return [self.finish([o], self._result, s, o)
+                for s, o in zip(sentences, outcomes, strict=True)]
+
+    def _result(self, sentences: list[str], outcome: JsonOutcome | None) -> CaseResult:
+        if outcome is None:
+            return self.skip(self.no_sentence)
+        flags = [flag for flag, _ in outcome.value]
+        return CaseResult.ok(
+            {self.name: share(flags)},
+            f"{sum(flags)} of {len(flags)} {self.accepted}",
+            {"sentences": _verdict_details(sentences, outcome.value, "sentence")},
+        )
+
+    def plan(self, case: TestCase) -> list[PlannedCall]:
+        s = self.sentences(case) or [""]
+        return [(self._task(case, s).request, 25 * len(s))]
+
+
 @register
-class JudgeContextRecall(JudgeEvaluator):
+class JudgeContextRecall(_SentenceShare):
     """The expected answer is split into sentences; each is judged attributable to the retrieved
     context or not; the score is attributable sentences / all.
 
@@ -172,36 +217,19 @@ class JudgeContextRecall(JudgeEvaluator):
         MetricSpec("judge_context_recall", "attributable expected-answer sentences / all",
                    threshold=0.8, primary=True),
     )
+    prompt = "attribute_sentences"
+    no_sentence = "the expected answer has no sentence"
+    accepted = "expected-answer sentences found in the context"
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        sentences = [split_sentences(c.expected_answer) for c in cases]
-        outcomes = self.run([
-            numbered_verdicts("attribute_sentences", s, "sentences", {"context": context_text(c)})
-            if s else None
-            for c, s in zip(cases, sentences, strict=True)
-        ])
-        return [self.finish([o], self._result, s, o)
-                for s, o in zip(sentences, outcomes, strict=True)]
+    def sentences(self, case: TestCase) -> list[str]:
+        return split_sentences(case.expected_answer)
 
-    def _result(self, sentences: list[str], outcome: JsonOutcome | None) -> CaseResult:
-        if outcome is None:
-            return self.skip("the expected answer has no sentence")
-        flags = [flag for flag, _ in outcome.value]
-        return CaseResult.ok(
-            {self.name: share(flags)},
-            f"{sum(flags)} of {len(flags)} expected-answer sentences found in the context",
-            {"sentences": _verdict_details(sentences, outcome.value, "sentence")},
-        )
-
-    def plan(self, case: TestCase) -> list[PlannedCall]:
-        s = split_sentences(case.expected_answer) or [case.expected_answer or ""]
-        task = numbered_verdicts("attribute_sentences", s, "sentences",
-                                 {"context": context_text(case)})
-        return [(task.request, 25 * len(s))]
+    def variables(self, case: TestCase) -> dict[str, str]:
+        return {"context": context_text(case)}
 
 
 @register
-class JudgeContextRelevancy(JudgeEvaluator):
+class JudgeContextRelevancy(_SentenceShare):
     """The retrieved context is split into sentences; each is judged relevant to the question or
     not; the score is relevant sentences / all (low values mean noisy retrieval).
 
@@ -220,33 +248,12 @@ class JudgeContextRelevancy(JudgeEvaluator):
         MetricSpec("judge_context_relevancy", "relevant context sentences / all",
                    threshold=0.5, primary=True),
     )
+    prompt = "relevant_sentences"
+    no_sentence = "the retrieved context has no sentence"
+    accepted = "context sentences relevant to the question"
 
-    @staticmethod
-    def _sentences(case: TestCase) -> list[str]:
+    def sentences(self, case: TestCase) -> list[str]:
         return [s for chunk in case.retrieved_context or [] for s in split_sentences(chunk)]
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        sentences = [self._sentences(c) for c in cases]
-        outcomes = self.run([
-            numbered_verdicts("relevant_sentences", s, "sentences",
-                              {"question": c.question or ""}) if s else None
-            for c, s in zip(cases, sentences, strict=True)
-        ])
-        return [self.finish([o], self._result, s, o)
-                for s, o in zip(sentences, outcomes, strict=True)]
-
-    def _result(self, sentences: list[str], outcome: JsonOutcome | None) -> CaseResult:
-        if outcome is None:
-            return self.skip("the retrieved context has no sentence")
-        flags = [flag for flag, _ in outcome.value]
-        return CaseResult.ok(
-            {self.name: share(flags)},
-            f"{sum(flags)} of {len(flags)} context sentences relevant to the question",
-            {"sentences": _verdict_details(sentences, outcome.value, "sentence")},
-        )
-
-    def plan(self, case: TestCase) -> list[PlannedCall]:
-        s = self._sentences(case) or [""]
-        task = numbered_verdicts("relevant_sentences", s, "sentences",
-                                 {"question": case.question or ""})
-        return [(task.request, 25 * len(s))]
+    def variables(self, case: TestCase) -> dict[str, str]:
+        return {"question": case.question or ""}

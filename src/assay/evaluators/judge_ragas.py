@@ -64,6 +64,7 @@ class JudgeRagas(EmbeddingJudgeEvaluator):
     )
     counterpart = "emb_groundedness, emb_answer_relevancy, emb_context_relevancy, retrieval"
     requires = ("question", "expected_answer", "retrieved_context", "actual_answer")
+    unpickled = (*EmbeddingJudgeEvaluator.unpickled, "_components")
     metrics = (
         MetricSpec("judge_ragas", "harmonic mean of the four RAGAS components", threshold=0.7,
                    primary=True),
@@ -82,16 +83,13 @@ class JudgeRagas(EmbeddingJudgeEvaluator):
 
     def components(self) -> list[JudgeEvaluator]:
         """The four component evaluators, sharing this evaluator's judge and embedder."""
-        parts = self.__dict__.get("_components")
-        if parts is None:
-            judge = self.judge_client()
-            relevancy = JudgeAnswerRelevancy(judge, self.embedder, self.n_questions)
-            if "_embedder" in self.__dict__:
-                relevancy.__dict__["_embedder"] = self.__dict__["_embedder"]
-            parts = [JudgeFaithfulness(judge), relevancy, JudgeContextPrecision(judge),
-                     JudgeContextRecall(judge)]
-            self.__dict__["_components"] = parts
-        return parts
+        return self.resolve_once(self._components, "_components")
+
+    def _components(self) -> list[JudgeEvaluator]:
+        judge = self.judge_client()  # the embedder spec resolves to the process's shared one
+        return [JudgeFaithfulness(judge), JudgeAnswerRelevancy(judge, self.embedder,
+                                                               self.n_questions),
+                JudgeContextPrecision(judge), JudgeContextRecall(judge)]
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         parts = self.components()
@@ -134,8 +132,3 @@ class JudgeRagas(EmbeddingJudgeEvaluator):
 
     def plan(self, case: TestCase) -> list[PlannedCall]:
         return [call for part in self.components() for call in part.plan(case)]
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state.pop("_components", None)
-        return state

@@ -21,11 +21,24 @@ from assay.errors import JudgeParseError
 PROMPTS = "assay.evaluators"
 _request = functools.partial(build_request, package=PROMPTS)
 _FLAG = {"type": ["boolean", "integer", "string"]}
-STATEMENTS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"statements": {"type": "array", "items": {"type": "string"}}},
-    "required": ["statements"],
-}
+
+
+def string_list_schema(key: str) -> dict[str, Any]:
+    """The JSON Schema of a reply holding one list of strings under ``key`` (statements, facts,
+    claims): the judge tasks, question generation and fact-check claim extraction ask for it.
+
+    Example:
+        >>> string_list_schema("facts")["required"]
+        ['facts']
+    """
+    return {
+        "type": "object",
+        "properties": {key: {"type": "array", "items": {"type": "string"}}},
+        "required": [key],
+    }
+
+
+STATEMENTS_SCHEMA = string_list_schema("statements")
 VERDICTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

@@ -159,8 +159,7 @@ def individual_bleu(stats: Sequence[int], order: int) -> float:
     correct, total = stats[1 + order], stats[1 + MAX_ORDER + order]
     if not sys_len or not total or not correct:
         return 0.0
-    bp = 1.0 if sys_len >= ref_len else math.exp(1 - ref_len / sys_len)
-    return 100.0 * bp * correct / total
+    return 100.0 * _brevity_penalty(sys_len, ref_len) * correct / total
 
 
 _NAMES = [f"bleu{n}" for n in range(1, MAX_ORDER + 1)]
@@ -185,63 +184,33 @@ def bleu_from_statistics(
         >>> round(exp, 4), round(floor, 4)
         (42.7287, 28.5744)
     """
-    if smooth_value is None:
-        smooth_value = SMOOTHING[smooth_method]
-    sys_len, ref_len = stats[0], stats[1]
     correct: list[float] = list(stats[2 : 2 + max_order])
-    total: list[float] = list(stats[2 + MAX_ORDER : 2 + MAX_ORDER + max_order])
-    bp = 1.0
-    if sys_len < ref_len:
-        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
     if not any(correct):
         return 0.0
-    precisions = [0.0] * max_order
-    smooth = 1.0
-    eff_order = max_order
-    for n in range(1, max_order + 1):
-        if smooth_method == "add-k" and n > 1:
-            assert smooth_value is not None
-            correct[n - 1] += smooth_value
-            total[n - 1] += smooth_value
-        if total[n - 1] == 0:
-            break
-        if effective_order:
-            eff_order = n
-        if correct[n - 1] == 0:
-            if smooth_method == "exp":
-                smooth *= 2
-                precisions[n - 1] = 100.0 / (smooth * total[n - 1])
-            elif smooth_method == "floor":
-                assert smooth_value is not None
-                precisions[n - 1] = 100.0 * smooth_value / total[n - 1]
-        else:
-            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
-    logs = [math.log(p) if p != 0.0 else -9999999999 for p in precisions[:eff_order]]
-    return bp * math.exp(sum(logs) / eff_order)
+    total: list[float] = list(stats[2 + MAX_ORDER : 2 + MAX_ORDER + max_order])
+    found = _precisions(correct, total, smooth_method, smooth_value)
+    eff_order = (len(found) or max_order) if effective_order else max_order
+    precisions = found + [0.0] * (max_order - len(found))
+    logs = [_log(p) for p in precisions[:eff_order]]
+    return _brevity_penalty(stats[0], stats[1]) * math.exp(sum(logs) / eff_order)
 
 
-def sentence_bleus(
-    stats: Sequence[int], smooth_method: str = "exp", smooth_value: float | None = None
+def _brevity_penalty(sys_len: float, ref_len: float) -> float:
+    if sys_len >= ref_len:
+        return 1.0
+    return math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+
+
+def _precisions(
+    correct: list[float], total: list[float], smooth_method: str, smooth_value: float | None
 ) -> list[float]:
-    """Sentence BLEU-1…4 (0–100, effective order), equal to four calls of
-    :func:`bleu_from_statistics` but sharing the precisions of the lower orders.
-
-    Example:
-        >>> stats = [5, 5, 4, 2, 1, 0, 5, 4, 3, 2]
-        >>> sentence_bleus(stats) == [bleu_from_statistics(stats, n) for n in range(1, 5)]
-        True
-    """
+    """sacrebleu's smoothed n-gram precisions (0–100), order by order up to the first order
+    without n-grams (add-k smoothing adds to ``correct`` and ``total`` in place)."""
     if smooth_value is None:
         smooth_value = SMOOTHING[smooth_method]
-    sys_len, ref_len = stats[0], stats[1]
-    correct: list[float] = list(stats[2 : 2 + MAX_ORDER])
-    total: list[float] = list(stats[2 + MAX_ORDER : 2 + 2 * MAX_ORDER])
-    bp = 1.0
-    if sys_len < ref_len:
-        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
-    logs: list[float] = []  # log precisions of the orders before the first empty one
+    precisions: list[float] = []
     smooth = 1.0
-    for n in range(1, MAX_ORDER + 1):
+    for n in range(1, len(correct) + 1):
         if smooth_method == "add-k" and n > 1:
             assert smooth_value is not None
             correct[n - 1] += smooth_value
@@ -258,7 +227,31 @@ def sentence_bleus(
                 precision = 100.0 * smooth_value / total[n - 1]
         else:
             precision = 100.0 * correct[n - 1] / total[n - 1]
-        logs.append(math.log(precision) if precision != 0.0 else -9999999999)
+        precisions.append(precision)
+    return precisions
+
+
+def _log(precision: float) -> float:
+    """sacrebleu's log of a precision, with a huge negative number for 0."""
+    return math.log(precision) if precision != 0.0 else -9999999999
+
+
+def sentence_bleus(
+    stats: Sequence[int], smooth_method: str = "exp", smooth_value: float | None = None
+) -> list[float]:
+    """Sentence BLEU-1…4 (0–100, effective order), equal to four calls of
+    :func:`bleu_from_statistics` but sharing the precisions of the lower orders.
+
+    Example:
+        >>> stats = [5, 5, 4, 2, 1, 0, 5, 4, 3, 2]
+        >>> sentence_bleus(stats) == [bleu_from_statistics(stats, n) for n in range(1, 5)]
+        True
+    """
+    correct: list[float] = list(stats[2 : 2 + MAX_ORDER])
+    total: list[float] = list(stats[2 + MAX_ORDER : 2 + 2 * MAX_ORDER])
+    bp = _brevity_penalty(stats[0], stats[1])
+    # log precisions of the orders before the first empty one
+    logs = [_log(p) for p in _precisions(correct, total, smooth_method, smooth_value)]
     scores = []
     for n in range(1, MAX_ORDER + 1):
         order = min(n, len(logs))  # the effective order

@@ -12,10 +12,9 @@ words scores 1; invented content lowers every score.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec
 from assay.evaluators.lexical_bleu import MAX_ORDER, bleu_from_statistics, bleu_statistics
 from assay.evaluators.lexical_rouge import has_non_ascii_words, rouge_from_tokens, rouge_tokens
 from assay.evaluators.registry import register
@@ -51,7 +50,7 @@ def bleu_precision(answer: str, context: str) -> float:
 
 
 @register
-class LexicalGroundedness(Evaluator):
+class LexicalGroundedness(CaseByCaseEvaluator):
     """ROUGE-1 / ROUGE-L / BLEU / token precision of the answer against the retrieved context.
 
     Args:
@@ -99,10 +98,7 @@ class LexicalGroundedness(Evaluator):
         )  # fmt: skip
         self.use_stemmer = use_stemmer
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return [self._one(case) for case in cases]
-
-    def _one(self, case: TestCase) -> CaseResult:
+    def score_case(self, case: TestCase) -> CaseResult:
         answer = case.actual_answer or ""
         context = "\n".join(case.retrieved_context or [])
         if not context.strip():

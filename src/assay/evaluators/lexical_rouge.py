@@ -37,7 +37,7 @@ from itertools import pairwise
 from typing import Any, NamedTuple
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec
 from assay.evaluators.lexical_rouge_lsum import summary_lcs
 from assay.evaluators.registry import register
 from assay.params import check
@@ -291,7 +291,7 @@ def _specs() -> tuple[MetricSpec, ...]:
 
 
 @register
-class Rouge(Evaluator):
+class Rouge(CaseByCaseEvaluator):
     """ROUGE-1, ROUGE-2, ROUGE-L and ROUGE-Lsum (F-measure, precision, recall), identical to
     ``rouge-score`` with ``tokenizer="rouge_score"`` and ``beta=1``.
 
@@ -335,10 +335,7 @@ class Rouge(Evaluator):
         self.tokenizer = tokenizer
         self.beta = float(beta)
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return [self._one(case) for case in cases]
-
-    def _one(self, case: TestCase) -> CaseResult:
+    def score_case(self, case: TestCase) -> CaseResult:
         references, answer = case.references, case.actual_answer or ""
         tokenizer = self.tokenizer
         if tokenizer == "auto":

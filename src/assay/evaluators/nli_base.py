@@ -7,7 +7,8 @@ Hugging Face name or a local folder), resolves it lazily and once, and never pic
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -15,10 +16,14 @@ from assay.backends.embed import CachedEmbedder
 from assay.backends.nli import DEFAULT_NLI, NLIModel, NLIScores, get_nli
 from assay.backends.nli.head_nli import HeadNLI
 from assay.data.case import TestCase
-from assay.evaluators.base import Evaluator, problem
+from assay.evaluators.base import CaseResult, Evaluator, problem
 from assay.evaluators.embedding_base import chunk_sentences, quote, rounded, sentences_of
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
+from assay.text.sentences import split_sentences
+
+#: What an NLI evaluator's plan of one case holds (its texts and the rows of its pairs).
+Plan = TypeVar("Plan")
 
 __all__ = ["NLIEvaluator", "PairCollector", "quote", "rounded"]
 
@@ -55,6 +60,27 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
         (an NLI head embeds premises and hypotheses sentence by sentence)."""
         return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
 
+    def score_planned(
+        self,
+        cases: Sequence[TestCase],
+        plan: Callable[[TestCase, PairCollector], Plan | str],
+        result: Callable[[Plan, NLIScores], CaseResult],
+    ) -> list[CaseResult]:
+        """Plan every case (``plan`` adds its pairs to one collector, or returns why the case is
+        skipped), score all pairs of the batch in one model call, then turn each plan into its
+        ``result``."""
+        pairs = PairCollector()
+        plans = [plan(case, pairs) for case in cases]
+        scores = pairs.score(self.resolved_nli()) if pairs.premises else None
+        out: list[CaseResult] = []
+        for planned in plans:
+            if isinstance(planned, str):
+                out.append(CaseResult.skipped(self.metric_names(), planned))
+            else:
+                assert scores is not None  # a planned case added pairs
+                out.append(result(planned, scores))
+        return out
+
 
 class PairCollector:
     """Collects (premise, hypothesis) pairs of many cases, scores them in one model call.
@@ -90,6 +116,37 @@ class PairCollector:
     def score(self, model: NLIModel) -> NLIScores:
         """One model call over every collected pair."""
         return model.predict(self.premises, self.hypotheses)
+
+
+#: The plan of a case scored sentence by sentence against the context: the answer's sentences
+#: and, per sentence, the rows of its (passage, sentence) pairs.
+SentencePlan = tuple[list[str], list[list[int]]]
+
+
+def plan_sentences(
+    case: TestCase, pairs: PairCollector, unit: str = "sentences"
+) -> SentencePlan | str:
+    """Pair every answer sentence (hypothesis) with every passage of the context (premise):
+    the sentences and, per sentence, the rows of its pairs; or why the case is skipped (the
+    sentences are called ``unit`` there).
+
+    Example:
+        >>> pairs = PairCollector()
+        >>> case = TestCase(id="1", actual_answer="The fee is low. It is waived.",
+        ...                 retrieved_context=["Fees are low.", "Waivers exist."])
+        >>> plan_sentences(case, pairs)
+        (['The fee is low.', 'It is waived.'], [[0, 1], [2, 3]])
+        >>> plan_sentences(TestCase(id="2", actual_answer="", retrieved_context=["C."]), pairs,
+        ...                "claims")
+        'the answer has no claims'
+    """
+    sentences = split_sentences(case.actual_answer)
+    chunks = chunks_of(case.retrieved_context)
+    if not sentences:
+        return f"the answer has no {unit}"
+    if not chunks:
+        return "the context is empty"
+    return sentences, [pairs.add(chunks, s) for s in sentences]
 
 
 def chunks_of(context: Sequence[str] | None) -> list[str]:

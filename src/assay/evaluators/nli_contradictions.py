@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import permutations
 
-from assay.backends.nli import CONTRADICTION, DEFAULT_NLI, NLIModel
+from assay.backends.nli import CONTRADICTION, DEFAULT_NLI, NLIModel, NLIScores
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote
 from assay.evaluators.registry import register
 from assay.params import check
 from assay.text.sentences import split_sentences
+
+#: A planned case: its sentences, the (premise, hypothesis) index pairs, their rows, and how many
+#: distinct sentences the answer had before the cap.
+Plan = tuple[list[str], list[tuple[int, int]], list[int], int]
 
 
 @register
@@ -48,43 +52,36 @@ class NLIContradictions(NLIEvaluator):
         self.max_sentences = max_sentences
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        pairs = PairCollector()
-        plans: list[tuple[list[str], list[tuple[int, int]], list[int], int] | str] = []
-        for case in cases:
-            sentences = list(dict.fromkeys(split_sentences(case.actual_answer)))
-            if len(sentences) < 2:
-                plans.append("the answer has fewer than two distinct sentences")
-                continue
-            total = len(sentences)
-            sentences = sentences[: self.max_sentences]
-            order = list(permutations(range(len(sentences)), 2))
-            rows = pairs.add_pairs([(sentences[i], sentences[j]) for i, j in order])
-            plans.append((sentences, order, rows, total))
-        scores = pairs.score(self.resolved_nli()) if pairs.premises else None
-        out: list[CaseResult] = []
-        for plan in plans:
-            if isinstance(plan, str):
-                out.append(CaseResult.skipped(self.metric_names(), plan))
-                continue
-            assert scores is not None
-            sentences, order, rows, total = plan
-            contra = scores.prob(CONTRADICTION)[rows]
-            ranked = sorted(range(len(rows)), key=lambda k: -contra[k])
-            top = float(contra[ranked[0]])
-            i, j = order[ranked[0]]
-            flagged = top > self.threshold
-            explanation = (
-                f"{'contradiction' if flagged else 'no contradiction'} (max P = {top:.2f}) "
-                f"between {quote(sentences[i])!r} and {quote(sentences[j])!r}"
-            )
-            out.append(CaseResult.ok(
-                {"nli_contradiction_score": top, "nli_has_contradictions": float(flagged)},
-                explanation,
-                {"top_pairs": [{"premise": order[k][0], "hypothesis": order[k][1],
-                                "p_contradiction": round(float(contra[k]), 4)}
-                               for k in ranked[:5]],
-                 "sentences": [quote(s) for s in sentences],
-                 "sentences_capped": total > len(sentences),
-                 "threshold": self.threshold, "model": self.model_name()},
-            ))
-        return out
+        return self.score_planned(cases, self._plan, self._result)
+
+    def _plan(self, case: TestCase, pairs: PairCollector) -> Plan | str:
+        sentences = list(dict.fromkeys(split_sentences(case.actual_answer)))
+        if len(sentences) < 2:
+            return "the answer has fewer than two distinct sentences"
+        total = len(sentences)
+        sentences = sentences[: self.max_sentences]
+        order = list(permutations(range(len(sentences)), 2))
+        rows = pairs.add_pairs([(sentences[i], sentences[j]) for i, j in order])
+        return sentences, order, rows, total
+
+    def _result(self, plan: Plan, scores: NLIScores) -> CaseResult:
+        sentences, order, rows, total = plan
+        contra = scores.prob(CONTRADICTION)[rows]
+        ranked = sorted(range(len(rows)), key=lambda k: -contra[k])
+        top = float(contra[ranked[0]])
+        i, j = order[ranked[0]]
+        flagged = top > self.threshold
+        explanation = (
+            f"{'contradiction' if flagged else 'no contradiction'} (max P = {top:.2f}) "
+            f"between {quote(sentences[i])!r} and {quote(sentences[j])!r}"
+        )
+        return CaseResult.ok(
+            {"nli_contradiction_score": top, "nli_has_contradictions": float(flagged)},
+            explanation,
+            {"top_pairs": [{"premise": order[k][0], "hypothesis": order[k][1],
+                            "p_contradiction": round(float(contra[k]), 4)}
+                           for k in ranked[:5]],
+             "sentences": [quote(s) for s in sentences],
+             "sentences_capped": total > len(sentences),
+             "threshold": self.threshold, "model": self.model_name()},
+        )

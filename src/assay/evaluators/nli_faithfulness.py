@@ -7,22 +7,20 @@ for its best passage. Faithfulness = supported / total; hallucination rate = 1 â
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
-import numpy as np
-
-from assay.backends.nli import DEFAULT_NLI, ENTAILMENT, NLIModel
+from assay.backends.nli import DEFAULT_NLI, ENTAILMENT, NLIModel, NLIScores
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import (
     NLIEvaluator,
-    PairCollector,
-    chunks_of,
+    SentencePlan,
+    plan_sentences,
     quote,
     truncation_problems,
 )
 from assay.evaluators.registry import register
 from assay.params import check
-from assay.text.sentences import split_sentences
 
 
 @register
@@ -49,37 +47,22 @@ class NLIFaithfulness(NLIEvaluator):
         self.tau = tau
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        pairs = PairCollector()
-        plans: list[tuple[list[str], list[list[int]]] | str] = []
-        for case in cases:
-            claims = split_sentences(case.actual_answer)
-            chunks = chunks_of(case.retrieved_context)
-            if not claims:
-                plans.append("the answer has no claims")
-            elif not chunks:
-                plans.append("the context is empty")
-            else:
-                plans.append((claims, [pairs.add(chunks, c) for c in claims]))
-        scores = pairs.score(self.resolved_nli()) if pairs.premises else None
-        entail = scores.prob(ENTAILMENT) if scores is not None else np.zeros(0)
-        out: list[CaseResult] = []
-        for plan in plans:
-            if isinstance(plan, str):
-                out.append(CaseResult.skipped(self.metric_names(), plan))
-                continue
-            claims, rows = plan
-            best = [float(entail[r].max()) for r in rows]
-            supported = [p > self.tau for p in best]
-            faithfulness = sum(supported) / len(claims)
-            unsupported = [quote(c) for c, ok in zip(claims, supported, strict=True) if not ok]
-            explanation = f"{sum(supported)} of {len(claims)} claims supported (P(entailment) > " \
-                f"{self.tau})" + (f"; first unsupported: {unsupported[0]!r}" if unsupported else "")
-            out.append(CaseResult.ok(
-                {"nli_faithfulness": faithfulness, "nli_hallucination_rate": 1.0 - faithfulness},
-                explanation,
-                {"claims": [{"claim": quote(c), "p_entailment": round(p, 4), "supported": ok}
-                            for c, p, ok in zip(claims, best, supported, strict=True)],
-                 "tau": self.tau, "model": self.model_name(),
-                 "problems": truncation_problems(scores, rows) if scores is not None else []},
-            ))
-        return out
+        return self.score_planned(cases, partial(plan_sentences, unit="claims"), self._result)
+
+    def _result(self, plan: SentencePlan, scores: NLIScores) -> CaseResult:
+        claims, rows = plan
+        entail = scores.prob(ENTAILMENT)
+        best = [float(entail[r].max()) for r in rows]
+        supported = [p > self.tau for p in best]
+        faithfulness = sum(supported) / len(claims)
+        unsupported = [quote(c) for c, ok in zip(claims, supported, strict=True) if not ok]
+        explanation = f"{sum(supported)} of {len(claims)} claims supported (P(entailment) > " \
+            f"{self.tau})" + (f"; first unsupported: {unsupported[0]!r}" if unsupported else "")
+        return CaseResult.ok(
+            {"nli_faithfulness": faithfulness, "nli_hallucination_rate": 1.0 - faithfulness},
+            explanation,
+            {"claims": [{"claim": quote(c), "p_entailment": round(p, 4), "supported": ok}
+                        for c, p, ok in zip(claims, best, supported, strict=True)],
+             "tau": self.tau, "model": self.model_name(),
+             "problems": truncation_problems(scores, rows)},
+        )

@@ -18,21 +18,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from assay.backends.nli import DEFAULT_NLI, NLIModel, logistic
+from assay.backends.nli import NLIScores, logistic
 from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import (
     NLIEvaluator,
-    PairCollector,
-    chunks_of,
+    SentencePlan,
+    plan_sentences,
     probs_dict,
     quote,
     rounded,
     truncation_problems,
 )
 from assay.evaluators.registry import register
-from assay.text.sentences import split_sentences
 
 #: Sentences scoring under this are flagged as potential hallucinations.
 FLAG_BELOW = 0.5
@@ -55,70 +54,51 @@ class NLIGroundedness(NLIEvaluator):
                    threshold=0.5),
     )
 
-    def __init__(self, nli: str | NLIModel = DEFAULT_NLI) -> None:
-        super().__init__(nli)
-
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        pairs = PairCollector()
-        plans: list[tuple[list[str], list[str], list[list[int]]] | str] = []
-        for case in cases:
-            sentences = split_sentences(case.actual_answer)
-            chunks = chunks_of(case.retrieved_context)
-            if not sentences:
-                plans.append("the answer has no sentences")
-            elif not chunks:
-                plans.append("the context is empty")
-            else:
-                plans.append((sentences, chunks, [pairs.add(chunks, s) for s in sentences]))
-        scores = pairs.score(self.resolved_nli()) if pairs.premises else None
-        if scores is not None and scores.distance is None:
+        return self.score_planned(cases, plan_sentences, self._result)
+
+    def _result(self, plan: SentencePlan, scores: NLIScores) -> CaseResult:
+        if scores.distance is None:
             raise BackendError(
                 "the NLI model gives no entailment distance (no 'entailment' label or no linear "
                 "head); use a 3-way NLI cross-encoder"
             )
-        out: list[CaseResult] = []
-        for plan in plans:
-            if isinstance(plan, str):
-                out.append(CaseResult.skipped(self.metric_names(), plan))
-                continue
-            assert scores is not None and scores.distance is not None
-            sentences, chunks, rows = plan
-            per_sentence = []
-            values = []
-            for sentence, sentence_rows in zip(sentences, rows, strict=True):
-                distances = scores.distance[sentence_rows]
-                pick = int(np.argmax(distances))
-                row = sentence_rows[pick]
-                value = float(logistic(distances[pick]))
-                values.append(value)
-                per_sentence.append({
-                    "sentence": quote(sentence),
-                    "score": round(value, 4),
-                    "distance": round(float(distances[pick]), 4),
-                    "best_chunk": pick,
-                    "probs": probs_dict(scores, row),
-                    "flagged": value < FLAG_BELOW,
-                    "truncated": bool(scores.truncated[row]),
-                })
-            array = np.array(values)
-            worst = int(np.argmin(array))
-            flagged = [i for i, s in enumerate(per_sentence) if s["flagged"]]
-            explanation = (
-                f"{len(flagged)} of {len(sentences)} answer sentences flagged as potential "
-                f"hallucinations; least grounded ({array[worst]:.2f}): {quote(sentences[worst])!r}"
-            )
-            cut = int(sum(scores.truncated[r].sum() for r in rows))
-            details = {
-                "sentences": per_sentence,
-                "flagged": flagged,
-                "scores": rounded(array),
-                "model": self.model_name(),
-                "truncated_pairs": cut,
-                "problems": truncation_problems(scores, rows),
-            }
-            out.append(CaseResult.ok(
-                {"nli_groundedness_mean": float(array.mean()),
-                 "nli_groundedness_min": float(array[worst])},
-                explanation, details,
-            ))
-        return out
+        sentences, rows = plan
+        per_sentence = []
+        values = []
+        for sentence, sentence_rows in zip(sentences, rows, strict=True):
+            distances = scores.distance[sentence_rows]
+            pick = int(np.argmax(distances))
+            row = sentence_rows[pick]
+            value = float(logistic(distances[pick]))
+            values.append(value)
+            per_sentence.append({
+                "sentence": quote(sentence),
+                "score": round(value, 4),
+                "distance": round(float(distances[pick]), 4),
+                "best_chunk": pick,
+                "probs": probs_dict(scores, row),
+                "flagged": value < FLAG_BELOW,
+                "truncated": bool(scores.truncated[row]),
+            })
+        array = np.array(values)
+        worst = int(np.argmin(array))
+        flagged = [i for i, s in enumerate(per_sentence) if s["flagged"]]
+        explanation = (
+            f"{len(flagged)} of {len(sentences)} answer sentences flagged as potential "
+            f"hallucinations; least grounded ({array[worst]:.2f}): {quote(sentences[worst])!r}"
+        )
+        cut = int(sum(scores.truncated[r].sum() for r in rows))
+        details = {
+            "sentences": per_sentence,
+            "flagged": flagged,
+            "scores": rounded(array),
+            "model": self.model_name(),
+            "truncated_pairs": cut,
+            "problems": truncation_problems(scores, rows),
+        }
+        return CaseResult.ok(
+            {"nli_groundedness_mean": float(array.mean()),
+             "nli_groundedness_min": float(array[worst])},
+            explanation, details,
+        )

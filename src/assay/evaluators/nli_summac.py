@@ -29,21 +29,6 @@ from assay.text.sentences import split_sentences
 Plan = tuple[list[str], list[str], list[int]]
 
 
-def _plans(cases: Sequence[TestCase], pairs: PairCollector, source: str) -> list[Plan | str]:
-    plans: list[Plan | str] = []
-    for case in cases:
-        document = [s for chunk in source_chunks(case, source) for s in split_sentences(chunk)]
-        summary = split_sentences(case.actual_answer)
-        if not summary:
-            plans.append("the summary (answer) has no sentences")
-        elif not document:
-            plans.append(f"the document ({source}) has no sentences")
-        else:
-            rows = pairs.add_pairs([(d, s) for s in summary for d in document])
-            plans.append((document, summary, rows))
-    return plans
-
-
 def _matrix(values: np.ndarray, plan: Plan) -> np.ndarray:
     """``(n_document, n_summary)`` matrix of per-pair values."""
     document, summary, rows = plan
@@ -64,10 +49,14 @@ class _SummaC(NLIEvaluator):
         document = [s for chunk in source_chunks(case, self.source) for s in split_sentences(chunk)]
         return document + split_sentences(case.actual_answer)
 
-    def _score_all(self, cases: Sequence[TestCase]) -> tuple[list[Plan | str], NLIScores | None]:
-        pairs = PairCollector()
-        plans = _plans(cases, pairs, self.source)
-        return plans, (pairs.score(self.resolved_nli()) if pairs.premises else None)
+    def _plan(self, case: TestCase, pairs: PairCollector) -> Plan | str:
+        document = [s for chunk in source_chunks(case, self.source) for s in split_sentences(chunk)]
+        summary = split_sentences(case.actual_answer)
+        if not summary:
+            return "the summary (answer) has no sentences"
+        if not document:
+            return f"the document ({self.source}) has no sentences"
+        return document, summary, pairs.add_pairs([(d, s) for s in summary for d in document])
 
 
 @register
@@ -85,27 +74,22 @@ class NLISummaCZS(_SummaC):
     )
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        plans, scores = self._score_all(cases)
-        out: list[CaseResult] = []
-        for plan in plans:
-            if isinstance(plan, str):
-                out.append(CaseResult.skipped(self.metric_names(), plan))
-                continue
-            assert scores is not None
-            margin = scores.prob(ENTAILMENT) - scores.prob(CONTRADICTION)
-            image = _matrix(margin, plan)
-            per_sentence = image.max(axis=0)
-            worst = int(np.argmin(per_sentence))
-            document, summary, _ = plan
-            out.append(CaseResult.ok(
-                {"nli_summac_zs": float(per_sentence.mean())},
-                f"least supported summary sentence ({per_sentence[worst]:.2f}): "
-                f"{quote(summary[worst])!r}",
-                {"sentence_scores": rounded(per_sentence),
-                 "best_document_sentence": [int(i) for i in image.argmax(axis=0)],
-                 "n_document_sentences": len(document), "model": self.model_name()},
-            ))
-        return out
+        return self.score_planned(cases, self._plan, self._result)
+
+    def _result(self, plan: Plan, scores: NLIScores) -> CaseResult:
+        margin = scores.prob(ENTAILMENT) - scores.prob(CONTRADICTION)
+        image = _matrix(margin, plan)
+        per_sentence = image.max(axis=0)
+        worst = int(np.argmin(per_sentence))
+        document, summary, _ = plan
+        return CaseResult.ok(
+            {"nli_summac_zs": float(per_sentence.mean())},
+            f"least supported summary sentence ({per_sentence[worst]:.2f}): "
+            f"{quote(summary[worst])!r}",
+            {"sentence_scores": rounded(per_sentence),
+             "best_document_sentence": [int(i) for i in image.argmax(axis=0)],
+             "n_document_sentences": len(document), "model": self.model_name()},
+        )
 
 
 @register
@@ -144,19 +128,15 @@ class NLISummaCConv(_SummaC):
             )
         weights = load_weights(self.weights)
         edges = bin_edges(self.bins)
-        plans, scores = self._score_all(cases)
-        out: list[CaseResult] = []
-        for plan in plans:
-            if isinstance(plan, str):
-                out.append(CaseResult.skipped(self.metric_names(), plan))
-                continue
-            assert scores is not None
+
+        def result(plan: Plan, scores: NLIScores) -> CaseResult:
             image = _matrix(scores.prob(ENTAILMENT), plan)
             value = conv_score(image, weights, edges)
-            out.append(CaseResult.ok(
+            return CaseResult.ok(
                 {"nli_summac_conv": value},
                 f"SummaC-Conv {value:.2f} over {image.shape[1]} summary sentences",
                 {"max_entailment_per_sentence": rounded(image.max(axis=0)),
                  "summary_sentences_used": min(image.shape[1], 10), "model": self.model_name()},
-            ))
-        return out
+            )
+
+        return self.score_planned(cases, self._plan, result)

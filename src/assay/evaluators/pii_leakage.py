@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
-from assay.evaluators.leak_scoring import score_leaks
+from assay.evaluators.base import CaseResult, Evaluator
+from assay.evaluators.leak_scoring import leak_metrics, score_leaks
 from assay.evaluators.registry import register
 from assay.params import check
 from assay.safety import Finding, find_pii
@@ -40,32 +40,7 @@ class PiiLeakage(Evaluator):
         "leak) and in the retrieved context (retrieval leak), per entity type; values masked."
     )
     requires = ("actual_answer",)
-    metrics = (
-        MetricSpec(
-            "pii_generation_leak",
-            "1 if the answer contains PII",
-            higher_is_better=False,
-            threshold=0.0,
-            primary=True,
-        ),
-        MetricSpec(
-            "pii_retrieval_leak",
-            "1 if the retrieved context contains PII",
-            higher_is_better=False,
-            threshold=0.0,
-        ),
-        MetricSpec(
-            "pii_answer_count",
-            "number of PII values found in the answer (echoes of the question excluded)",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
-        ),
-        MetricSpec(
-            "pii_in_question",
-            "1 if the question (the user's own input) contains PII: reported, not a leak",
-            higher_is_better=False,
-        ),
-    )
+    metrics = leak_metrics("pii", "PII", "PII values")
 
     def __init__(self, entities: Sequence[str] | None = None, allow: Sequence[str] = ()) -> None:
         if entities is not None:

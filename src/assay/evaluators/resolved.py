@@ -1,5 +1,5 @@
-"""An evaluator's injected model, resolved from its spec on first use and never pickled; registers
-nothing."""
+"""What an evaluator holds beside its parameters (a resolved model, a judge session, memos,
+counters), built on first use; registers nothing."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ T = TypeVar("T")
 
 
 class ResolvesOnce:
-    """Mixin for evaluators that resolve a backend spec lazily (a model loads on first use).
+    """Mixin for evaluators that build state lazily (a model loads on first use).
 
-    The resolved backend is kept under ``_resolved`` and left out of pickles, so an evaluator
-    shipped to another process resolves its spec again there.
+    Each piece of state is kept under its own attribute; those listed in :attr:`unpickled`
+    (resolved backends, judge sessions, memos) are left out of pickles, so an evaluator shipped to
+    another process resolves its specs again there (through the process's shared backends,
+    :mod:`assay.backends.resolve`) and starts with empty memos.
 
     Example:
         >>> class Holder(ResolvesOnce):
@@ -24,12 +26,13 @@ class ResolvesOnce:
         (['a', 'b', 'c'], True, False)
     """
 
-    #: The attributes holding resolved backends (one per backend the evaluator uses).
+    #: The attributes left out of pickles (a subclass extends its parent's tuple).
     unpickled: ClassVar[tuple[str, ...]] = ("_resolved",)
 
     def resolve_once(self, build: Callable[[], T], attribute: str = "_resolved") -> T:
-        """The backend kept under ``attribute`` from the first call, else ``build()`` (kept
-        for the next calls); ``attribute`` must be listed in :attr:`unpickled`."""
+        """The value kept under ``attribute`` from the first call, else ``build()`` (kept for
+        the next calls); list ``attribute`` in :attr:`unpickled` unless it should travel with
+        the evaluator (e.g. counters)."""
         resolved: T | None = self.__dict__.get(attribute)
         if resolved is None:
             resolved = self.__dict__[attribute] = build()

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.data.case import TestCase
+from assay.data.samples import question_of
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Status
 from assay.evaluators.registry import register
+from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 
 REFUSAL = "refusal"
@@ -66,7 +68,7 @@ def base_outcomes(
 
 
 def _pair_key(case: TestCase) -> tuple[str, str]:
-    return (case.model or "", case.parent_id or case.id)
+    return (case.model or "", question_of(case))
 
 
 class _PairedEvaluator(Evaluator):
@@ -92,14 +94,19 @@ class _PairedEvaluator(Evaluator):
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         names = self.metric_names()
         outcomes = base_outcomes(cases, self.base, self.base_params, self.threshold)
-        parents = {(c.model or "", c.id): i for i, c in enumerate(cases) if c.parent_id is None}
+        # a repeated sample (assay run --repeats) is compared with the parent's same sample
+        parents = {
+            (c.model or "", c.sample_of or c.id, c.sample): i
+            for i, c in enumerate(cases)
+            if c.parent_id is None
+        }
         results = []
         for case, mine in zip(cases, outcomes, strict=True):
             why = self.applies(case)
             if why is not None:
                 results.append(CaseResult.skipped(names, why))
                 continue
-            index = parents.get((case.model or "", case.parent_id or ""))
+            index = parents.get((case.model or "", case.parent_id or "", case.sample))
             if index is None:
                 results.append(
                     CaseResult.skipped(names, f"parent case {case.parent_id!r} is not in the suite")
@@ -187,7 +194,7 @@ class PerturbationRobustness(_PairedEvaluator):
 
 
 @register
-class CounterfactualFairness(_PairedEvaluator):
+class CounterfactualFairness(ResolvesOnce, _PairedEvaluator):
     """Whether a demographic counterfactual gets the same outcome and a similar tone.
 
     Only children made by the ``counterfactual`` perturbation are scored. ``cf_unchanged`` is 1
@@ -237,10 +244,6 @@ class CounterfactualFairness(_PairedEvaluator):
         self.base = base
         self.base_params = base_params
         self.threshold = threshold
-        self._analyzer: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_analyzer": None}
 
     def applies(self, case: TestCase) -> str | None:
         if case.parent_id is None:
@@ -250,14 +253,8 @@ class CounterfactualFairness(_PairedEvaluator):
         return None
 
     def _sentiment(self, text: str) -> float:
-        if self._analyzer is None:
-            from assay.errors import require
-
-            module: Any = require(
-                "vaderSentiment.vaderSentiment", extra="robustness", package="vaderSentiment"
-            )
-            self._analyzer = module.SentimentIntensityAnalyzer()
-        return float(self._analyzer.polarity_scores(text)["compound"])
+        analyzer = self.resolve_once(_sentiment_analyzer)
+        return float(analyzer.polarity_scores(text)["compound"])
 
     def compare(
         self, child: TestCase, parent: TestCase, mine: _Outcome, theirs: _Outcome
@@ -282,3 +279,13 @@ class CounterfactualFairness(_PairedEvaluator):
                 "parent_outcome": theirs.passed,
             },
         )
+
+
+def _sentiment_analyzer() -> Any:
+    """VADER's analyser (``pip install 'assay[robustness]'``)."""
+    from assay.errors import require
+
+    module: Any = require(
+        "vaderSentiment.vaderSentiment", extra="robustness", package="vaderSentiment"
+    )
+    return module.SentimentIntensityAnalyzer()

@@ -16,11 +16,9 @@ The condition language (quoted strings, ``regexp("…")``, AND, OR, NOT, parenth
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.registry import register
 from assay.matching import (
     Condition,
@@ -40,7 +38,7 @@ _PARSE = "text_match_parse_failure"
 
 
 @register
-class TextMatching(Evaluator):
+class TextMatching(CaseByCaseEvaluator):
     """Evaluate a boolean condition on the answer and attribute failures.
 
     Args:
@@ -100,10 +98,7 @@ class TextMatching(Evaluator):
         self.engine = engine
         self.timeout_s = timeout_s
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return [self._score_one(case) for case in cases]
-
-    def _score_one(self, case: TestCase) -> CaseResult:
+    def score_case(self, case: TestCase) -> CaseResult:
         names = self.metric_names()
         source = case.condition if case.condition and case.condition.strip() else self.condition
         if source is None:

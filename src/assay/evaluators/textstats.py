@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.registry import register
 from assay.params import check
 from assay.text import split_sentences, words
@@ -60,7 +60,7 @@ def word_count_difference(actual: int, expected: int) -> float:
 
 
 @register
-class TextStatistics(Evaluator):
+class TextStatistics(CaseByCaseEvaluator):
     """Type-token ratio, mean segmental TTR, mean sentence length and word-count difference.
 
     Args:
@@ -113,10 +113,7 @@ class TextStatistics(Evaluator):
         )
         self.segment_length = segment_length
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return [self._one(case) for case in cases]
-
-    def _one(self, case: TestCase) -> CaseResult:
+    def score_case(self, case: TestCase) -> CaseResult:
         tokens = words(case.actual_answer)
         if not tokens:
             return CaseResult.skipped(self.metric_names(), "the answer has no words")

@@ -7,10 +7,10 @@ and questions through the judge → :func:`select` (query selection) → a
 Nothing heavy is imported here: scikit-learn, pypdf, python-docx and BeautifulSoup load when used.
 """
 
-from assay.generate.chunking import Chunk, chunk_document, chunk_documents, sentence_spans
+from assay.corpus.chunking import Chunk, chunk_document, chunk_documents, sentence_spans
+from assay.corpus.ingest import Corpus, Document, ingest, read_document
 from assay.generate.coverage import coverage_markdown, coverage_rows
-from assay.generate.ingest import Corpus, Document, ingest, read_document
-from assay.generate.pipeline import GenerationConfig, GenerationResult, generate, resolve_judge
+from assay.generate.pipeline import GenerationConfig, GenerationResult, generate
 from assay.generate.questions import UNANSWERABLE_ANSWER, Candidate
 from assay.generate.sampling import STRATEGIES, Slot, allocate, plan_slots
 from assay.generate.selection import REASONS, SelectionConfig, select
@@ -32,5 +32,5 @@ __all__ = [
     "GenerationResult", "QueryType", "SelectionConfig", "Slot", "Topic", "TopicModel", "allocate",
     "build_topics", "chunk_document", "chunk_documents", "coverage_markdown", "coverage_rows",
     "ctfidf", "generate", "ingest", "load_taxonomy", "plan_slots", "read_document",
-    "resolve_judge", "resolve_types", "select", "sentence_spans", "topic_map_svg", "trec_class",
+    "resolve_types", "select", "sentence_spans", "topic_map_svg", "trec_class",
 ]

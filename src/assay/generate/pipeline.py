@@ -24,13 +24,13 @@ from assay.backends.embed import get_embedder
 from assay.backends.embed.base import Embedder
 from assay.backends.llm.client import Judge
 from assay.backends.llm.factory import JudgeSpec, make_judge
+from assay.corpus.chunking import Chunk, chunk_documents
+from assay.corpus.ingest import Corpus, ingest
 from assay.data.case import TestCase
 from assay.data.suite import TestSuite, write_suite
 from assay.errors import InvalidInputError
 from assay.fileio import write_json, write_text
-from assay.generate.chunking import Chunk, chunk_documents
 from assay.generate.coverage import coverage_markdown
-from assay.generate.ingest import Corpus, ingest
 from assay.generate.questions import (
     Candidate,
     PlaceholderError,
@@ -140,21 +140,6 @@ class GenerationResult:
                  for c, t in zip(self.chunks, self.topics.labels.tolist(), strict=True)]
         paths["chunks"] = write_text(f"{stem}.chunks.jsonl", "\n".join(lines) + "\n")
         return paths
-
-
-def resolve_judge(spec: JudgeSpec) -> Judge:
-    """:func:`~assay.backends.llm.make_judge`, except that ``"scripted"`` gives the scripted
-    judge that answers the generation prompts (:mod:`assay.generate.scripted`).
-
-    Example:
-        >>> resolve_judge("scripted").model
-        'scripted-generator'
-    """
-    if isinstance(spec, str) and spec.strip() == "scripted":
-        from assay.generate.scripted import scripted_generation_judge
-
-        return scripted_generation_judge()
-    return make_judge(spec)
 
 
 def _weights(config: GenerationConfig, model: TopicModel) -> dict[int, float]:
@@ -348,7 +333,7 @@ def generate(
                            strategy=config.strategy, weights=weights, max_per_chunk=None,
                            seed=config.seed)
     slots = plan_slots(model, embeddings, planned, types_list, seed=config.seed)
-    judge_client = resolve_judge(judge)
+    judge_client = make_judge(judge)
     needed = sorted({i for s in slots for i in s.chunks})
     facts, fallbacks = _key_facts(judge_client, chunks, needed, config, progress)
     candidates = _write_questions(judge_client, chunks, slots, facts, types, config, progress)
@@ -363,4 +348,4 @@ def generate(
     return GenerationResult(suite, report, corpus, chunks, model, candidates)
 
 
-__all__ = ["GenerationConfig", "GenerationResult", "generate", "resolve_judge"]
+__all__ = ["GenerationConfig", "GenerationResult", "generate"]

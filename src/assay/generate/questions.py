@@ -19,19 +19,17 @@ from typing import Any
 
 from assay.backends.llm.client import JsonOutcome, JsonTask, Judge
 from assay.backends.llm.prompts import build_request, load_prompt, numbered
+from assay.backends.llm.scripted import TASK_REPLIES
+from assay.corpus.chunking import Chunk
 from assay.errors import JudgeParseError, PlaceholderError
-from assay.generate.chunking import Chunk
+from assay.evaluators.judge_tasks import string_list_schema
 from assay.generate.sampling import Slot
 from assay.generate.taxonomy import QueryType
 from assay.text import split_sentences
 
 #: The package whose ``prompts/`` folder holds the generation prompts.
 PROMPTS = "assay.generate"
-FACTS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
-    "required": ["facts"],
-}
+FACTS_SCHEMA = string_list_schema("facts")
 QUESTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -309,3 +307,8 @@ def run_in_batches(
     if progress is not None and not tasks:
         progress(0, 0)
     return out
+
+
+# The "scripted" judge's replies to these tasks (a dry run of generation without a model).
+TASK_REPLIES.register_lazy("key_facts", "assay.generate.scripted:key_facts_reply")
+TASK_REPLIES.register_lazy("write_questions", "assay.generate.scripted:write_questions_reply")

@@ -1,4 +1,4 @@
-"""Scripted replies for the generation prompts, for :class:`~assay.testing.ScriptedJudge`.
+"""Scripted replies for the generation prompts (answered by the ``"scripted"`` judge).
 
 Deterministic and model-free: the key facts are the chunk's sentences, and questions are built
 from them with fixed templates. Used by the tests, by ``assay generate --judge scripted`` (a dry
@@ -98,7 +98,9 @@ def _item(kind: str, fmt: str, facts: Sequence[list[str]], i: int, polarity: str
             "answer": first}
 
 
-def _write_questions(request: JudgeRequest) -> str:
+def write_questions_reply(request: JudgeRequest) -> str:
+    """The scripted reply to a ``write_questions`` request (registered by
+    :mod:`assay.generate.questions`)."""
     v = request.variables
     facts = _facts(v)
     count = int(v.get("n", 1))
@@ -107,27 +109,23 @@ def _write_questions(request: JudgeRequest) -> str:
     return json.dumps({"questions": items})
 
 
-def _key_facts(request: JudgeRequest) -> str:
+def key_facts_reply(request: JudgeRequest) -> str:
+    """The scripted reply to a ``key_facts`` request: the passage's sentences."""
     v = request.variables
     return json.dumps({"facts": fallback_facts(str(v["passage"]), int(v.get("max_facts", 8)))})
 
 
-def generation_rules() -> list[tuple[str, Reply]]:
-    """Rules answering the ``key_facts`` and ``write_questions`` tasks.
+def scripted_generation_judge(extra_rules: Sequence[tuple[str, Reply]] = ()) -> Judge:
+    """A :class:`Judge` around a :class:`ScriptedJudge` answering the generation prompts, named
+    ``scripted-generator`` (``extra_rules`` are matched first; e.g. a rule returning malformed
+    output). The ``"scripted"`` judge spec answers them too (the replies are registered).
 
     Example:
-        >>> judge = ScriptedJudge(generation_rules())
-        >>> from assay.generate.chunking import Chunk
+        >>> from assay.corpus.chunking import Chunk
         >>> from assay.generate.questions import key_facts_task
         >>> chunk = Chunk("d#1", "d", "d.md", 0, 35, "The fee is 5 euros. Cards are free.", (0, 2))
-        >>> judge.complete(key_facts_task(chunk).request).text
+        >>> scripted_generation_judge().complete([key_facts_task(chunk).request])[0].text
         '{"facts": ["The fee is 5 euros.", "Cards are free."]}'
     """
-    return [("key_facts", _key_facts), ("write_questions", _write_questions)]
-
-
-def scripted_generation_judge(extra_rules: Sequence[tuple[str, Reply]] = ()) -> Judge:
-    """A :class:`Judge` around a :class:`ScriptedJudge` answering the generation prompts
-    (``extra_rules`` are matched first; e.g. a rule returning malformed output)."""
-    backend = ScriptedJudge([*extra_rules, *generation_rules()], model="scripted-generator")
+    backend = ScriptedJudge(extra_rules, model="scripted-generator")
     return Judge(backend, prices={"scripted-generator": (0.0, 0.0)}, concurrency=2)

@@ -160,11 +160,19 @@ def create_app(project: LabelProject, *, allowed_hosts: list[str] | None = None)
             show_machine=project.show_machine,
         )
 
-    async def label_page(request: Request) -> Response:
-        annotator, token = await run_in_threadpool(current, request)
-        if annotator is None:
-            return RedirectResponse("/", status_code=303)
-        return await run_in_threadpool(_page, annotator, token)
+    def signed_in(
+        render: Callable[[dict[str, Any], str], Response],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """A page for a signed-in annotator, rendered off the event loop; anyone else is sent to
+        the login page."""
+
+        async def page(request: Request) -> Response:
+            annotator, token = await run_in_threadpool(current, request)
+            if annotator is None:
+                return RedirectResponse("/", status_code=303)
+            return await run_in_threadpool(render, annotator, token)
+
+        return page
 
     async def label_submit(request: Request) -> Response:
         annotator, token = await run_in_threadpool(current, request)
@@ -218,12 +226,6 @@ def create_app(project: LabelProject, *, allowed_hosts: list[str] | None = None)
             store_url=store.safe_url,
         )
 
-    async def progress(request: Request) -> Response:
-        annotator, token = await run_in_threadpool(current, request)
-        if annotator is None:
-            return RedirectResponse("/", status_code=303)
-        return await run_in_threadpool(_progress, annotator, token)
-
     async def health(request: Request) -> Response:
         return PlainTextResponse("ok")
 
@@ -234,9 +236,9 @@ def create_app(project: LabelProject, *, allowed_hosts: list[str] | None = None)
             Route("/", index),
             Route("/login", login, methods=["POST"]),
             Route("/logout", logout, methods=["POST"]),
-            Route("/label", label_page, methods=["GET"]),
+            Route("/label", signed_in(_page), methods=["GET"]),
             Route("/label", label_submit, methods=["POST"]),
-            Route("/progress", progress),
+            Route("/progress", signed_in(_progress)),
             Route("/healthz", health),
             Mount("/static", StaticFiles(directory=static), name="static"),
         ],

@@ -25,6 +25,7 @@ from assay.label.queue import (
 from assay.label.store import Store
 from assay.report.drilldown import drilldown, read_cases
 from assay.rundir import CALIBRATED_FILE, SUITE_FILE, load_run
+from assay.rundir.suite_copy import suite_copy
 
 logger = logging.getLogger(__name__)
 _TEXT_KEYS = ("sentence", "text", "claim", "chunk")
@@ -64,7 +65,8 @@ class LabelProject:
         self.run_dir = Path(run_dir)
         self.show_machine = show_machine
         run = load_run(self.run_dir)  # a complete, unaltered run only
-        if not (self.run_dir / SUITE_FILE).is_file():
+        copy = suite_copy(self.run_dir)
+        if copy is None:
             raise InvalidInputError(f"{self.run_dir}: no {SUITE_FILE} (re-run 'assay evaluate')")
         if overlap < 1:
             raise InvalidInputError(f"overlap must be at least 1; got {overlap}")
@@ -76,7 +78,7 @@ class LabelProject:
         self.seed = seed
         self.results = run.results
         store.migrate()
-        store.bind_run(sha256_file(self.run_dir / SUITE_FILE))
+        store.bind_run(sha256_file(copy))
         if criteria is not None:
             store.set_criteria(criteria)
         elif not store.criteria():

@@ -16,6 +16,7 @@ semantics, inline flags such as ``(?i)`` included.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -108,18 +109,20 @@ class _Parser:
         return node
 
     def or_expr(self) -> Node:
-        operands = [self.and_expr()]
-        while self.token.kind is Kind.OR:
-            self.index += 1
-            operands.append(self.and_expr())
-        return operands[0] if len(operands) == 1 else Or(tuple(operands))
+        return self.joined(self.and_expr, Kind.OR, Or)
 
     def and_expr(self) -> Node:
-        operands = [self.not_expr()]
-        while self.token.kind is Kind.AND:
+        return self.joined(self.not_expr, Kind.AND, And)
+
+    def joined(
+        self, operand: Callable[[], Node], kind: Kind, node: Callable[[tuple[Node, ...]], Node]
+    ) -> Node:
+        """Operands separated by the operator ``kind``, as one ``node`` (a lone operand as is)."""
+        operands = [operand()]
+        while self.token.kind is kind:
             self.index += 1
-            operands.append(self.not_expr())
-        return operands[0] if len(operands) == 1 else And(tuple(operands))
+            operands.append(operand())
+        return operands[0] if len(operands) == 1 else node(tuple(operands))
 
     def nested(self) -> None:
         self.depth += 1

@@ -1,7 +1,7 @@
 """Data for the report's per-case drill-down and calibration section, read from a run directory.
 
-The drill-down joins the long results table with the evaluated cases (``suite.jsonl`` copied into
-the run directory) into one entry per case × model: texts, every metric outcome, explanations and
+The drill-down joins the long results table with the evaluated cases (the suite copy in the run
+directory) into one entry per case × model: texts, every metric outcome, explanations and
 the evaluators' ``details`` evidence. Large runs are capped, failing and errored cases first.
 """
 
@@ -10,21 +10,23 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from assay.data.suite_parquet import parquet_records
 from assay.rundir.layout import (
     CALIBRATED_FILE,
     CALIBRATION_FILES,
+    LEGACY_SUITE_FILE,
     MANIFEST_FILE,
-    SUITE_FILE,
     THRESHOLD_FILES,
 )
 from assay.rundir.results import read_calibrated
+from assay.rundir.suite_copy import suite_copy
 
 logger = logging.getLogger(__name__)
 
@@ -32,24 +34,7 @@ logger = logging.getLogger(__name__)
 MAX_CASES = 3000
 #: Characters of any one text embedded in the report at most.
 MAX_TEXT = 20_000
-_ROW_KEYS = (
-    "case_id",
-    "model",
-    "evaluator",
-    "metric",
-    "primary",
-    "status",
-    "value",
-    "passed",
-    "threshold",
-    "reason",
-    "explanation",
-    "details",
-    "topic",
-    "query_type",
-    "perturbation",
-    "parent_id",
-)
+#: The keys of one metric's outcome in a drill-down entry.
 _METRIC_KEYS = (
     "evaluator",
     "metric",
@@ -59,6 +44,18 @@ _METRIC_KEYS = (
     "passed",
     "threshold",
     "reason",
+)
+#: The result-table columns the drill-down reads.
+_ROW_KEYS = (
+    "case_id",
+    "model",
+    *_METRIC_KEYS,
+    "explanation",
+    "details",
+    "topic",
+    "query_type",
+    "perturbation",
+    "parent_id",
 )
 #: Calibration reports shown in the HTML report → their plot data file.
 REPORT_FILES = {
@@ -70,29 +67,38 @@ REPORT_FILES = {
 def read_cases(
     directory: Path, keys: set[tuple[str, str]] | None = None
 ) -> dict[tuple[str, str], dict[str, Any]]:
-    """Cases of the run keyed by ``(id, model)``, from ``suite.jsonl`` (empty when absent).
+    """Cases of the run keyed by ``(id, model)``, from its suite copy (empty when absent).
 
-    The file was written by :func:`assay.evaluate` from validated cases, so it is read as plain
-    JSON (fast); ``keys`` limits the result to the cases the report shows.
+    The copy was written by :func:`assay.evaluate` from validated cases, so it is read as plain
+    records (fast); ``keys`` limits the result to the cases the report shows (read from the
+    compressed Parquet copy with a filter, so a large run's other cases are never decoded).
 
     Example:
         >>> import tempfile
         >>> read_cases(Path(tempfile.mkdtemp()))
         {}
     """
-    path = directory / SUITE_FILE
-    if not path.is_file():
+    path = suite_copy(directory)
+    if path is None:
         return _original_suite(directory, keys)
     out = {}
+    for record in _copy_records(path, keys):
+        key = (str(record.get("id")), str(record.get("model") or ""))
+        if keys is None or key in keys:
+            out[key] = record
+    return out
+
+
+def _copy_records(path: Path, keys: set[tuple[str, str]] | None) -> Iterator[dict[str, Any]]:
+    """Records of a suite copy: Parquet, or the JSON Lines of runs written before issue 23."""
+    if path.name != LEGACY_SUITE_FILE:
+        ids = None if keys is None else {case_id for case_id, _ in keys}
+        yield from (record for _, record in parquet_records(path, ids=ids))
+        return
     with path.open(encoding="utf-8") as handle:
         for line in handle:
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            key = (str(record.get("id")), str(record.get("model") or ""))
-            if keys is None or key in keys:
-                out[key] = record
-    return out
+            if line.strip():
+                yield json.loads(line)
 
 
 def _original_suite(

@@ -192,6 +192,66 @@ def _analysis_markdown(analysis: dict[str, Any]) -> list[str]:
         lines += ["## Weakest slices", ""]
         lines += [f"- {md_escape(w['message'])}" for w in analysis["weakest"]]
         lines += [""]
+    if analysis.get("repeats"):
+        lines += repeats_markdown(analysis["repeats"])
+    return lines
+
+
+def _share(row: Mapping[str, Any], name: str) -> str:
+    low, high = row.get(f"{name}_ci_low"), row.get(f"{name}_ci_high")
+    interval = "" if low is None or high is None else f" [{low:.3g}, {high:.3g}]"
+    return _num(row.get(name), 3) + interval
+
+
+def repeats_markdown(repeats: Mapping[str, Any]) -> list[str]:
+    """The "Repeats and flaky cases" section from ``analysis["repeats"]``.
+
+    Example:
+        >>> rep = {"samples": 3, "confidence": 0.95, "n_flaky": 1, "n_flaky_listed": 1,
+        ...        "metrics": [{"model": "m", "metric": "f1", "n_cases": 2, "mean": 0.8,
+        ...                     "within_sd": 0.1, "between_sd": None, "n_flaky": 1, "n_judged": 2,
+        ...                     "flaky_share": 0.5, "pass_all": 0.5, "pass_any": 1.0}],
+        ...        "flaky": [{"model": "m", "metric": "f1", "case_id": "q|1", "passing": 2,
+        ...                   "judged": 3, "pass_share": 0.667}]}
+        >>> print(repeats_markdown(rep)[-2])
+        | model | metric | case | samples passing |
+        |---|---|---|---|
+        | m | f1 | q\\|1 | 2 / 3 (0.667) |
+    """
+    level = f"{repeats['confidence']:.0%}"
+    lines = [
+        "## Repeats and flaky cases",
+        "",
+        f"Up to {repeats['samples']} samples per case; a case's samples count as one question in "
+        f"every interval and in the verdict. Shares with {level} cluster-bootstrap intervals; "
+        "pass^k: passing in every sample, pass@k: in at least one.",
+        "",
+    ]
+    rows = [
+        [
+            r["model"] or "(unnamed)",
+            r["metric"],
+            r["n_cases"],
+            _num(r["mean"], 3),
+            _num(r["within_sd"], 3),
+            f"{r['n_flaky']} / {r['n_judged']}",
+            _share(r, "flaky_share"),
+            _share(r, "pass_all"),
+            _share(r, "pass_any"),
+        ]
+        for r in repeats["metrics"]
+    ]
+    headers = ["model", "metric", "cases", "mean", "within-case SD", "flaky", "flaky share",
+               "pass^k", "pass@k"]
+    lines += [table(headers, rows), ""]
+    if repeats["flaky"]:
+        lines += [f"### Flaky cases ({repeats['n_flaky']})", ""]
+        flaky = [
+            [f["model"] or "(unnamed)", f["metric"], f["case_id"],
+             f"{f['passing']} / {f['judged']} ({f['pass_share']:.3g})"]
+            for f in repeats["flaky"]
+        ]
+        lines += [table(["model", "metric", "case", "samples passing"], flaky), ""]
     return lines
 
 

@@ -19,8 +19,11 @@ LEADERBOARD_FILE = "leaderboard.json"
 PROBLEMS_FILE = "problems.json"
 #: Insights found by the analysis (cost, latency, trade-offs).
 INSIGHTS_FILE = "insights.json"
-#: Copy of the evaluated cases (the texts the reports and the labeling app show).
-SUITE_FILE = "suite.jsonl"
+#: Copy of the evaluated cases (the texts the reports and the labeling app show), as
+#: zstd-compressed Parquet (:mod:`assay.rundir.suite_copy`).
+SUITE_FILE = "suite.parquet"
+#: The same copy as runs written before issue 23 hold it: raw JSON Lines (still read).
+LEGACY_SUITE_FILE = "suite.jsonl"
 #: Corpus-level details (e.g. confusion matrices): evaluator → model → details.
 CORPUS_DETAILS_FILE = "corpus_details.json"
 
@@ -65,4 +68,10 @@ DATA_FILES = (
     SUITE_FILE,
 )
 #: Files a reader needs unchanged: their sha256 is checked against the manifest on load.
-VERIFIED_FILES = (*DATA_FILES, CORPUS_DETAILS_FILE, CALIBRATED_FILE, CALIBRATED_CSV)
+VERIFIED_FILES = (
+    *DATA_FILES,
+    LEGACY_SUITE_FILE,
+    CORPUS_DETAILS_FILE,
+    CALIBRATED_FILE,
+    CALIBRATED_CSV,
+)

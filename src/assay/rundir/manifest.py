@@ -16,7 +16,8 @@ from assay.fileio import sha256_file
 from assay.rundir.layout import MANIFEST_FILE, RESULTS_FILE, VERIFIED_FILES
 from assay.rundir.records import Manifest
 
-SCHEMA_VERSION = 1
+#: 2: the suite copy is ``suite.parquet`` (compressed), no longer ``suite.jsonl``.
+SCHEMA_VERSION = 2
 _RECORDED_PACKAGES = ("numpy", "pandas", "pyarrow", "pydantic", "scikit-learn", "scipy", "nupunkt")
 
 

@@ -33,6 +33,8 @@ class ResultRow(TypedDict):
     query_type: str | None
     perturbation: str | None
     parent_id: str | None
+    sample_of: str | None
+    sample: int | None
 
 
 class LeaderboardRow(TypedDict):

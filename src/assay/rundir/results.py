@@ -50,6 +50,8 @@ RESULT_SCHEMA = pa.schema(
         ("query_type", pa.string()),
         ("perturbation", pa.string()),
         ("parent_id", pa.string()),
+        ("sample_of", pa.string()),
+        ("sample", pa.int64()),
     ]
 )
 COLUMNS = RESULT_SCHEMA.names

@@ -1,10 +1,11 @@
-"""Writing the files of a run directory: analysis tables, the suite copy and the seal."""
+"""Writing the files of a run directory: analysis tables and the seal (the suite copy:
+:mod:`assay.rundir.suite_copy`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay.fileio import write_json
 from assay.rundir.layout import (
@@ -13,13 +14,9 @@ from assay.rundir.layout import (
     LEADERBOARD_FILE,
     MANIFEST_FILE,
     PROBLEMS_FILE,
-    SUITE_FILE,
 )
 from assay.rundir.manifest import finish_manifest, record_files
 from assay.rundir.records import Finding, LeaderboardRow, Manifest
-
-if TYPE_CHECKING:
-    from assay.data.suite import TestSuite
 
 
 def write_tables(
@@ -38,15 +35,6 @@ def write_tables(
     if corpus_details:
         files.append(write_json(directory / CORPUS_DETAILS_FILE, corpus_details))
     return files
-
-
-def write_suite_copy(suite: TestSuite, directory: Path) -> Path:
-    """Copy the evaluated cases into the run (the texts reports show; no original file needed)."""
-    from assay.data.suite import write_suite
-
-    path = directory / SUITE_FILE
-    write_suite(suite, path)
-    return path
 
 
 def seal(directory: Path, manifest: Manifest, files: list[Path]) -> None:

@@ -4,6 +4,10 @@ The first line is a header naming the target; every further line is one finished
 or failed) with a fingerprint of the input it answered. On resume a record is reused only when
 the fingerprint still matches the input case, so an edited suite is never answered from stale
 records. A line cut short by a crash is ignored.
+
+A conversation also writes a *partial* record after each completed turn (``"partial": true``,
+the case holding the turns so far); an interrupted conversation resumes from its latest partial
+record, so no answered turn is asked again (see docs/design/0022-conversations.md).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,16 +32,18 @@ _FORMAT = "assay-run-checkpoint/1"
 
 
 def fingerprint(case: TestCase) -> str:
-    """A short hash of the input a case is answered from (id, question, context, metadata).
+    """A short hash of the input a case is answered from (id, question, context, metadata, and
+    the conversation fields when set).
 
     Example:
         >>> a, b = TestCase(id="1", question="a"), TestCase(id="1", question="b")
         >>> fingerprint(a) == fingerprint(b)
         False
     """
-    data = case.model_dump(
-        include={"id", "question", "retrieved_context", "context_ids", "metadata"}
-    )
+    fields = {"id", "question", "retrieved_context", "context_ids", "metadata"}
+    # conversation fields only when set, so single-turn checkpoints keep their fingerprints
+    fields |= {f for f in ("turns", "scenario", "expected_outcome") if getattr(case, f)}
+    data = case.model_dump(include=fields)
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -58,9 +65,14 @@ class Checkpoint:
         self.path = Path(path)
         self.target = target
         self._handle: IO[str] | None = None
+        self._lock = threading.Lock()
+        #: Conversations in progress: the latest partial record by input case id (set by load).
+        self.partial: dict[str, TestCase] = {}
 
     def load(self, cases: list[TestCase]) -> dict[str, TestCase]:
-        """Finished results by input case id, for the ``cases`` whose input is unchanged."""
+        """Finished results by input case id, for the ``cases`` whose input is unchanged; the
+        latest partial record of each conversation goes to :attr:`partial`."""
+        self.partial = {}
         if not self.path.is_file():
             return {}
         wanted = {case.id: fingerprint(case) for case in cases}
@@ -85,10 +97,12 @@ class Checkpoint:
                 raise InvalidInputError(
                     f"{self.path}: row {number}: not a checkpoint record ({exc})"
                 ) from None
-            if wanted.get(key) == print_:
-                done[key] = result
-            else:
+            if wanted.get(key) != print_:
                 stale += 1
+            elif record.get("partial"):
+                self.partial[key] = result
+            else:
+                done[key] = result
         if stale:
             logger.warning("%s: %d records do not match the suite and are redone", self.path, stale)
         return done
@@ -118,19 +132,26 @@ class Checkpoint:
             with self.path.open("r+b") as handle:
                 handle.truncate(data.rfind(b"\n") + 1)
 
-    def append(self, source: TestCase, result: TestCase) -> None:
-        """Record that ``source`` finished with ``result`` (durable once this returns)."""
+    def append(self, source: TestCase, result: TestCase, *, partial: bool = False) -> None:
+        """Record that ``source`` finished with ``result`` (durable once this returns); with
+        ``partial``, that a conversation reached ``result`` (its turns so far). Thread-safe."""
         record: dict[str, Any] = {"input_id": source.id, "fingerprint": fingerprint(source)}
+        if partial:
+            record["partial"] = True
         record["case"] = result.model_dump(mode="json", exclude_none=True)
         self._write(record)
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._handle is None:
             raise RuntimeError("Checkpoint.append() outside a 'with' block")
+        with self._lock:
+            self._write_locked(self._handle, record)
+
+    def _write_locked(self, handle: IO[str], record: dict[str, Any]) -> None:
         try:
-            self._handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
+            handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
         except OSError as exc:  # disk full, quota, I/O error: stop with what is recorded kept
             raise RunDirectoryError(
                 f"{self.path}: cannot write the checkpoint ({exc.strerror or exc}); the answers "

@@ -39,7 +39,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     ),
     "command": ("command", "stdin", "output", "response", "env"),
     "python": ("callable", "response"),
-    "langchain": ("runnable", "input_key", "output_key"),
+    "langchain": ("runnable", "input_key", "output_key", "history"),
     "llamaindex": ("engine", "mode"),
 }
 #: The key each built-in type needs; ``TYPE:VALUE`` on the command line sets it (see
@@ -134,7 +134,7 @@ def _connector(
 ) -> Connector:
     """The connector of type ``kind``; references to Python callables in the built-ins' keys are
     resolved here, relative to the config file's folder."""
-    from assay.runner.connectors.python import load_object
+    from assay.registry import load_object
 
     if kind in _OBJECT_KEYS:
         key, argument = _OBJECT_KEYS[kind]

@@ -10,14 +10,18 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.data.case import TestCase
 from assay.data.dialogue import Trajectory
+from assay.data.samples import repeat_cases
 from assay.data.suite import TestSuite
 from assay.params import check
 from assay.runner.checkpoint import Checkpoint
 from assay.runner.connectors.base import Connector, TargetError, TargetResponse
+
+if TYPE_CHECKING:
+    from assay.runner.simulated_user import SimulatedUser
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +40,8 @@ class RunSettings:
         backoff_s: wait before the first retry; doubles each retry, with +/-25 % jitter.
         backoff_max_s: upper bound of one wait.
         retry_bad_response: also retry unparseable or wrongly shaped responses.
+        max_turns: most user turns of a conversation whose user is simulated (scripted
+            conversations send every scripted turn).
     """
 
     concurrency: int = 4
@@ -44,6 +50,7 @@ class RunSettings:
     backoff_s: float = 0.5
     backoff_max_s: float = 30.0
     retry_bad_response: bool = False
+    max_turns: int = 8
 
     def __post_init__(self) -> None:
         where = "RunSettings"
@@ -52,6 +59,7 @@ class RunSettings:
         check(self.timeout_s > 0, "timeout_s", where, "positive", self.timeout_s)
         check(self.backoff_s >= 0, "backoff_s", where, "0 or more", self.backoff_s)
         check(self.backoff_max_s >= 0, "backoff_max_s", where, "0 or more", self.backoff_max_s)
+        check(self.max_turns >= 1, "max_turns", where, "at least 1", self.max_turns)
 
     def wait_before(self, attempt: int, rng: random.Random) -> float:
         """Seconds to wait before try number ``attempt + 1`` (``attempt`` >= 1).
@@ -189,6 +197,8 @@ def run_target(
     retry_errors: bool = False,
     progress: ProgressCallback | None = None,
     seed: int = 0,
+    user: SimulatedUser | None = None,
+    repeats: int = 1,
 ) -> list[TestCase]:
     """Answer every case of ``suite`` with ``connector``; return the answered cases in order.
 
@@ -196,6 +206,11 @@ def run_target(
     ``metadata["run"]``); nothing is dropped. With ``checkpoint``, each finished case is appended
     to that file and made durable before the next is counted, and cases already there are not
     asked again, so a killed run resumes where it stopped.
+
+    Conversation cases (scripted user turns, or a scenario for a simulated user) are run turn by
+    turn by :func:`~assay.runner.conversation.converse`, concurrently with the other cases; each
+    completed turn is checkpointed, and an interrupted conversation resumes from its last
+    completed turn.
 
     Args:
         suite: the cases (questions; any answers they hold are replaced).
@@ -205,6 +220,13 @@ def run_target(
         retry_errors: on resume, ask again cases that finished with an error.
         progress: called as ``progress(name, done, total)``.
         seed: seeds the back-off jitter.
+        user: the simulated user, for conversation cases that have a scenario and no user turns.
+        repeats: ask every case this many times, for a non-deterministic system: each answer is
+            a linked sample ``{id}#sample{j}`` (see :func:`~assay.data.samples.repeat_cases`),
+            checkpointed and resumed like any case.
+
+    Raises:
+        InvalidInputError: when a case needs a simulated user and none is given.
 
     Example:
         >>> from assay.runner.connectors import CallableConnector
@@ -212,10 +234,22 @@ def run_target(
         >>> [c.actual_answer for c in run_target(cases, CallableConnector(str.upper))]
         ['Q0', 'Q1', 'Q2']
     """
+    from assay.runner.conversation import converse, is_conversation, needs_simulator
+
     settings = settings or RunSettings()
-    inputs = _unique_inputs(list(suite))
+    inputs = repeat_cases(_unique_inputs(list(suite)), repeats)
+    simulated = [c.id for c in inputs if needs_simulator(c)]
+    if simulated and user is None:
+        from assay.errors import InvalidInputError
+
+        raise InvalidInputError(
+            f"{len(simulated)} case(s) ({', '.join(simulated[:3])}"
+            f"{', ...' if len(simulated) > 3 else ''}) have a scenario and no user turns: their "
+            "user is simulated by the judge LLM; give one (assay run --judge, or $ASSAY_JUDGE)"
+        )
     log = Checkpoint(checkpoint, target=connector.name) if checkpoint is not None else None
     finished = log.load(inputs) if log is not None else {}
+    partial = log.partial if log is not None else {}
     if retry_errors:
         finished = {
             k: v for k, v in finished.items() if v.metadata.get("run", {}).get("status") == "ok"
@@ -229,12 +263,29 @@ def run_target(
         progress(task, done, total)
     lock = threading.Lock()
     rngs = threading.local()
+    stopping = threading.Event()  # set on the way out: conversations stop between turns
 
     def work(case: TestCase) -> TestCase:
         if not hasattr(rngs, "rng"):
             with lock:
                 rngs.rng = random.Random(f"{seed}-{threading.get_ident()}")
-        return ask(connector, case, settings, rngs.rng)
+        if not is_conversation(case):
+            return ask(connector, case, settings, rngs.rng)
+
+        def on_turn(so_far: TestCase) -> None:
+            if log is not None:
+                log.append(case, so_far, partial=True)
+
+        return converse(
+            connector,
+            case,
+            settings,
+            rngs.rng,
+            user=user,
+            resume=partial.get(case.id),
+            on_turn=on_turn,
+            stop=stopping,
+        )
 
     if log is not None:
         log.__enter__()
@@ -264,7 +315,8 @@ def run_target(
                     if progress is not None:
                         progress(task, done, total)
                 top_up()
-        finally:  # on an interrupt, do not start queued cases
+        finally:  # on an interrupt, do not start queued cases nor further conversation turns
+            stopping.set()
             pool.shutdown(wait=True, cancel_futures=True)
     finally:
         if log is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from assay.errors import InvalidInputError, PathError
@@ -84,12 +85,10 @@ def render(template: Any, variables: dict[str, Any]) -> Any:
         ...        {"question": "Fee?", "k": 3})
         {'q': 'Fee?', 'k': 3, 'msg': 'Q: Fee?'}
     """
-    if isinstance(template, dict):
-        return {key: render(value, variables) for key, value in template.items()}
-    if isinstance(template, list):
-        return [render(value, variables) for value in template]
-    if not isinstance(template, str):
-        return template
+    return map_strings(template, lambda text: _render_text(text, variables))
+
+
+def _render_text(template: str, variables: dict[str, Any]) -> Any:
     whole = _PLACEHOLDER.fullmatch(template.strip())
     if whole:
         return _lookup(variables, whole.group(1))
@@ -101,6 +100,21 @@ def render(template: Any, variables: dict[str, Any]) -> Any:
         return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
     return _PLACEHOLDER.sub(text, template)
+
+
+def map_strings(value: Any, transform: Callable[[str], Any]) -> Any:
+    """``value`` with ``transform`` applied to every string inside it (dicts and lists walked,
+    keys and other values kept).
+
+    Example:
+        >>> map_strings({"a": ["x", 1], "b": "y"}, str.upper)
+        {'a': ['X', 1], 'b': 'Y'}
+    """
+    if isinstance(value, dict):
+        return {key: map_strings(item, transform) for key, item in value.items()}
+    if isinstance(value, list):
+        return [map_strings(item, transform) for item in value]
+    return transform(value) if isinstance(value, str) else value
 
 
 def _lookup(variables: dict[str, Any], name: str) -> Any:
@@ -137,12 +151,6 @@ def expand_env(value: Any, where: str = "target config") -> Any:
         >>> expand_env({"Authorization": "Bearer ${ASSAY_DOC_TOKEN}"})
         {'Authorization': 'Bearer t0k'}
     """
-    if isinstance(value, dict):
-        return {k: expand_env(v, where) for k, v in value.items()}
-    if isinstance(value, list):
-        return [expand_env(v, where) for v in value]
-    if not isinstance(value, str):
-        return value
 
     def sub(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -150,4 +158,4 @@ def expand_env(value: Any, where: str = "target config") -> Any:
             raise InvalidInputError(f"{where}: environment variable {name!r} is not set")
         return os.environ[name]
 
-    return _ENV.sub(sub, value)
+    return map_strings(value, lambda text: _ENV.sub(sub, text))

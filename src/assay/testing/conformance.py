@@ -21,7 +21,8 @@ def check_evaluator(evaluator: Evaluator, cases: Sequence[TestCase] | None = Non
     Checks: one result per case, every declared non-corpus metric reported, values finite and in
     range, skipped/error outcomes carry a reason, missing required fields give ``skipped``,
     reproducible evaluators give identical results twice, the spec is JSON and the evaluator
-    pickles.
+    pickles without the state it keeps out of pickles (``unpickled``: resolved models, judge
+    sessions, memos).
     """
     cases = list(cases if cases is not None else sample_cases())
     name = evaluator.name
@@ -52,4 +53,6 @@ def check_evaluator(evaluator: Evaluator, cases: Sequence[TestCase] | None = Non
     spec_json = json.loads(json.dumps(evaluator.spec()))
     assert spec_json["name"] == name and spec_json["metrics"]
     clone = pickle.loads(pickle.dumps(evaluator))
+    carried = [a for a in getattr(evaluator, "unpickled", ()) if a in vars(clone)]
+    assert not carried, f"{name}: pickled {carried}, which it keeps out of pickles"
     assert clone.get_params().keys() == evaluator.get_params().keys()

@@ -11,9 +11,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from assay.agents.factcheck.scripted import RULES as FACTCHECK_RULES
 from assay.backends.llm.client import Judge
-from assay.backends.llm.scripted import ScriptedJudge
+from assay.backends.llm.factory import JUDGES
 from assay.evaluators.base import Evaluator
 
 #: The test spec of each model parameter's backend family.
@@ -23,14 +22,15 @@ EXAMPLE_TEMPLATE = "Does the ANSWER answer the QUESTION?\nQUESTION: {question}\n
 
 
 def scripted_judge() -> Judge:
-    """A :class:`Judge` around the heuristic :class:`ScriptedJudge` (priced at zero) that also
-    answers the fact-check agent's tasks.
+    """A new judge of the ``"scripted"`` spec (the heuristic
+    :class:`~assay.backends.llm.scripted.ScriptedJudge`, priced at zero), not shared with other
+    callers, so a test may read the requests its backend recorded.
 
     Example:
         >>> scripted_judge().model
         'scripted'
     """
-    return Judge(ScriptedJudge(FACTCHECK_RULES), prices={"scripted": (0.0, 0.0)}, concurrency=2)
+    return JUDGES.build("scripted")
 
 
 def with_test_doubles(cls: type[Evaluator], **params: Any) -> Evaluator:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay.data.samples import question_of
 from assay.errors import InvalidInputError
 from assay.fileio import write_text
 from assay.rundir.layout import VERDICT_CASES_FILE
@@ -26,6 +27,7 @@ from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import Key, labels_from_cases, labels_from_file, labels_from_store
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan
+from assay.verdict.samples import collapse_samples
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +108,7 @@ def _case_frame(cases: list[Any]) -> pd.DataFrame:
             {
                 "case_id": case.id,
                 "model": str(case.model),
-                "group": case.parent_id or case.id,
+                "group": question_of(case),
                 "attacks": perturbation.startswith("attack:"),
                 "perturbed": bool(perturbation) and not perturbation.startswith("attack:"),
                 "abstain": str(case.labels.get("expected_behaviour", "")).lower() == "abstain",
@@ -232,6 +234,7 @@ def assess(
     results["model"] = results["model"].astype(str)
     direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
     frame = _case_frame(cases)
+    sampled = {(c.id, str(c.model)): c.sample_of for c in cases if c.sample_of is not None}
     labels = _load_labels(plan, cases, run.path)
     models = sorted(frame.index.get_level_values("model").unique())
     decisions: list[CheckDecision] = []
@@ -246,6 +249,7 @@ def assess(
         cv = _check_verdicts(
             check, results, frame, labels.get(check.label or "", {}), direction, plan
         )
+        cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
         verdicts[check.name] = cv
         review = plan.calibration.review_in_rates
         decisions.extend(decide_check(check, cv, model, review) for model in models)
@@ -270,10 +274,10 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
     write_text(out / CASES_FILE, cases_table.to_csv(index=False))
     review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
     wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()
-    lines = [
+    lines = [  # a repeated case under review: every sample of it
         json.dumps(case.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
         for case in cases
-        if (case.id, str(case.model)) in wanted
+        if (case.sample_of or case.id, str(case.model)) in wanted
     ]
     write_text(out / REVIEW_FILE, "".join(line + "\n" for line in lines))
     write_text(out / "verdict.md", verdict_markdown(assessment))

@@ -14,14 +14,12 @@ from typing import Any
 from assay.agents.factcheck.tools import ToolCall
 from assay.backends.llm.client import JsonTask
 from assay.backends.llm.prompts import build_request, load_prompt
+from assay.backends.llm.scripted import TASK_REPLIES
 from assay.errors import JudgeParseError
+from assay.evaluators.judge_tasks import string_list_schema
 
 VERDICTS = ("supported", "refuted", "not_enough_evidence")
-CLAIMS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"claims": {"type": "array", "items": {"type": "string"}}},
-    "required": ["claims"],
-}
+CLAIMS_SCHEMA = string_list_schema("claims")
 STEP_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -158,3 +156,9 @@ def step_task(question: str, claim: str, tools: Sequence[tuple[str, str]],
                             extra={"tool_names": [n for n, _ in tools], "evidence": evidence,
                                    "n_searches": len(calls)})
     return JsonTask(request, _step([n for n, _ in tools], seen, final))
+
+
+# The "scripted" judge's replies to these tasks (tests and docs run the agent without a model).
+TASK_REPLIES.register_lazy("factcheck_claims", "assay.agents.factcheck.scripted:claims_reply")
+for _task in ("factcheck_step", "factcheck_verdict"):
+    TASK_REPLIES.register_lazy(_task, "assay.agents.factcheck.scripted:step_reply")

@@ -1,4 +1,4 @@
-"""Scripted replies for the fact-check prompts, for :class:`~assay.testing.ScriptedJudge`.
+"""Scripted replies for the fact-check prompts (answered by the ``"scripted"`` judge).
 
 Deterministic and model-free: the claims are the answer's sentences; a claim is first searched
 with its own words on the first tool, then judged *supported* when a passage holds at least 60 %
@@ -16,13 +16,14 @@ from typing import Any
 
 from assay.backends.llm.client import Judge
 from assay.backends.llm.protocol import JudgeRequest
-from assay.backends.llm.scripted import Reply, ScriptedJudge, content_words, overlap
+from assay.backends.llm.scripted import ScriptedJudge, content_words, overlap
 from assay.text import split_sentences
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
-def _claims(request: JudgeRequest) -> str:
+def claims_reply(request: JudgeRequest) -> str:
+    """The scripted reply to ``factcheck_claims``: the answer's sentences."""
     v = request.variables
     claims = split_sentences(v["answer"])[: int(v.get("max_claims", 8))]
     return json.dumps({"claims": claims})
@@ -51,21 +52,15 @@ def decide(claim: str, evidence: list[Mapping[str, Any]]) -> dict[str, Any]:
             "reason": "no passage holds the claim"}
 
 
-def _step(request: JudgeRequest) -> str:
+def step_reply(request: JudgeRequest) -> str:
+    """The scripted reply to ``factcheck_step`` / ``factcheck_verdict``: search the claim's
+    words on the first tool once, then :func:`decide`."""
     v = request.variables
     if request.task.startswith("factcheck_step") and not v.get("n_searches") \
             and v.get("tool_names"):
         return json.dumps({"action": "search", "tool": v["tool_names"][0],
                            "query": v["claim"].rstrip(".!?")})
     return json.dumps(decide(v["claim"], list(v.get("evidence", []))))
-
-
-#: Rules answering the three fact-check tasks.
-RULES: list[tuple[str, Reply]] = [
-    ("factcheck_claims", _claims),
-    ("factcheck_step", _step),
-    ("factcheck_verdict", _step),
-]
 
 
 def scripted_factcheck_judge(**judge_options: Any) -> Judge:
@@ -81,4 +76,4 @@ def scripted_factcheck_judge(**judge_options: Any) -> Judge:
     """
     options: dict[str, Any] = {"prices": {"scripted": (0.0, 0.0)}, "concurrency": 2,
                                **judge_options}
-    return Judge(ScriptedJudge(RULES), **options)
+    return Judge(ScriptedJudge(), **options)

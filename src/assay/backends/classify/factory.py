@@ -10,7 +10,7 @@ the head), ``"hf:<name or path>"`` (any Hugging Face toxicity classifier, e.g.
 ``hf:unitary/toxic-bert``) and ``"fake"`` (the test keyword model).
 Bias specs: ``"head"`` (the bias head shipped with assay, trained on SBIC; the default), a Hugging
 Face name or path (reference ``d4data/bias-detection-model``), ``"fake"`` or ``"tiny"`` (a tiny
-random model for plumbing tests).
+random model for plumbing tests). Resolved by :mod:`assay.backends.resolve`.
 """
 
 from __future__ import annotations
@@ -18,68 +18,99 @@ from __future__ import annotations
 import logging
 
 from assay.backends.classify.base import TextClassifier
-from assay.backends.loaded import LoadedBackends
+from assay.backends.resolve import BackendFamily, resolve
 from assay.params import check
 
 logger = logging.getLogger(__name__)
 DEFAULT_TOXICITY = "auto"
 DEFAULT_BIAS = "head"
-TOXICITY_SPECS = ("auto", "head", "head+profanity", "profanity-check", "profanity", "offline",
-                  "fake", "detoxify", "ensemble")
-_LOADED: LoadedBackends[TextClassifier] = LoadedBackends(
-    TextClassifier, "classifier", "get_classifier",
-    "a spec string or an object with model_id and predict()")
+_EXPECTED = "a spec string or an object with model_id and predict()"
 
 
-def _toxicity(spec: str) -> TextClassifier:
-    from assay.backends.classify import detoxify_backend
-    from assay.backends.classify.ensemble import EnsembleClassifier
+def _head(kind: str) -> TextClassifier:
     from assay.backends.classify.head import HeadClassifier
+
+    return HeadClassifier(kind)
+
+
+def _profanity(argument: str) -> TextClassifier:
     from assay.backends.classify.profanity import ProfanityCheckClassifier
 
-    if spec == "head":
-        return HeadClassifier("toxicity")
-    if spec == "head+profanity":
-        return EnsembleClassifier([HeadClassifier("toxicity"), ProfanityCheckClassifier()])
-    if spec in ("profanity-check", "profanity", "offline"):
-        return ProfanityCheckClassifier()
-    if spec == "fake":
-        from assay.backends.classify.fake import KeywordClassifier
-
-        return KeywordClassifier()
-    if spec == "detoxify" or spec.startswith("detoxify:"):
-        return detoxify_backend.DetoxifyClassifier(spec.partition(":")[2] or "original")
-    if spec == "ensemble":
-        return EnsembleClassifier(
-            [ProfanityCheckClassifier(), detoxify_backend.DetoxifyClassifier()])
-    if spec == "auto":
-        if detoxify_backend.weights_present("original"):
-            logger.info("toxicity: detoxify weights found, using the ensemble")
-            return _toxicity("ensemble")
-        return HeadClassifier("toxicity")
-    if spec.startswith("hf:"):
-        from assay.backends.classify.hf_classifier import HFTextClassifier
-
-        return HFTextClassifier(spec[3:], what="toxicity", examples="'unitary/toxic-bert'")
-    raise ValueError(spec)
+    return ProfanityCheckClassifier()
 
 
-def _bias(spec: str) -> TextClassifier:
-    if spec == "fake":
-        from assay.backends.classify.fake import KeywordClassifier, bias_words
+def _head_and_profanity(argument: str) -> TextClassifier:
+    from assay.backends.classify.ensemble import EnsembleClassifier
 
-        return KeywordClassifier(bias_words(), categories=("Non-biased", "Biased"))
-    if spec == "head":
-        from assay.backends.classify.head import HeadClassifier
+    return EnsembleClassifier([_head("toxicity"), _profanity("")])
 
-        return HeadClassifier("bias")
+
+def _detoxify(variant: str) -> TextClassifier:
+    from assay.backends.classify.detoxify_backend import DetoxifyClassifier
+
+    return DetoxifyClassifier(variant or "original")
+
+
+def _ensemble(argument: str) -> TextClassifier:
+    from assay.backends.classify.ensemble import EnsembleClassifier
+
+    return EnsembleClassifier([_profanity(""), _detoxify("")])
+
+
+def _auto(argument: str) -> TextClassifier:
+    from assay.backends.classify import detoxify_backend
+
+    if detoxify_backend.weights_present("original"):
+        logger.info("toxicity: detoxify weights found, using the ensemble")
+        return _ensemble("")
+    return _head("toxicity")
+
+
+def _keywords(argument: str) -> TextClassifier:
+    from assay.backends.classify.fake import KeywordClassifier
+
+    return KeywordClassifier()
+
+
+def _hf_toxicity(name: str) -> TextClassifier:
     from assay.backends.classify.hf_classifier import HFTextClassifier
 
-    if spec == "tiny":
-        from assay.backends.tiny_models import tiny_bias_model
+    return HFTextClassifier(name, what="toxicity", examples="'unitary/toxic-bert'")
 
-        spec = str(tiny_bias_model())
+
+def _bias_keywords(argument: str) -> TextClassifier:
+    from assay.backends.classify.fake import KeywordClassifier, bias_words
+
+    return KeywordClassifier(bias_words(), categories=("Non-biased", "Biased"))
+
+
+def _hf_bias(spec: str) -> TextClassifier:
+    from assay.backends.classify.hf_classifier import HFTextClassifier
+
     return HFTextClassifier(spec, what="bias", examples="'d4data/bias-detection-model'")
+
+
+def _tiny_bias(argument: str) -> TextClassifier:
+    from assay.backends.tiny_models import tiny_bias_model
+
+    return _hf_bias(str(tiny_bias_model()))
+
+
+TOXICITY: BackendFamily[TextClassifier] = BackendFamily(
+    "toxicity", TextClassifier, where="get_classifier", expected=_EXPECTED,
+    param="classifier")
+for _name, _build in (("auto", _auto), ("head", lambda _: _head("toxicity")),
+                      ("head+profanity", _head_and_profanity), ("profanity-check", _profanity),
+                      ("profanity", _profanity), ("offline", _profanity), ("fake", _keywords),
+                      ("detoxify", _detoxify), ("ensemble", _ensemble), ("hf", _hf_toxicity)):
+    TOXICITY.register(_name, _build)
+BIAS: BackendFamily[TextClassifier] = BackendFamily(
+    "bias", TextClassifier, where="get_classifier", expected=_EXPECTED, fallback=_hf_bias,
+    param="classifier")
+BIAS.register("fake", _bias_keywords)
+BIAS.register("head", lambda _: _head("bias"))
+BIAS.register("tiny", _tiny_bias)
+_FAMILIES = {"toxicity": TOXICITY, "bias": BIAS}
 
 
 def get_classifier(spec: str | TextClassifier, kind: str) -> TextClassifier:
@@ -89,14 +120,8 @@ def get_classifier(spec: str | TextClassifier, kind: str) -> TextClassifier:
         >>> get_classifier("fake", "toxicity").predict(["idiot"]).categories
         ('toxicity', 'insult')
     """
-    if isinstance(spec, str):
-        known = spec in TOXICITY_SPECS or spec.startswith(("detoxify:", "hf:"))
-        check(kind == "bias" or known, "classifier", "get_classifier",
-              "'auto', 'head', 'head+profanity', 'profanity-check', 'detoxify[:type]', "
-              "'ensemble', 'hf:<model>' or 'fake'", spec)
-    return _LOADED.resolve(spec, _toxicity if kind == "toxicity" else _bias, key=(kind, spec))
+    check(kind in _FAMILIES, "kind", "get_classifier", "'toxicity' or 'bias'", kind)
+    return resolve(_FAMILIES[kind], spec)
 
 
-def clear_loaded() -> None:
-    """Forget the classifiers loaded in this process."""
-    _LOADED.clear()
+__all__ = ["BIAS", "DEFAULT_BIAS", "DEFAULT_TOXICITY", "TOXICITY", "get_classifier"]

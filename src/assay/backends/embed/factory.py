@@ -3,39 +3,55 @@
 Specs: ``"minilm"`` (the offline default, verified by sha256), ``"fake"`` (the deterministic test
 embedder), any Hugging Face model name (e.g. ``"BAAI/bge-small-en-v1.5"``, needs network access
 once) or the path of a local sentence-transformers folder. A string spec is loaded once per
-process and shared by every evaluator that names it.
+process (and cache directory) and shared by every evaluator that names it
+(:mod:`assay.backends.resolve`).
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from assay.backends.embed import minilm
 from assay.backends.embed.base import Embedder
 from assay.backends.embed.cache import CachedEmbedder, EmbeddingCache, default_cache_dir
 from assay.backends.offline import offline_mode
-from assay.params import check
+from assay.backends.resolve import BackendFamily, resolve
 
 #: The spec used when none is given.
 DEFAULT_SPEC = "minilm"
-_LOADED: dict[tuple[str, str | None], CachedEmbedder] = {}
-_WRAPPED: dict[int, tuple[Embedder, CachedEmbedder]] = {}  # instance specs (kept alive here)
-_LOCK = threading.Lock()
 
 
-def _backend(spec: str) -> Embedder:
-    if spec in minilm.ALIASES:
-        from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
+def _minilm(argument: str) -> Embedder:
+    from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
 
-        return SentenceTransformerEmbedder(minilm.model_dir(), offline=True, verify_minilm=True)
-    if spec == "fake":
-        from assay.backends.embed.fake import FakeEmbedder
+    return SentenceTransformerEmbedder(minilm.model_dir(), offline=True, verify_minilm=True)
 
-        return FakeEmbedder()
+
+def _fake(argument: str) -> Embedder:
+    from assay.backends.embed.fake import FakeEmbedder
+
+    return FakeEmbedder()
+
+
+def _named(spec: str) -> Embedder:
     from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(spec, offline=offline_mode())
+
+
+def _close(embedder: Embedder) -> None:
+    if isinstance(embedder, CachedEmbedder) and embedder.cache is not None:
+        embedder.cache.close()
+
+
+EMBEDDERS: BackendFamily[Embedder] = BackendFamily(
+    "embedder", Embedder, where="get_embedder",
+    expected="a spec string or an object with model_id and encode()", fallback=_named,
+    # one wrapper per instance, so evaluators sharing an instance share its memory
+    wrap=lambda instance: CachedEmbedder(instance, cache=None), close=_close)
+for _alias in minilm.ALIASES:
+    EMBEDDERS.register(_alias, _minilm)
+EMBEDDERS.register("fake", _fake)
 
 
 def get_embedder(
@@ -44,7 +60,8 @@ def get_embedder(
     """Resolve ``spec`` into a deduplicating, caching embedder.
 
     A string spec is resolved once per process (and ``cache_dir``); the on-disk cache lives in
-    ``cache_dir`` or :func:`~assay.backends.embed.cache.default_cache_dir`. An instance is wrapped,
+    ``cache_dir`` or :func:`~assay.backends.embed.cache.default_cache_dir` (none for a backend
+    whose ``cache_on_disk`` is False, like the fake). An instance is wrapped,
     once per process, with a memory-only cache (a :class:`CachedEmbedder` is returned as is).
 
     Example:
@@ -54,36 +71,18 @@ def get_embedder(
     """
     if isinstance(spec, CachedEmbedder):
         return spec
-    if not isinstance(spec, str):
-        check(
-            isinstance(spec, Embedder),
-            "embedder",
-            "get_embedder",
-            "a spec string or an object with model_id and encode()",
-            spec,
-        )
-        with _LOCK:  # one wrapper per instance, so evaluators sharing it share its memory
-            held = _WRAPPED.get(id(spec))
-            if held is None or held[0] is not spec:
-                held = _WRAPPED[id(spec)] = (spec, CachedEmbedder(spec, cache=None))
-        return held[1]
-    check(bool(spec.strip()), "embedder", "get_embedder", "a non-empty spec", spec)
     directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    key = (spec, None if directory is None else str(directory))
-    with _LOCK:
-        loaded = _LOADED.get(key)
-        if loaded is None:
-            backend = _backend(spec)
-            cache = None if directory is None or spec == "fake" else EmbeddingCache(directory)
-            loaded = _LOADED[key] = CachedEmbedder(backend, cache)
-    return loaded
+
+    def build(text: str) -> CachedEmbedder:
+        backend = EMBEDDERS.build(text)
+        persist = getattr(backend, "cache_on_disk", True)
+        cache = EmbeddingCache(directory) if directory is not None and persist else None
+        return CachedEmbedder(backend, cache)
+
+    resolved = resolve(EMBEDDERS, spec, options=None if directory is None else str(directory),
+                       build=build)
+    assert isinstance(resolved, CachedEmbedder)  # built and wrapped ones are
+    return resolved
 
 
-def clear_loaded() -> None:
-    """Forget the embedders loaded in this process (tests and benchmarks use it)."""
-    with _LOCK:
-        for embedder in _LOADED.values():
-            if embedder.cache is not None:
-                embedder.cache.close()
-        _LOADED.clear()
-        _WRAPPED.clear()
+__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "get_embedder"]

@@ -6,8 +6,8 @@ premise sentence closest to the hypothesis stands for the premise (``u``), the h
 ``v``; the row is ``[u, v, |u − v|, u ⊙ v]`` (InferSent's pair features) followed by a few cheap
 lexical signals that sentence vectors cannot see: the share of the hypothesis' numbers, names
 and content words found in the premise, its unsupported names/numbers/negations, a negation
-mismatch against the closest premise sentence (all from :mod:`assay.evaluators.unsupported_facts`,
-so the head and the ``unsupported_facts`` evaluator agree on what "supported" means), and sizes.
+mismatch against the closest premise sentence (all from :mod:`assay.text.facts`, so
+the head and the ``unsupported_facts`` evaluator agree on what "supported" means), and sizes.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from assay.backends.embed.base import Embedder
-from assay.evaluators.unsupported_facts import (
+from assay.text.facts import (
     Fact,
     content_stems,
     context_keys,

@@ -32,6 +32,21 @@ from assay.params import check
 
 logger = logging.getLogger(__name__)
 
+#: The client settings: the keyword arguments of :class:`Judge` that a judge spec may set, each
+#: with its key in a spec (a spec's ``seed`` is the backend's sampling seed, so the client's
+#: jitter seed is ``seed_jitter``). A pickled judge keeps these, its backend and ``sleep``.
+CLIENT_SETTINGS: dict[str, str] = {
+    "concurrency": "concurrency",
+    "requests_per_minute": "requests_per_minute",
+    "tokens_per_minute": "tokens_per_minute",
+    "max_retries": "max_retries",
+    "backoff_base": "backoff_base",
+    "backoff_max": "backoff_max",
+    "timeout": "timeout",
+    "cache": "cache",
+    "prices": "prices",
+    "seed": "seed_jitter",
+}
 _CORRECTION = (
     "Your previous reply could not be used: {error}. Reply again with only the JSON object "
     "in the requested format, and nothing else."
@@ -138,25 +153,33 @@ class Judge:
         self.stats = JudgeStats()
 
     def __getstate__(self) -> dict[str, Any]:
-        keep = (
-            "backend",
-            "concurrency",
-            "requests_per_minute",
-            "tokens_per_minute",
-            "max_retries",
-            "backoff_base",
-            "backoff_max",
-            "timeout",
-            "cache",
-            "prices",
-            "seed",
-            "sleep",
-        )
-        return {name: self.__dict__[name] for name in keep}
+        return {name: self.__dict__[name] for name in ("backend", *CLIENT_SETTINGS, "sleep")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._setup()
+
+    def session(self) -> Judge:
+        """A judge sharing this one's backend, cache, prices and rate limiter, with counters
+        (:attr:`stats`) and retry jitter of its own.
+
+        :func:`~assay.backends.llm.make_judge` builds a spec's judge once per process and hands
+        each caller a session: callers share the connection (one rate limit, one cache file,
+        one structured-output fallback) but never each other's accounting.
+
+        Example:
+            >>> from assay.backends.llm import CallableBackend
+            >>> judge = Judge(CallableBackend(lambda messages: "{}", model="echo"))
+            >>> other = judge.session()
+            >>> _ = other.complete([JudgeRequest(({"role": "user", "content": "hi"},))])
+            >>> other.stats.requests, judge.stats.requests, other.backend is judge.backend
+            (1, 0, True)
+        """
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._backoff = Backoff(self.policy, self.seed)
+        other.stats = JudgeStats()
+        return other
 
     @property
     def model(self) -> str:

@@ -3,7 +3,9 @@
 :class:`ScriptedJudge` answers each request from the first rule whose key occurs in the prompt
 (or equals the task name); without a matching rule it answers the built-in judge tasks with
 simple word-overlap heuristics, so judge evaluators give meaningful, repeatable values without a
-model. It records every request it receives.
+model. Tasks defined above the backend layer (question writing, the fact-check agent) register
+their scripted replies in :data:`TASK_REPLIES`, beside the task; so the one ``"scripted"`` judge
+spec answers them all. It records every request it receives.
 """
 
 from __future__ import annotations
@@ -15,10 +17,15 @@ from typing import Any
 
 from assay.backends.llm.protocol import JudgeRequest, JudgeResponse, Usage
 from assay.errors import BackendError
+from assay.registry import GROUPS, Registry
 from assay.text import split_sentences, words
 
 #: A canned reply: fixed text, or a function of the request.
 Reply = str | Callable[[JudgeRequest], str]
+#: Scripted replies by task name, registered by the module defining the task (lazily, by
+#: ``"module:function"``); plugins add theirs through the ``assay.scripted_replies`` group.
+TASK_REPLIES: Registry[Callable[[JudgeRequest], str]] = Registry(
+    "scripted reply", GROUPS["scripted reply"])
 
 _STOP_WORDS = (
     "a an the is are was were be been of to in on at for by with and or not no it its this that "
@@ -58,7 +65,8 @@ class ScriptedJudge:
             the request's task or occurs in its prompt text. ``reply`` is a string or a function
             of the request.
         model: Model name reported (and used in cache keys).
-        heuristics: Answer built-in tasks with no matching rule (else such a request fails).
+        heuristics: Answer built-in tasks (and those of :data:`TASK_REPLIES`) with no matching
+            rule (else such a request fails).
 
     Example:
         >>> judge = ScriptedJudge({"capital of France": '{"verdict": true}'})
@@ -101,10 +109,11 @@ class ScriptedJudge:
         for key, reply in self.rules:
             if key in (request.task, task) or key in prompt:
                 return reply(request) if callable(reply) else reply
-        handler = _HANDLERS.get(task) if self.heuristics else None
-        if handler is None:
-            raise BackendError(f"ScriptedJudge has no reply for task {request.task!r}")
-        return json.dumps(handler(request.variables))
+        if self.heuristics and task in _HANDLERS:
+            return json.dumps(_HANDLERS[task](request.variables))
+        if self.heuristics and task in TASK_REPLIES:
+            return TASK_REPLIES.get(task)(request)
+        raise BackendError(f"ScriptedJudge has no reply for task {request.task!r}")
 
     def __repr__(self) -> str:
         return f"ScriptedJudge({len(self.rules)} rules, model={self._model!r})"
@@ -202,6 +211,62 @@ def _byop(v: Mapping[str, Any]) -> dict[str, Any]:
     return {"verdict": verdict, "reason": "word overlap with the expected answer"}
 
 
+# -- conversations: transcripts are '[turn n] ROLE: content' lines (assay.data.dialogue) ------
+_TURN = re.compile(r"^\[turn (\d+)\] (SYSTEM|USER|ASSISTANT|TOOL): ", re.MULTILINE)
+_ITEM_TURN = re.compile(r"^\(turn (\d+)\) ")
+_OFF_ROLE = re.compile(
+    r"(?i)\b(?:i\s+am|i'm)\s+(?:now\s+|no\s+longer\s+)?(?:an?\s+)?(?:unrestricted|free\w*|"
+    r"dan|pirate|poet|human|not\s+(?:an?\s+)?(?:assistant|ai))\b|\bno\s+rules\b|\bin\s+character\b"
+)
+
+
+def parse_transcript(text: str) -> dict[int, tuple[str, str]]:
+    """Turns of a rendered transcript by number: ``{n: (role, content)}``.
+
+    Example:
+        >>> parse_transcript("[turn 1] USER: Fee?\\n[turn 2] ASSISTANT: 12 EUR.\\nMore.")
+        {1: ('user', 'Fee?'), 2: ('assistant', '12 EUR.\\nMore.')}
+    """
+    marks = list(_TURN.finditer(text))
+    ends = [m.start() for m in marks[1:]] + [len(text)]
+    return {int(m.group(1)): (m.group(2).lower(), text[m.end():end].rstrip("\n"))
+            for m, end in zip(marks, ends, strict=True)}
+
+
+def _numbered_turns(v: Mapping[str, Any]) -> tuple[list[int], dict[int, tuple[str, str]]]:
+    numbers = []
+    for item in _items(v):
+        found = _ITEM_TURN.match(item)
+        numbers.append(int(found.group(1)) if found else 0)
+    return numbers, parse_transcript(v["conversation"])
+
+
+def _last_user(turns: Mapping[int, tuple[str, str]], before: int) -> str:
+    earlier = [content for n, (role, content) in turns.items() if role == "user" and n < before]
+    return earlier[-1] if earlier else ""
+
+
+def _conversation_relevancy(v: Mapping[str, Any]) -> dict[str, Any]:
+    numbers, turns = _numbered_turns(v)
+    return _verdicts([bool(content_words(turns.get(n, ("", ""))[1])
+                           & content_words(_last_user(turns, n))) for n in numbers])
+
+
+def _role_adherence(v: Mapping[str, Any]) -> dict[str, Any]:
+    numbers, turns = _numbered_turns(v)
+    return _verdicts([not _OFF_ROLE.search(turns.get(n, ("", ""))[1]) for n in numbers])
+
+
+def _conversation_completeness(v: Mapping[str, Any]) -> dict[str, Any]:
+    numbers, turns = _numbered_turns(v)
+    flags = []
+    for n in numbers:
+        request = turns.get(n, ("", ""))[1]
+        later = " ".join(c for m, (role, c) in turns.items() if role == "assistant" and m > n)
+        flags.append(len(content_words(request)) < 2 or overlap(request, later) >= 0.3)
+    return _verdicts(flags)
+
+
 _HANDLERS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "extract_statements": _statements,
     "verify_statements": _verify,
@@ -217,4 +282,7 @@ _HANDLERS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "stereotypes": _keywords(_STEREO),
     "summarization": _summary,
     "byop": _byop,
+    "conversation_relevancy": _conversation_relevancy,
+    "role_adherence": _role_adherence,
+    "conversation_completeness": _conversation_completeness,
 }

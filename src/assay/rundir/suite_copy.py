@@ -1,0 +1,152 @@
+"""The run's copy of its suite: written once while the suite is validated, read back in chunks.
+
+A suite given as a file is never held whole (issue 23: at 100,000 cases the cases alone took
+hundreds of MB): one validating pass streams it into the run directory's compressed copy
+(:data:`~assay.rundir.layout.SUITE_FILE`) and keeps, per case, only what the analysis needs
+(:class:`CaseIndex`); scoring then reads the copy back chunk by chunk. A suite given in memory
+is copied too, and its chunks are slices of the cases the caller already holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assay.data.case import TestCase
+from assay.data.suite import CHUNK_SIZE, TestSuite, iter_suite
+from assay.data.suite_parquet import ParquetSuiteWriter
+from assay.fileio import sha256_file
+from assay.rundir.layout import LEGACY_SUITE_FILE, SUITE_FILE
+
+
+def suite_copy(directory: Path) -> Path | None:
+    """The suite copy of the run directory ``directory`` (compressed Parquet, or the JSON Lines
+    copy of runs written before it), None when the run has none.
+
+    Example:
+        >>> import tempfile
+        >>> suite_copy(Path(tempfile.mkdtemp())) is None
+        True
+    """
+    for name in (SUITE_FILE, LEGACY_SUITE_FILE):
+        if (directory / name).is_file():
+            return directory / name
+    return None
+
+
+@dataclass
+class CaseIndex:
+    """What the analysis needs of every case, as columns (the cases themselves are not kept).
+
+    Example:
+        >>> index = CaseIndex()
+        >>> index.add([TestCase(id="q1", model="m"), TestCase(id="q1~t", parent_id="q1")])
+        >>> index.models, sorted(index.linked_ids())
+        (['m', ''], ['q1', 'q1~t'])
+    """
+
+    #: Model name of each case (``""`` when unnamed), latency and cost, in suite order.
+    model: list[str] = field(default_factory=list)
+    latency_s: list[float | None] = field(default_factory=list)
+    cost_usd: list[float | None] = field(default_factory=list)
+    #: Case id → words in its answer (kept only when asked for: judge checks need them).
+    answer_words: dict[str, int] = field(default_factory=dict)
+    count_words: bool = False
+    #: Whether any case is one of k samples of a case (``assay run --repeats``).
+    sampled: bool = False
+    _children: set[str] = field(default_factory=set)
+    _parents: set[str] = field(default_factory=set)
+    _samples: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, cases: Sequence[TestCase]) -> None:
+        """Index the next cases of the suite."""
+        for case in cases:
+            self.model.append(case.model or "")
+            self.latency_s.append(case.latency_s)
+            self.cost_usd.append(case.cost_usd)
+            if case.parent_id:
+                self._children.add(case.id)
+                self._parents.add(case.parent_id)
+            if case.sample_of is not None:
+                self._samples.setdefault(case.sample_of, []).append(case.id)
+            self.sampled = self.sampled or case.sample is not None
+            if self.count_words:
+                self.answer_words[case.id] = len((case.actual_answer or "").split())
+
+    def linked_ids(self) -> set[str]:
+        """Ids of the perturbed cases and of their parents (and of every sample of those)."""
+        linked = self._children | self._parents
+        for root, ids in self._samples.items():
+            if root in self._parents:
+                linked.update(ids)
+        return linked
+
+    @property
+    def models(self) -> list[str]:
+        """Distinct model names in order of first appearance."""
+        return list(dict.fromkeys(self.model))
+
+    def __len__(self) -> int:
+        return len(self.model)
+
+
+class StagedSuite:
+    """A validated suite, copied into a run directory, served to scoring in chunks.
+
+    Build it with :func:`stage_suite`.
+    """
+
+    def __init__(
+        self,
+        index: CaseIndex,
+        copy: Path | None,
+        cases: Sequence[TestCase] | None,
+        *,
+        source: str | None,
+        sha256: str | None,
+    ) -> None:
+        self.index = index
+        self.copy = copy
+        self.source = source
+        self.sha256 = sha256
+        self._cases = cases
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def chunks(self, size: int) -> Iterator[Sequence[TestCase]]:
+        """The cases, ``size`` at a time (read back from the copy unless held in memory)."""
+        if self._cases is not None:
+            for start in range(0, len(self._cases), size):
+                yield self._cases[start : start + size]
+        elif self.copy is not None:
+            yield from iter_suite(self.copy, chunk_size=size)
+
+
+def stage_suite(
+    suite: TestSuite | str | Path, directory: Path, *, count_words: bool = False
+) -> StagedSuite:
+    """Validate ``suite``, copy it into ``directory`` and index it.
+
+    Args:
+        suite: the cases in memory, or a suite file (streamed: never held whole).
+        directory: the run directory being written.
+        count_words: also index the words of each answer (:attr:`CaseIndex.answer_words`).
+
+    Raises:
+        InvalidInputError: a suite file with invalid rows (every problem named), or none.
+    """
+    index = CaseIndex(count_words=count_words)
+    path = directory / SUITE_FILE
+    with ParquetSuiteWriter(path) as writer:
+        if isinstance(suite, TestSuite):
+            for start in range(0, len(suite.cases), CHUNK_SIZE):
+                chunk = suite.cases[start : start + CHUNK_SIZE]
+                writer.write(chunk)
+                index.add(chunk)
+            return StagedSuite(index, path, suite.cases, source=suite.source, sha256=suite.sha256)
+        for chunk in iter_suite(suite):
+            writer.write(chunk)
+            index.add(chunk)
+    return StagedSuite(index, path, None, source=str(suite), sha256=sha256_file(Path(suite)))

@@ -1,0 +1,245 @@
+"""Checkable facts of a text: content words, numbers, dates, name-like tokens and negations.
+
+Shared by the ``unsupported_facts`` evaluator, the NLI head's lexical features, the hallucination
+signals and the conversation metrics, so all of them agree on what a "fact" is and when the
+context "supports" it. Tokens are normalised (lower case, Porter stems, digits for number words,
+``5,000`` = ``5000``, month names to numbers); a fact is supported when its normalised form
+occurs in the context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
+
+from assay.text.porter import porter_stem
+from assay.text.sentences import split_sentences
+
+_TOKEN = re.compile(r"(?P<num>\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)", re.UNICODE)
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in into is
+    it its itself just me more most my myself of off on once only or other our ours ourselves out
+    over own same she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up very was we were what when where which
+    while who whom why will with would you your yours yourself yourselves may might must shall
+    yes us one's it's i'm i've i'd you're we're they're he's she's that's there's let's s t
+    per via upon onto within among however therefore thus whether either neither yet
+    """.split()  # noqa: SIM905
+)
+NEGATIONS = frozenset("not no never none nobody nothing nowhere nor without cannot n't".split())  # noqa: SIM905
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "  # noqa: SIM905
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70"}
+_NUMBER_WORDS |= {"eighty": "80", "ninety": "90", "hundred": "100", "thousand": "1000"}
+_MONTHS = {
+    name: str(i)
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+KINDS = ("number", "date", "name", "negation", "word")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One checkable token of the answer: its text, kind and normalised key."""
+
+    text: str
+    kind: str
+    key: str
+    sentence: int = 0
+
+
+def normalise_number(text: str) -> str:
+    """Canonical digits: thousands separators dropped, trailing decimal zeros removed.
+
+    Example:
+        >>> normalise_number("5,000"), normalise_number("2.50"), normalise_number("3.0")
+        ('5000', '2.5', '3')
+    """
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", text):
+        text = text.replace(",", "")
+    text = text.replace(",", ".") if text.count(",") == 1 and "." not in text else text
+    if re.fullmatch(r"\d+\.\d+", text):
+        text = text.rstrip("0").rstrip(".")
+    return text.lstrip("0") or "0"
+
+
+def _word_key(lower: str) -> tuple[str, str]:
+    if lower in _MONTHS:
+        return "date", f"month:{_MONTHS[lower]}"
+    if lower in _NUMBER_WORDS:
+        return "number", f"num:{_NUMBER_WORDS[lower]}"
+    if lower in NEGATIONS or lower.endswith(("n't", "n’t")):
+        return "negation", "neg"
+    return "word", porter_stem(lower.replace("’", "'"))
+
+
+def extract_facts(text: str | None) -> list[Fact]:
+    """The checkable facts of ``text``, in order (duplicates kept once).
+
+    Example:
+        >>> [(f.text, f.kind) for f in extract_facts("In May, Anna paid 5,000. Not twice.")][:4]
+        [('May', 'date'), ('Anna', 'name'), ('paid', 'word'), ('5,000', 'number')]
+    """
+    facts: dict[str, Fact] = {}
+    for index, sentence in enumerate(split_sentences(text)):
+        for position, match in enumerate(_TOKEN.finditer(sentence)):
+            token = match.group(0)
+            if match.group("num"):
+                fact = Fact(token, "number", f"num:{normalise_number(token)}", index)
+            else:
+                lower = token.lower()
+                kind, key = _word_key(lower)
+                if kind == "word":
+                    if lower in STOPWORDS or len(lower) < 2:
+                        continue
+                    if position > 0 and token[0].isupper():
+                        kind = "name"
+                        key = f"name:{lower}"
+                fact = Fact(token, kind, key, index)
+            dedup = {"word": f"w:{fact.key}", "negation": f"neg@{index}"}.get(fact.kind, fact.key)
+            facts.setdefault(dedup, fact)
+    return list(facts.values())
+
+
+def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
+    """Every normalised key the context supports (names match case-insensitively).
+
+    Example:
+        >>> keys = context_keys(["Anna paid 5,000 euros in March."])
+        >>> {"euro", "month:3", "name:anna", "num:5000"} <= keys
+        True
+    """
+    keys: set[str] = set()
+    for chunk in chunks or []:
+        for match in _TOKEN.finditer(chunk):
+            token = match.group(0)
+            if match.group("num"):
+                keys.add(f"num:{normalise_number(token)}")
+                continue
+            lower = token.lower()
+            kind, key = _word_key(lower)
+            keys.add(key)
+            keys.add(f"name:{lower}")
+            if kind != "word":
+                keys.add(porter_stem(lower))
+    return frozenset(keys)
+
+
+def content_stems(sentence: str) -> frozenset[str]:
+    """Porter stems of the non-stopword words of a sentence.
+
+    Example:
+        >>> sorted(content_stems("The fees were not waived."))
+        ['fee', 'not', 'waiv']
+    """
+    return frozenset(
+        porter_stem(m.group(0).lower())
+        for m in _TOKEN.finditer(sentence)
+        if m.group("word") and m.group(0).lower() not in STOPWORDS
+    )
+
+
+def is_negated(sentence: str) -> bool:
+    """Whether a sentence holds a negation word."""
+    return any(
+        _word_key(m.group(0).lower())[0] == "negation"
+        for m in _TOKEN.finditer(sentence)
+        if m.group("word")
+    )
+
+
+def negation_supported(
+    answer_sentence: str, context: Sequence[tuple[frozenset[str], bool]]
+) -> bool:
+    """Whether the context sentence most similar to ``answer_sentence`` (Jaccard of content
+    stems; the first one on ties) is negated too.
+
+    Example:
+        >>> texts = ["The fee is not waived.", "Cards are free."]
+        >>> ctx = [(content_stems(s), is_negated(s)) for s in texts]
+        >>> negation_supported("Fees are never waived.", ctx)
+        True
+        >>> negation_supported("Cards are not free.", ctx)
+        False
+    """
+    stems = content_stems(answer_sentence)
+    best, best_score = None, -1.0
+    for candidate, negated in context:
+        union = len(stems | candidate)
+        score = len(stems & candidate) / union if union else 0.0
+        if score > best_score:
+            best, best_score = negated, score
+    return bool(best)
+
+
+def fact_supported(fact: Fact, keys: frozenset[str]) -> bool:
+    """Whether the context keys hold this fact (a name also by its stem).
+
+    Example:
+        >>> fact_supported(extract_facts("Anna")[0], context_keys(["anna paid"]))
+        True
+    """
+    if fact.kind == "name":
+        return fact.key in keys or porter_stem(fact.text.lower()) in keys
+    return fact.key in keys
+
+
+@lru_cache(maxsize=1)
+def _antonym_table() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    listed = files("assay.text").joinpath("data/antonyms.tsv").read_text("utf-8")
+    for line in listed.splitlines():
+        if line and not line.startswith("#"):
+            a, b = line.split("\t")
+            table.setdefault(a, set()).add(b)
+            table.setdefault(b, set()).add(a)
+    return {stem: frozenset(others) for stem, others in table.items()}
+
+
+def antonyms(stem: str) -> frozenset[str]:
+    """The stems WordNet 3.0 lists as direct antonyms of ``stem`` (``data/antonyms.tsv``, built
+    by ``scripts/build_antonyms.py``).
+
+    Example:
+        >>> sorted(antonyms(porter_stem("increase")))
+        ['decreas']
+    """
+    return _antonym_table().get(stem, frozenset())
+
+
+def contradicted_by_antonym(fact: Fact, keys: frozenset[str]) -> bool:
+    """Whether a content word is absent from the context while its antonym is there (a swapped
+    predicate: "sales increased" against a context that only says they decreased).
+
+    Example:
+        >>> keys = context_keys(["Sales decreased in May."])
+        >>> [f.text for f in extract_facts("Sales increased.") if contradicted_by_antonym(f, keys)]
+        ['increased']
+    """
+    return fact.kind == "word" and fact.key not in keys and bool(antonyms(fact.key) & keys)

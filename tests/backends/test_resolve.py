@@ -1,0 +1,101 @@
+"""One mechanism from spec to backend (assay.backends.resolve), across the backend families."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from assay.backends.classify import get_classifier
+from assay.backends.embed import get_embedder
+from assay.backends.embed.fake import FakeEmbedder
+from assay.backends.lm import get_lm
+from assay.backends.nli import get_nli
+from assay.backends.resolve import BackendFamily, clear_loaded, resolve
+from assay.errors import InvalidInputError
+
+
+def test_every_family_shares_one_cache_and_one_clear(tmp_path: Path) -> None:
+    embedder = get_embedder("fake", cache_dir=tmp_path)
+    nli, lm = get_nli("fake"), get_lm("fake")
+    toxicity, bias = get_classifier("fake", "toxicity"), get_classifier("fake", "bias")
+    assert get_embedder(" fake ", cache_dir=tmp_path) is embedder  # normalised spec
+    assert embedder.cache is None  # the fake says it is not worth a disk cache
+    assert (get_nli("fake"), get_lm("fake")) == (nli, lm)
+    assert get_classifier("fake", "toxicity") is toxicity
+    assert toxicity is not bias  # the same spec in two families is two backends
+    assert toxicity.predict(["idiot"]).categories != bias.predict(["idiot"]).categories
+    assert get_embedder("fake", cache_dir=tmp_path / "other") is not embedder  # options key
+    clear_loaded()
+    assert get_nli("fake") is not nli and get_lm("fake") is not lm
+    assert get_embedder("fake", cache_dir=tmp_path) is not embedder
+    assert get_classifier("fake", "toxicity") is not toxicity
+
+
+def test_clear_loaded_closes_what_the_family_says() -> None:
+    family = BackendFamily("closing", FakeEmbedder, where="w", expected="e",
+                           close=lambda backend: closed.append(backend))
+    family.register("fake", lambda argument: FakeEmbedder())
+    closed: list[FakeEmbedder] = []
+    built = resolve(family, "fake")
+    clear_loaded()
+    assert closed == [built]
+
+
+def test_instances_are_returned_or_wrapped_once() -> None:
+    nli = get_nli("fake")
+    clear_loaded()
+    assert get_nli(nli) is nli  # an instance is used as it is, never cached
+    raw = FakeEmbedder()
+    wrapped = get_embedder(raw)
+    assert wrapped.backend is raw and get_embedder(raw) is wrapped
+    assert get_embedder(wrapped) is wrapped
+    assert get_embedder(FakeEmbedder()) is not wrapped
+
+
+def test_named_backends_take_an_argument_and_others_go_to_the_fallback() -> None:
+    family: BackendFamily[list[str]] = BackendFamily(
+        "letters", list, where="get_letters", expected="a spec or a list",
+        fallback=lambda spec: ["fallback", spec])
+    family.register("abc", lambda argument: list(argument or "abc"))
+    assert resolve(family, "abc") == ["a", "b", "c"]
+    assert resolve(family, "abc:xy") == ["x", "y"]
+    assert resolve(family, "some/model") == ["fallback", "some/model"]
+    strict: BackendFamily[list[str]] = BackendFamily("strict", list, where="get_strict",
+                                                     expected="e", param="thing")
+    strict.register("one", lambda argument: ["1"])
+    with pytest.raises(InvalidInputError, match=r"'thing' parameter of get_strict.*one"):
+        resolve(strict, "two")
+    with pytest.raises(InvalidInputError, match="non-empty spec"):
+        resolve(strict, "  ")
+    with pytest.raises(InvalidInputError, match="'thing' parameter of get_strict"):
+        resolve(strict, 3)
+
+
+def test_concurrent_callers_build_a_spec_once() -> None:
+    built: list[int] = []
+    family: BackendFamily[list[int]] = BackendFamily("slow", list, where="w", expected="e")
+
+    def build(argument: str) -> list[int]:
+        built.append(1)
+        threading.Event().wait(0.05)
+        return [len(built)]
+
+    family.register("slow", build)
+    results: list[list[int]] = []
+    threads = [threading.Thread(target=lambda: results.append(resolve(family, "slow")))
+               for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert built == [1] and all(r is results[0] for r in results)
+
+
+def test_unknown_specs_name_the_parameter() -> None:
+    with pytest.raises(InvalidInputError, match=r"'classifier' parameter of get_classifier"
+                                                r".*profanity-check"):
+        get_classifier("perspective", "toxicity")
+    with pytest.raises(InvalidInputError, match="'kind' parameter"):
+        get_classifier("fake", "sarcasm")
