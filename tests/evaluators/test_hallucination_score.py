@@ -48,6 +48,24 @@ def test_an_invented_fact_scores_higher_and_is_named() -> None:
     assert set(invented.details["sentences"][1]["signals"]) == set(SIGNALS)
 
 
+@pytest.mark.parametrize(("answer", "named"), [
+    ("The monthly account fee is 9 euros.", "'9'"),  # a changed number
+    ("Cards are not sent by post within 7 days.", "'not'"),  # an added negation
+    ("The monthly account fee decreased to 5 euros.", "'decreased'"),  # a swapped predicate
+])
+def test_a_changed_detail_is_named_as_the_reason(answer: str, named: str) -> None:
+    context = [*CONTEXT, "The fee increased last year."]
+    faithful, edited = HallucinationScore().evaluate([
+        TestCase(id="faithful", actual_answer="The monthly account fee is 5 euros.",
+                 retrieved_context=context),
+        TestCase(id="edited", actual_answer=answer, retrieved_context=context),
+    ])
+    assert edited.details["reason_signal"] == "key_facts_supported"
+    assert named in (edited.explanation or "")
+    assert (edited.outcomes["hallucination_score"].value  # type: ignore[operator]
+            > faithful.outcomes["hallucination_score"].value)
+
+
 @pytest.mark.parametrize(
     ("case", "reason"),
     [

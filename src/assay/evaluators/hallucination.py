@@ -2,10 +2,11 @@
 
 Each answer sentence gets six signals from :mod:`assay.evaluators.hallucination_signals` (NLI
 head entailment and contradiction, embedding similarity, token precision, supported facts,
-unsupported names and numbers), all "higher = better supported". The shipped ``hallucination``
-head, a logistic regression with non-negative weights (so more support never raises the score)
-fitted on held-out NLI pairs (``scripts/train_heads.py --head hallucination``; data and figures
-in its model card), turns them into P(sentence supported). The case score is the probability
+unsupported key facts: names, numbers, dates, negations, antonyms), all "higher = better
+supported". The shipped ``hallucination`` head, a logistic regression with non-negative weights
+(so more support never raises the score) fitted on held-out NLI pairs and synthetic detail edits
+(``scripts/train_heads.py --head hallucination``; data and figures in its model card), turns
+them into P(sentence supported). The case score is the probability
 that the *least* supported sentence is unsupported, ``1 - min P(supported)``; the explanation
 names that sentence and the signal that pulled it down most.
 """
@@ -22,8 +23,14 @@ from assay.backends.nli import DEFAULT_NLI, NLIModel, logistic
 from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.embedding_base import sentences_of
-from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS, sentence_signals
+from assay.evaluators.embedding_base import chunk_sentences, sentences_of
+from assay.evaluators.hallucination_signals import (
+    FEATURE_SET,
+    SIGNALS,
+    context_facts,
+    sentence_signals,
+    unsupported_key_facts,
+)
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
 from assay.evaluators.registry import register
 from assay.params import check
@@ -36,7 +43,8 @@ _REASONS = {
     "token_precision": "few of its words occur in the context (token precision {:.2f})",
     "facts_support": "many of its words, numbers and names are absent from the context "
                      "(supported share {:.2f})",
-    "key_facts_supported": "it states names, numbers or dates absent from the context ({:.0f})",
+    "key_facts_supported": "the context does not support its names, numbers, dates or "
+                           "negations: {}",
 }
 
 
@@ -62,8 +70,10 @@ class HallucinationScore(NLIEvaluator):
     family = "groundedness"
     description = (
         "Judge-free: a monotone logistic combination (non-negative weights, fitted on held-out "
-        "NLI pairs) of NLI-head entailment/contradiction, embedding similarity, token precision "
-        "and supported facts per answer sentence; 1 - min over sentences of P(supported)."
+        "NLI pairs and synthetic detail edits) of NLI-head entailment/contradiction, embedding "
+        "similarity, token precision, supported facts and unsupported key facts (names, "
+        "numbers, dates, negations, antonyms) per answer sentence; 1 - min over sentences of "
+        "P(supported)."
     )
     requires = ("actual_answer", "retrieved_context")
     metrics = (
@@ -121,26 +131,33 @@ class HallucinationScore(NLIEvaluator):
         contexts = [chunks_of(cases[i].retrieved_context) for i in todo]
         signals = sentence_signals(self.resolved_nli(), self.resolved_embedder(), claims,
                                    contexts) if todo else []
-        by_case = dict(zip(todo, zip(claims, signals, strict=True), strict=True))
+        by_case = dict(zip(todo, zip(claims, signals, contexts, strict=True), strict=True))
         out: list[CaseResult] = []
         for i, plan in enumerate(plans):
             if plan is not None:
                 out.append(CaseResult.skipped(self.metric_names(), plan))
                 continue
-            sentences, values = by_case[i]
-            out.append(self._result(head, sentences, values))
+            sentences, values, chunks = by_case[i]
+            out.append(self._result(head, sentences, values, chunks))
         return out
 
-    def _result(self, head: Head, sentences: list[str], values: np.ndarray) -> CaseResult:
+    def _result(
+        self, head: Head, sentences: list[str], values: np.ndarray, chunks: list[str]
+    ) -> CaseResult:
         supported = logistic(head.logits(values)[:, 0])
         worst = int(np.argmin(supported))
         weight = head.layers[-1][0][:, 0].astype(np.float64)
         pull = weight * (values[worst] - head.mean) / head.scale  # each signal's contribution
         signal = SIGNALS[int(np.argmin(pull))]
-        shown = values[worst][SIGNALS.index(signal)]
-        if signal in ("nli_not_contradiction", "key_facts_supported"):
-            shown = abs(1.0 - shown) if signal == "nli_not_contradiction" else -shown
-        reason = _REASONS[signal].format(shown)
+        if signal == "key_facts_supported":
+            facts = unsupported_key_facts(sentences[worst],
+                                          context_facts(chunk_sentences(chunks)[0]))
+            reason = _REASONS[signal].format(", ".join(repr(quote(f.text)) for f in facts))
+        else:
+            shown = values[worst][SIGNALS.index(signal)]
+            if signal == "nli_not_contradiction":
+                shown = 1.0 - shown
+            reason = _REASONS[signal].format(shown)
         score = 1.0 - float(supported[worst])
         explanation = (
             f"least supported sentence (P(supported) {supported[worst]:.2f}): "

@@ -16,10 +16,24 @@ from assay.backends.embed import CachedEmbedder
 from assay.backends.nli import CONTRADICTION, ENTAILMENT, NLIModel
 from assay.evaluators.embedding_base import chunk_sentences, cosine_matrix
 from assay.evaluators.lexical_groundedness import token_precision
-from assay.text.facts import context_keys, extract_facts, fact_supported
+from assay.text.facts import (
+    Fact,
+    content_stems,
+    context_keys,
+    contradicted_by_antonym,
+    extract_facts,
+    fact_supported,
+    is_negated,
+    negation_supported,
+)
 
 #: Name of this signal set (recorded in the head; the evaluator refuses other sets).
-FEATURE_SET = "hallucination-v1"
+FEATURE_SET = "hallucination-v2"
+#: The fact kinds a detail edit changes (counted by ``key_facts_supported``, with the content
+#: words whose antonym the context uses instead).
+KEY_KINDS = ("number", "date", "name", "negation")
+#: Unsupported key facts counted per sentence, at most.
+KEY_CAP = 5
 #: The signals, in column order, each "higher = better supported".
 SIGNALS = (
     "nli_entailment",  # max over passages of the NLI head's P(entailment)
@@ -27,8 +41,51 @@ SIGNALS = (
     "emb_support",  # max cosine to any context sentence (HCAT embedding groundedness)
     "token_precision",  # share of the sentence's tokens found in the context
     "facts_support",  # share of its words, numbers, names found in the context
-    "key_facts_supported",  # -(unsupported numbers, dates and names), capped at 5
+    "key_facts_supported",  # -(unsupported numbers, dates, names, negations, antonyms), cap 5
 )
+
+#: A context as the key-fact check reads it: its normalised keys, and each sentence's content
+#: stems and whether it is negated (for the local negation check).
+ContextFacts = tuple[frozenset[str], list[tuple[frozenset[str], bool]]]
+
+
+def context_facts(context_sentences: Sequence[str]) -> ContextFacts:
+    """What :func:`unsupported_key_facts` needs of a context, computed once per context.
+
+    Example:
+        >>> keys, sentences = context_facts(["Anna paid 50 euros.", "It was not late."])
+        >>> "num:50" in keys, [negated for _, negated in sentences]
+        (True, [False, True])
+    """
+    return (context_keys(context_sentences),
+            [(content_stems(s), is_negated(s)) for s in context_sentences])
+
+
+def unsupported_key_facts(claim: str, context: ContextFacts) -> list[Fact]:
+    """The claim's numbers, dates and names absent from the context, its negations that the
+    context sentence closest to it does not share (the ``facts_key_unsupported_count`` rule of
+    ``unsupported_facts``, for one sentence), and its words absent from the context whose
+    antonym the context uses (a swapped predicate).
+
+    Example:
+        >>> ctx = context_facts(["Anna paid 50 euros.", "The card is not free.",
+        ...                      "Fees increased."])
+        >>> claim = "Then Bob paid 60 euros; Anna did not. Fees decreased."
+        >>> [f.text for f in unsupported_key_facts(claim, ctx)]
+        ['Bob', '60', 'not', 'decreased']
+    """
+    keys, sentences = context
+    out = []
+    for fact in extract_facts(claim):
+        if fact.kind == "negation":
+            unsupported = not negation_supported(claim, sentences)
+        elif fact.kind in KEY_KINDS:
+            unsupported = not fact_supported(fact, keys)
+        else:
+            unsupported = contradicted_by_antonym(fact, keys)
+        if unsupported:
+            out.append(fact)
+    return out
 
 
 def sentence_signals(
@@ -61,10 +118,15 @@ def sentence_signals(
     index = {t: i for i, t in enumerate(ordered)}
     out: list[np.ndarray] = []
     row = 0
+    analysed: dict[tuple[str, ...], ContextFacts] = {}  # cases often share their context
     for claims, chunks in zip(sentences, contexts, strict=True):
-        keys = context_keys(chunks)
         joined = "\n".join(chunks)
-        context_rows = matrix[[index[s] for s in chunk_sentences(chunks)[0]]]
+        context_sentences = chunk_sentences(chunks)[0]
+        if tuple(chunks) not in analysed:
+            analysed[tuple(chunks)] = context_facts(context_sentences)
+        key_context = analysed[tuple(chunks)]
+        keys = key_context[0]
+        context_rows = matrix[[index[s] for s in context_sentences]]
         claim_rows = matrix[[index[c] for c in claims]]
         cosines = cosine_matrix(claim_rows, context_rows) if len(context_rows) else None
         values = np.zeros((len(claims), len(SIGNALS)))
@@ -74,8 +136,6 @@ def sentence_signals(
             assert scores is not None
             facts = extract_facts(claim)
             flags = [fact_supported(f, keys) for f in facts]
-            key_missing = sum(1 for f, ok in zip(facts, flags, strict=True)
-                              if not ok and f.kind in ("number", "date", "name"))
             precision = token_precision(claim, joined)
             values[k] = [
                 float(scores.prob(ENTAILMENT)[span].max()),
@@ -83,7 +143,7 @@ def sentence_signals(
                 float(cosines[k].max()) if cosines is not None else 0.0,
                 1.0 if precision is None else precision,
                 sum(flags) / len(flags) if flags else 1.0,
-                -float(min(key_missing, 5)),
+                -float(min(len(unsupported_key_facts(claim, key_context)), KEY_CAP)),
             ]
         out.append(values)
     return out

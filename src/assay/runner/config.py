@@ -39,7 +39,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     ),
     "command": ("command", "stdin", "output", "response", "env"),
     "python": ("callable", "response"),
-    "langchain": ("runnable", "input_key", "output_key"),
+    "langchain": ("runnable", "input_key", "output_key", "history"),
     "llamaindex": ("engine", "mode"),
 }
 #: The key each built-in type needs; ``TYPE:VALUE`` on the command line sets it (see

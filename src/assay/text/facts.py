@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
 
 from assay.text.porter import porter_stem
 from assay.text.sentences import split_sentences
@@ -206,3 +208,38 @@ def fact_supported(fact: Fact, keys: frozenset[str]) -> bool:
     if fact.kind == "name":
         return fact.key in keys or porter_stem(fact.text.lower()) in keys
     return fact.key in keys
+
+
+@lru_cache(maxsize=1)
+def _antonym_table() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    listed = files("assay.text").joinpath("data/antonyms.tsv").read_text("utf-8")
+    for line in listed.splitlines():
+        if line and not line.startswith("#"):
+            a, b = line.split("\t")
+            table.setdefault(a, set()).add(b)
+            table.setdefault(b, set()).add(a)
+    return {stem: frozenset(others) for stem, others in table.items()}
+
+
+def antonyms(stem: str) -> frozenset[str]:
+    """The stems WordNet 3.0 lists as direct antonyms of ``stem`` (``data/antonyms.tsv``, built
+    by ``scripts/build_antonyms.py``).
+
+    Example:
+        >>> sorted(antonyms(porter_stem("increase")))
+        ['decreas']
+    """
+    return _antonym_table().get(stem, frozenset())
+
+
+def contradicted_by_antonym(fact: Fact, keys: frozenset[str]) -> bool:
+    """Whether a content word is absent from the context while its antonym is there (a swapped
+    predicate: "sales increased" against a context that only says they decreased).
+
+    Example:
+        >>> keys = context_keys(["Sales decreased in May."])
+        >>> [f.text for f in extract_facts("Sales increased.") if contradicted_by_antonym(f, keys)]
+        ['increased']
+    """
+    return fact.kind == "word" and fact.key not in keys and bool(antonyms(fact.key) & keys)

@@ -8,6 +8,7 @@ tool runs (branches, sub-chains, agent loops), without changing the user's chain
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 from uuid import UUID
@@ -16,7 +17,7 @@ from assay.data.case import TestCase
 from assay.data.dialogue import ToolCall
 from assay.errors import require
 from assay.params import check
-from assay.runner.connectors.base import TargetError, TargetResponse
+from assay.runner.connectors.base import TargetError, TargetResponse, chat_messages
 from assay.runner.connectors.capture import (
     Passage,
     arguments_of,
@@ -91,15 +92,20 @@ class _Recorder:
             return list(self.calls.values())  # dicts keep the order the tools started in
 
 
-def _handler(recorder: _Recorder) -> Any:
-    """A LangChain callback handler writing into ``recorder`` (defined here so langchain-core
-    is imported only when a LangChain target is used)."""
+@functools.cache
+def _handler_class() -> type:
+    """The LangChain callback handler class writing into a :class:`_Recorder` (defined on first
+    use, so langchain-core is imported only when a LangChain target is used)."""
     from langchain_core.callbacks import BaseCallbackHandler
 
     class AssayRecorder(BaseCallbackHandler):
+        def __init__(self, recorder: _Recorder) -> None:
+            super().__init__()
+            self.recorder = recorder
+
         def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
-            with recorder.lock:
-                recorder.passages.extend(document_passage(d) for d in documents)
+            with self.recorder.lock:
+                self.recorder.passages.extend(document_passage(d) for d in documents)
 
         def on_tool_start(
             self, serialized: Any, input_str: str, *, run_id: UUID, **kwargs: Any
@@ -107,18 +113,18 @@ def _handler(recorder: _Recorder) -> Any:
             name = kwargs.get("name") or (serialized or {}).get("name") or "tool"
             given = kwargs.get("inputs")
             arguments = arguments_of(given if given is not None else input_str)
-            with recorder.lock:
-                recorder.calls[run_id] = ToolCall(name=str(name), arguments=arguments)
+            with self.recorder.lock:
+                self.recorder.calls[run_id] = ToolCall(name=str(name), arguments=arguments)
 
         def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-            with recorder.lock:
-                if run_id in recorder.calls:
-                    recorder.calls[run_id].result = json_safe(output)
+            with self.recorder.lock:
+                if run_id in self.recorder.calls:
+                    self.recorder.calls[run_id].result = json_safe(output)
 
         def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-            with recorder.lock:
-                if run_id in recorder.calls:
-                    recorder.calls[run_id].error = f"{type(error).__name__}: {error}"
+            with self.recorder.lock:
+                if run_id in self.recorder.calls:
+                    self.recorder.calls[run_id].error = f"{type(error).__name__}: {error}"
 
         def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
             for generations in getattr(response, "generations", None) or []:
@@ -127,20 +133,24 @@ def _handler(recorder: _Recorder) -> Any:
                     for key, name in USAGE_NAMES.items():
                         count = (usage or {}).get(key)
                         if isinstance(count, int):
-                            with recorder.lock:
-                                recorder.usage[name] = recorder.usage.get(name, 0) + count
+                            with self.recorder.lock:
+                                self.recorder.usage[name] = self.recorder.usage.get(name, 0) + count
 
-    return AssayRecorder()
+    return AssayRecorder
 
 
 class LangChainConnector:
     """Invoke a LangChain runnable per case, recording its retrieved documents and tool calls.
 
-    The runnable receives the question text, or ``{input_key: question}`` when ``input_key`` is
-    given. It may return text, a message (its content is the answer) or a mapping (the answer
-    under ``output_key``, else the first of :data:`ANSWER_KEYS`). Retrieved context is what
-    every retriever in the chain returned (documents' ``id`` become ``context_ids`` when all have
-    one); when no retriever reported, documents the mapping holds under ``context`` are used.
+    The runnable receives the question text, or with ``history`` the chat history
+    (``[{"role", "content"}]``, which LangChain turns into messages; in a conversation run every
+    turn so far, see :func:`~assay.runner.connectors.base.chat_messages`); under ``input_key``
+    (``{input_key: ...}``) when one is given. Without ``history`` a conversation turn sends the
+    latest user turn only. It may return text, a message (its content is the answer) or a
+    mapping (the answer under ``output_key``, else the first of :data:`ANSWER_KEYS`). Retrieved
+    context is what every retriever in the chain returned (documents' ``id`` become
+    ``context_ids`` when all have one); when no retriever reported, documents the mapping holds
+    under ``context`` are used.
     Tools the chain ran become the answered case's ``trajectory`` steps (name, arguments, result
     or error), in the order they started.
 
@@ -152,6 +162,8 @@ class LangChainConnector:
             one.
         name: the system's name (becomes ``TestCase.model``).
         input_key: send ``{input_key: question}`` instead of the bare question.
+        history: send the chat history instead of the question (a chat model, a prompt with a
+            messages placeholder, an agent).
         output_key: where the answer is when the runnable returns a mapping.
 
     Example:
@@ -168,6 +180,7 @@ class LangChainConnector:
         name: str = "langchain",
         input_key: str | None = None,
         output_key: str | None = None,
+        history: bool = False,
     ) -> None:
         runnables = require("langchain_core.runnables", extra="langchain", package="langchain-core")
         base = runnables.Runnable  # type: ignore[attr-defined]
@@ -185,15 +198,17 @@ class LangChainConnector:
         self.name = name
         self.input_key = input_key
         self.output_key = output_key
+        check(isinstance(history, bool), "history", "LangChainConnector", "True or False", history)
+        self.history = history
         self._warned = False
 
     def answer(self, case: TestCase, timeout_s: float) -> TargetResponse:
         """Invoke the runnable once (see :class:`~assay.runner.connectors.base.Connector`)."""
         self._warned = warn_undelivered(case, self.name, self._warned)
-        question = case.question or ""
-        given: Any = {self.input_key: question} if self.input_key else question
+        sent: Any = chat_messages(case) if self.history else (case.question or "")
+        given: Any = {self.input_key: sent} if self.input_key else sent
         recorder = _Recorder()
-        config = {"callbacks": [_handler(recorder)], "metadata": {"assay_case_id": case.id}}
+        config = {"callbacks": [_handler_class()(recorder)], "metadata": {"assay_case_id": case.id}}
         output = call_with_timeout(lambda: self.runnable.invoke(given, config=config), timeout_s)
         answer, documents = self._answer(output)
         passages = list(recorder.passages) or [document_passage(d) for d in documents]

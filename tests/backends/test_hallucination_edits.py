@@ -1,0 +1,80 @@
+"""The synthetic detail edits that train the hallucination head: each kind changes exactly the
+detail it names, the key-fact signal sees the ones it should, and the edits are seeded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from assay.evaluators.hallucination_signals import context_facts, unsupported_key_facts
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))
+
+from heads.edits import EDITS, detail_edits  # noqa: E402
+
+PREMISE = ("Maria Lopez opened the branch in Porto in 2019 with 12 staff. The branch is not open "
+           "on Sundays, and the manager greets every client at the door.")
+CLAIM = "In 2019 Maria opened the branch in Porto, which is not open on Sundays."
+
+
+def test_edits_that_reuse_the_premise_s_details_are_invisible_to_the_key_fact_check() -> None:
+    """A number or name moved from elsewhere in the premise, or a dropped negation, leaves
+    every key fact supported: the rows that teach the head not to rely on that signal alone."""
+    context = context_facts([PREMISE])
+    assert unsupported_key_facts(CLAIM, context) == []
+    rng = np.random.default_rng(0)
+    number = EDITS["number"](PREMISE, CLAIM, rng)
+    assert number == CLAIM.replace("2019", "12")
+    name = EDITS["name"](PREMISE, "The branch opened in Porto.", rng)
+    assert name is not None and "Porto" not in name
+    assert any(other in name for other in ("Maria", "Lopez", "Sundays"))
+    negation = EDITS["negation"](PREMISE, CLAIM, rng)
+    assert negation == "In 2019 Maria opened the branch in Porto, which is open on Sundays."
+    for edited in (number, name, negation):
+        assert unsupported_key_facts(edited, context) == []
+
+
+def test_an_added_negation_is_an_unsupported_key_fact() -> None:
+    context = context_facts(["The manager greets every client at the door."])
+    edited = EDITS["negation"]("", "The manager does greet every client.",
+                               np.random.default_rng(0))
+    assert edited == "The manager does not greet every client."
+    assert [f.kind for f in unsupported_key_facts(edited, context)] == ["negation"]
+
+
+def test_a_number_absent_from_the_premise_is_invented_near_the_old_one() -> None:
+    edited = EDITS["number"]("The fee is 12 euros.", "The fee is 12 euros.",
+                             np.random.default_rng(1))
+    assert edited is not None and "12" not in edited
+    context = context_facts(["The fee is 12 euros."])
+    assert [f.kind for f in unsupported_key_facts(edited, context)] == ["number"]
+
+
+def test_roles_and_words_swap_without_new_words() -> None:
+    roles = EDITS["roles"]("", "The manager is greeting the client at the door.",
+                           np.random.default_rng(0))
+    assert roles == "The client is greeting the manager at the door."
+    word = EDITS["word"]("Sales declined and costs increased.", "Sales declined sharply.",
+                         np.random.default_rng(0))
+    assert word == "Sales increased sharply."
+
+
+def test_edits_do_not_apply_where_they_cannot() -> None:
+    rng = np.random.default_rng(0)
+    assert EDITS["number"]("A dog runs.", "A dog runs.", rng) is None
+    assert EDITS["name"]("a dog runs.", "The dog runs.", rng) is None
+    assert EDITS["negation"]("", "Dogs run fast.", rng) is None
+    assert EDITS["roles"]("", "Dogs run fast.", rng) is None
+
+
+def test_detail_edits_are_seeded_and_of_different_kinds() -> None:
+    first = detail_edits(PREMISE, CLAIM, np.random.default_rng(7), per_claim=3)
+    again = detail_edits(PREMISE, CLAIM, np.random.default_rng(7), per_claim=3)
+    assert first == again
+    kinds = [kind for kind, _ in first]
+    assert len(kinds) == 3 and len(set(kinds)) == 3
+    assert all(text != CLAIM for _, text in first)
