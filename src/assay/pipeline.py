@@ -28,6 +28,7 @@ from assay.params import check
 from assay.rundir.directory import RunDirectory
 from assay.rundir.layout import SUITE_FILE
 from assay.rundir.manifest import build_manifest
+from assay.rundir.records import Finding
 from assay.rundir.results import ResultWriter, read_results
 from assay.rundir.run import EvaluationRun
 from assay.rundir.store import seal, write_tables
@@ -54,6 +55,7 @@ def evaluate(
     calibrators: Sequence[str | Path | Any] | None = None,
     executor: str | Executor = "local",
     executor_options: dict[str, Any] | None = None,
+    judge_probes: int = 0,
 ) -> EvaluationRun:
     """Evaluate a suite with the given evaluators.
 
@@ -81,6 +83,9 @@ def evaluate(
             or an :class:`~assay.engine.executors.Executor`; the run directory is the same.
         executor_options: options of a named executor (e.g. ``{"address": "auto"}`` for Ray,
             see :class:`~assay.engine.executors.ray_executor.RayExecutor`).
+        judge_probes: probe each judge evaluator for verbosity and context-order bias on up to
+            this many cases (:mod:`assay.analyze.judge_probes`; extra judge calls); the
+            results are problems or insights of the run. 0 (the default) probes nothing.
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -98,6 +103,8 @@ def evaluate(
         "a positive integer",
         batch_size,
     )
+    check(isinstance(judge_probes, int) and judge_probes >= 0, "judge_probes", "evaluate",
+          "a non-negative integer", judge_probes)
     chosen = resolve_evaluators(evaluators, params)
     thresholds = dict(thresholds or {})
     check_thresholds(thresholds, chosen)
@@ -113,7 +120,7 @@ def evaluate(
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _run_pipeline(
                 suite, chosen, thresholds, seed, batch_size, progress, work, started,
-                loaded, ex, reports=out is not None,
+                loaded, ex, reports=out is not None, judge_probes=judge_probes,
             )  # fmt: skip
         final = run_dir.commit()
     if final is None:
@@ -121,6 +128,16 @@ def evaluate(
         run_dir.discard()
     run.path = final
     return run
+
+
+def _probe_judges(evaluators: list[Evaluator], chunks: Iterable[Sequence[TestCase]], n: int,
+                  seed: int) -> tuple[list[Finding], list[Finding]]:
+    """The judge bias probes' problems and insights (none when ``n`` is 0 or no judge runs)."""
+    if not n or not any(e.family == "judge" for e in evaluators):
+        return [], []
+    from assay.analyze.judge_probes import probe_findings, probe_judges, probe_sample
+
+    return probe_findings(probe_judges(evaluators, probe_sample(chunks, n, seed), n, seed))
 
 
 def _run_pipeline(
@@ -136,6 +153,7 @@ def _run_pipeline(
     executor: Executor,
     *,
     reports: bool = True,
+    judge_probes: int = 0,
 ) -> EvaluationRun:
     judged = {e.name for e in evaluators if e.family == "judge"}
     staged = stage_suite(suite, work, count_words=bool(judged))
@@ -175,9 +193,10 @@ def _run_pipeline(
         {"model": index.model, "latency_s": index.latency_s, "cost_usd": index.cost_usd}
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
+    probed, probe_notes = _probe_judges(evaluators, staged.chunks(per_chunk), judge_probes, seed)
     problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems()
-                      + reported.problems())
-    insights = redact(find_insights(leaderboard, usage))
+                      + reported.problems() + probed)
+    insights = redact(find_insights(leaderboard, usage) + probe_notes)
     files = [
         *writer.paths,
         *write_tables(work, leaderboard, problems, insights, scored.corpus_details),

@@ -299,3 +299,11 @@ def test_scripted_is_an_ordinary_judge_spec_answering_registered_tasks() -> None
     assert claims.value == ["It costs 12 euros."]
     assert judge.model == "scripted" and judge.stats.cost_usd == 0.0
     assert judge.stats.unpriced_calls == 0
+
+
+def test_a_json_string_spec_shares_the_judge_of_the_same_dict() -> None:
+    as_dict = make_judge({"provider": "ollama", "model": "json-spec", "timeout": 7})
+    as_text = make_judge('{"timeout": 7, "model": "json-spec", "provider": "ollama"}')
+    assert as_text.backend is as_dict.backend and as_text.timeout == 7
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        make_judge('{"model": ')
