@@ -294,3 +294,40 @@ def test_an_interrupted_run_stops_conversations_between_turns_and_resumes_them(
     assert len(sent) == 20 - (first - 1)  # only the turns not completed before
     replies = [t.content for t in answered[1].turns or [] if t.role == "assistant"]
     assert replies == [f"reply {2 * k}" for k in range(1, 21)]
+
+
+def test_a_simulated_conversation_resumes_without_asking_the_simulator_again(
+    tmp_path: Path,
+) -> None:
+    from assay.backends.llm import make_judge
+    from assay.runner.simulated_user import SimulatedUser
+
+    case = TestCase(id="sim", scenario="Asks the card fee. Then asks about loans. Then asks "
+                    "about savings.", expected_outcome="never met")
+    sent: list[str] = []
+
+    def flaky(messages: list[dict[str, str]]) -> str:
+        sent.append(messages[-1]["content"])
+        if len(sent) == 2:
+            raise RuntimeError("down")
+        return "noted"
+
+    log = tmp_path / "ck.jsonl"
+    judge = make_judge("scripted")
+    first = run_target([case], CallableConnector(flaky, name="b"), checkpoint=log,
+                       settings=RunSettings(retries=0), user=SimulatedUser(judge))
+    assert first[0].metadata["run"]["error"].startswith("turn 4: RuntimeError")
+    asked_before = judge.stats.requests
+    sent.clear()
+    def fixed(messages: list[dict[str, str]]) -> str:
+        sent.append(messages[-1]["content"])
+        return "noted"
+
+    again = run_target([case], CallableConnector(fixed, name="b"), checkpoint=log,
+                       retry_errors=True, user=SimulatedUser(judge))
+    # the first user turn is neither written nor sent again
+    assert sent == ["Then asks about loans?", "Then asks about savings?"]
+    assert judge.stats.requests - asked_before == 3  # turns 2 and 3, then "stop"
+    users = [t.content for t in again[0].turns or [] if t.role == "user"]
+    assert users == ["Asks the card fee?", "Then asks about loans?", "Then asks about savings?"]
+    assert again[0].metadata["run"]["stop"] == "user_stopped"

@@ -66,8 +66,9 @@ def _script(case: TestCase, done: list[Turn]) -> list[Turn]:
     script = [t for t in case.turns or [] if t.role in _SCRIPT_ROLES]
     answered = sum(t.role == "user" for t in done)
     users = [i for i, t in enumerate(script) if t.role == "user"]
-    start = users[answered - 1] + 1 if answered else 0
-    return script[start:] if answered <= len(users) else []
+    if answered > len(users):
+        return []
+    return script[users[answered - 1] + 1 if answered else 0 :]
 
 
 def _progress(case: TestCase, turns: list[Turn], run: dict[str, Any]) -> TestCase:
