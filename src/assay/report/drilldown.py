@@ -58,6 +58,8 @@ _ROW_KEYS = (
     "perturbation",
     "parent_id",
 )
+#: Columns of the results :func:`run_drilldown` chooses the shown cases by (with ``full_rows``).
+SELECTION_COLUMNS = ("case_id", "model", "status", "passed")
 #: Calibration reports shown in the HTML report → their plot data file.
 REPORT_FILES = {
     CALIBRATION_FILES["report"]: CALIBRATION_FILES["plot"],
@@ -267,19 +269,26 @@ def _select(results: pd.DataFrame, max_cases: int) -> tuple[int, pd.DataFrame]:
     """The number of case × model entries, and the rows of the ``max_cases`` most relevant ones
     (most failures and errors first), chosen with vectorised operations before any row is
     turned into Python objects."""
-    keys = results[["case_id", "model"]].astype(str)
-    bad = (results["passed"] == False) | (results["status"] == "error")  # noqa: E712
-    score = bad.groupby([keys["case_id"], keys["model"]], sort=False).sum()
-    total = len(score)
+    # Integer keys (no string per row: the columns may be read as categories).
+    case_codes, case_ids = pd.factorize(results["case_id"])
+    model_codes, models = pd.factorize(results["model"])
+    key = case_codes.astype(np.int64) * max(len(models), 1) + model_codes
+    bad = ((results["passed"] == False) | (results["status"] == "error")).to_numpy()  # noqa: E712
+    distinct, inverse = np.unique(key, return_inverse=True)
+    total = len(distinct)
     if total <= max_cases:
         return total, results
-    ranked = score.reset_index(name="bad").sort_values(
-        ["bad", "model", "case_id"], ascending=[False, True, True], kind="stable"
-    )
-    chosen = ranked.head(max_cases)
-    wanted = pd.MultiIndex.from_frame(chosen[["case_id", "model"]])
-    mask = pd.MultiIndex.from_frame(keys).isin(wanted)
-    return total, results[mask]
+    ranked = pd.DataFrame(
+        {
+            "bad": np.bincount(inverse, weights=bad.astype(np.float64)),
+            "model": np.asarray(models, dtype=object)[distinct % max(len(models), 1)].astype(str),
+            "case_id": np.asarray(case_ids, dtype=object)[distinct // max(len(models), 1)].astype(
+                str
+            ),
+            "key": distinct,
+        }
+    ).sort_values(["bad", "model", "case_id"], ascending=[False, True, True], kind="stable")
+    return total, results[np.isin(key, ranked["key"].to_numpy()[:max_cases])]
 
 
 def _details(raw: Any) -> Any:
