@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from assay.data.suite_parquet import parquet_records
+from assay.report.dialogue_view import conversation_view, trajectory_view
 from assay.rundir.layout import (
     CALIBRATED_FILE,
     CALIBRATION_FILES,
@@ -128,17 +129,17 @@ def _original_suite(
     }
 
 
-def _clip(text: Any) -> Any:
-    if isinstance(text, str) and len(text) > MAX_TEXT:
-        return text[:MAX_TEXT] + f" … [{len(text) - MAX_TEXT:,} more characters]"
+def _clip(text: Any, limit: int = MAX_TEXT) -> Any:
+    if isinstance(text, str) and len(text) > limit:
+        return text[:limit] + f" … [{len(text) - limit:,} more characters]"
     return text
 
 
-def _redacted(text: Any) -> Any:
+def _redacted(text: Any, limit: int = MAX_TEXT) -> Any:
     """:func:`_clip` after masking PII and secrets (the mask keeps the text's length)."""
     from assay.safety.masking import scrub
 
-    return _clip(scrub(text)) if isinstance(text, str) else text
+    return _clip(scrub(text), limit) if isinstance(text, str) else text
 
 
 def _column(series: pd.Series) -> list[Any]:
@@ -168,7 +169,9 @@ def drilldown(
     """One entry per case × model with texts, outcomes and evidence.
 
     With ``redact`` every PII and secret value in the case texts (question, expected answer,
-    answer, retrieved context) is masked, as in every other output: reports are shared.
+    answer, retrieved context, turns, trajectory steps) is masked, as in every other output:
+    reports are shared. A conversation's turns and an agent trajectory's steps are bounded (see
+    :mod:`assay.report.dialogue_view`).
 
     Returns:
         ``{"entries": [...], "total": n, "shown": k}``; entries are ordered failing first.
@@ -218,6 +221,10 @@ def drilldown(
                 "answer": text(case.get("actual_answer")),
                 "context": [text(c) for c in (case.get("retrieved_context") or [])[:50]],
                 "context_ids": (case.get("context_ids") or [])[:50],
+                "scenario": text(case.get("scenario")),
+                "expected_outcome": text(case.get("expected_outcome")),
+                "conversation": conversation_view(case.get("turns"), evidence, text),
+                "trajectory": trajectory_view(case.get("trajectory"), evidence, text),
                 "metrics": metrics,
                 "evidence": evidence,
                 "n_fail": sum(m["passed"] is False for m in metrics),
