@@ -27,8 +27,8 @@ SHARED = ROOT.parent / "shared" / "data" / "faithfulness" / "summedits"
 
 
 def corpus_texts() -> list[str]:
-    from assay.generate.chunking import chunk_documents
-    from assay.generate.ingest import ingest
+    from assay.corpus.chunking import chunk_documents
+    from assay.corpus.ingest import ingest
 
     demo = ROOT / "src" / "assay" / "demo" / "corpus"
     texts = [c.text for c in chunk_documents(ingest(demo).documents)]

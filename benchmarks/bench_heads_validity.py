@@ -70,9 +70,8 @@ def evaluators() -> list[Evaluator]:
 
 def speed_section() -> list[str]:
     """Embedding pass vs the heads' added scoring time, on the demo suite (memory-only cache)."""
-    from assay.backends.embed import clear_loaded as clear_embedders
+    from assay.backends import clear_loaded
     from assay.backends.heads.nli_features import clear_caches
-    from assay.backends.nli import clear_loaded as clear_nli
     from assay.data.suite import read_suite
     from assay.evaluators.embedding_base import prefetch_embeddings
     from assay.evaluators.hallucination import HallucinationScore
@@ -80,8 +79,7 @@ def speed_section() -> list[str]:
 
     saved = os.environ.get("ASSAY_EMBED_CACHE")
     os.environ["ASSAY_EMBED_CACHE"] = "off"
-    clear_embedders()
-    clear_nli()
+    clear_loaded()
     try:
         cases = [c for c in read_suite(DEMO).cases if c.actual_answer and c.retrieved_context]
         grounded, hallucination = NLIGroundedness(), HallucinationScore()
@@ -104,8 +102,7 @@ def speed_section() -> list[str]:
             os.environ.pop("ASSAY_EMBED_CACHE", None)
         else:
             os.environ["ASSAY_EMBED_CACHE"] = saved
-        clear_embedders()
-        clear_nli()
+        clear_loaded()
     return [
         "## Cost of the heads",
         "",

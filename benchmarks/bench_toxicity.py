@@ -15,8 +15,9 @@ as a user runs it (sentence split, max over sentences):
 AUROC with a 1,000-resample bootstrap 95 % interval. Then the functional breakdown on assay's own
 hand-written diagnostic lists (:mod:`toxicity_functional`, NOT the owner's held-out suite):
 recall@0.5 on lists that should be flagged, and the share correctly left unflagged on lists
-that should not. Speed: the head's added cost against the all-MiniLM-L6-v2 pass whose vectors
-it reuses (same distinct sentences, no cache), and alt-profanity-check's parity with its package.
+that should not. Speed: the head's added cost (its spelling-variant normaliser and its layer)
+against the all-MiniLM-L6-v2 pass whose vectors it reuses (same distinct sentences, no cache),
+and alt-profanity-check's parity with its package.
 Writes ``benchmarks/results/toxicity.md``.
 
 Run: ``python benchmarks/bench_toxicity.py [--limit N]``
@@ -99,20 +100,24 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[Any, float]:
 
 def head_speed(texts: Sequence[str], limit: int = 1000) -> tuple[int, float, float]:
     """``(n, embedding seconds, head seconds)`` on up to ``limit`` distinct sentences, with no
-    cache."""
-    from assay.backends.classify.head import head_scores
+    cache; the head's time covers all it adds: undoing spelling variants, then its layer."""
+    from assay.backends.classify.head import HeadClassifier
     from assay.backends.embed import minilm
     from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
-    from assay.backends.heads.store import load_head
     from assay.text.sentences import split_sentences
 
     sentences = list(dict.fromkeys(s for t in texts for s in split_sentences(t)))[:limit]
     model = SentenceTransformerEmbedder(minilm.model_dir(), offline=True, verify_minilm=True)
     model.encode(sentences[:8])  # load outside the timing
-    vectors, t_embed = timed(lambda: model.encode(sentences))
-    head = load_head("toxicity")
-    output = str(head.header["training"]["output"])
-    _, t_head = timed(lambda: head_scores(head.labels, output, head.logits(vectors)), repeat=5)
+    head = HeadClassifier("toxicity")
+    read = head.read(sentences)  # loads the head and its lexicon outside the timing
+    vectors, t_embed = timed(lambda: model.encode(read))
+
+    def added() -> None:
+        head.read(sentences)
+        head.scores_of(vectors)
+
+    _, t_head = timed(added, repeat=5)
     return len(sentences), t_embed, t_head
 
 
@@ -217,7 +222,7 @@ def main() -> int:
         "",
         "Hand-written by assay's developers (`benchmarks/toxicity_functional.py`): share flagged "
         "(score ≥ 0.5) where the list should be flagged, share left unflagged where it should "
-        "not. Lists of 6–12 sentences: diagnostics with wide intervals, not validity figures.",
+        "not. Lists of 10–20 sentences: diagnostics with wide intervals, not validity figures.",
         "",
         *table,
         "",
@@ -225,7 +230,8 @@ def main() -> int:
         "",
         "## Speed",
         "",
-        f"- Head added cost: {t_head * 1e3:.1f} ms for {n_sentences} distinct sentences against "
+        f"- Head added cost (spelling-variant normaliser + layer): {t_head * 1e3:.1f} ms for "
+        f"{n_sentences} distinct sentences against "
         f"{t_embed:.1f} s for their all-MiniLM-L6-v2 pass (no cache): **{t_head / t_embed:.3%}** "
         "of the embedding pass it reuses (target ≤ 20 %).",
         f"- `toxicity` evaluator end to end with `profanity-check` (no embeddings): "

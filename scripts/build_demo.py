@@ -5,13 +5,16 @@ Inputs (all under ``src/assay/demo/``):
 - ``corpus/*.md``: the policy documents, one per file; the first line ``# Title`` names it.
 - ``source/questions.toml``: the questions, expected answers, ground-truth chunk ids, the three
   models' hand-written answers, conditions, perturbation overrides and human labels.
+- ``source/dialogues.toml``: conversations and agent trajectories with the three models' recorded
+  replies and tool calls, labelled for knowledge retention and tool correctness.
 
 Outputs (committed; ``tests/test_demo.py`` checks they equal a fresh build):
 
 - ``chunks.jsonl``: one chunk per line (``id``, ``doc``, ``topic``, ``title``, ``text``).
   Chunks are built from :func:`assay.text.split_sentences`: consecutive sentences of one
   paragraph, at most ``MAX_SENTENCES`` per chunk; ids are ``<doc>#<n>`` counted from 1.
-- ``suite.jsonl``: one case per (question, model), plus perturbed copies.
+- ``suite.jsonl``: one case per (question, model), plus perturbed copies, then one case per
+  (conversation, model) and per (trajectory, model).
 - ``labels.csv``: the human labels (``id``, ``model``, ``correct``, ``grounded``, ``quality``).
 
 Retrieval is simulated by a small BM25 retriever over the chunks, with per-model behaviour
@@ -302,6 +305,51 @@ def build_cases(
     return cases
 
 
+def _check_models(table: dict[str, Any], kind: str, keys: tuple[str, ...]) -> None:
+    missing = [f"{m.name}.{k}" for m in MODELS for k in keys if k not in table.get(m.name, {})]
+    if missing:
+        raise SystemExit(f"{kind} {table.get('id')!r}: missing {missing}")
+
+
+def conversation_cases(conversations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One case per (conversation, model): the policy as a system turn, then user and assistant
+    turns alternating; ``labels.knowledge_retained`` from the reviewer."""
+    cases = []
+    for conv in conversations:
+        _check_models(conv, "conversation", ("assistant", "retained"))
+        for profile in MODELS:
+            replies = conv[profile.name]["assistant"]
+            if len(replies) != len(conv["user"]):
+                raise SystemExit(f"conversation {conv['id']!r}: {profile.name} has "
+                                 f"{len(replies)} replies for {len(conv['user'])} user turns")
+            turns = [{"role": "system", "content": conv["policy"]}]
+            for user, reply in zip(conv["user"], replies, strict=True):
+                turns += [{"role": "user", "content": user},
+                          {"role": "assistant", "content": reply}]
+            cases.append({"id": conv["id"], "model": profile.name, "turns": turns,
+                          "topic": conv["topic"], "query_type": "conversation",
+                          "labels": {"knowledge_retained": conv[profile.name]["retained"]}})
+    return cases
+
+
+def trajectory_cases(trajectories: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One case per (trajectory, model): the task as the question, the recorded tool calls and
+    final answer, the expected calls and outcome; ``labels.tools_correct`` from the reviewer."""
+    cases = []
+    for traj in trajectories:
+        _check_models(traj, "trajectory", ("steps", "answer", "tools_correct"))
+        for profile in MODELS:
+            run = traj[profile.name]
+            cases.append({
+                "id": traj["id"], "model": profile.name, "question": traj["task"],
+                "trajectory": {"steps": run["steps"], "final_answer": run["answer"],
+                               "expected_tools": traj["expected"]},
+                "expected_outcome": traj["outcome"], "topic": traj["topic"],
+                "query_type": "agent", "labels": {"tools_correct": run["tools_correct"]},
+            })
+    return cases
+
+
 def _jsonl(records: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
@@ -311,7 +359,7 @@ def _labels_csv(cases: list[dict[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "model", "correct", "grounded", "quality"])
     for case in cases:
-        if case.get("labels"):
+        if case.get("labels") and "correct" in case["labels"]:
             lab = case["labels"]
             writer.writerow(
                 [case["id"], case["model"], lab["correct"], lab["grounded"], lab["quality"]]
@@ -323,6 +371,9 @@ def build(demo: Path = DEMO) -> dict[str, str]:
     """The generated files (name relative to ``demo`` → content), built from the sources."""
     chunks = build_chunks(demo / "corpus")
     cases = build_cases(load_questions(demo / "source" / "questions.toml"), chunks)
+    dialogues = tomllib.loads((demo / "source" / "dialogues.toml").read_text(encoding="utf-8"))
+    cases += conversation_cases(dialogues["conversation"])
+    cases += trajectory_cases(dialogues["trajectory"])
     return {
         "chunks.jsonl": _jsonl(chunks),
         "suite.jsonl": _jsonl(cases),

@@ -74,16 +74,21 @@ COLUMNS: list[tuple[str, Callable[[TestCase], float | None]]] = [
 def render() -> str:
     """The Markdown description of the demo."""
     suite = read_suite(demo_suite_path())
-    originals = [c for c in suite if c.perturbation is None]
-    perturbed = [c for c in suite if c.perturbation]
-    by_key = {(c.id, c.model): c for c in suite}
+    dialogues = [c for c in suite if c.turns or c.trajectory]
+    single = [c for c in suite if not (c.turns or c.trajectory)]
+    originals = [c for c in single if c.perturbation is None]
+    perturbed = [c for c in single if c.perturbation]
+    by_key = {(c.id, c.model): c for c in single}
     parent = {(c.id, c.model): by_key[(c.parent_id or "", c.model)] for c in perturbed}
+    n_conversations = len({c.id for c in dialogues if c.turns})
+    n_trajectories = len({c.id for c in dialogues if c.trajectory})
     lines = [
         f"Banking demo: {len({c.id for c in originals})} questions × {len(suite.models)} models "
-        f"+ {len(perturbed)} perturbed cases = {len(suite)} cases over "
-        f"{len(demo_chunks())} chunks of 20 documents; "
+        f"+ {len(perturbed)} perturbed cases + {n_conversations} conversations and "
+        f"{n_trajectories} agent trajectories × {len(suite.models)} models = {len(suite)} cases "
+        f"over {len(demo_chunks())} chunks of 20 documents; "
         f"{sum(bool(c.labels) for c in suite)} cases carry human labels. "
-        "Means over the unperturbed cases (PII leaks: share of answers).",
+        "Means over the unperturbed single-turn cases (PII leaks: share of answers).",
         "",
         "| model | " + " | ".join(name for name, _ in COLUMNS) + " | perturbed answers changed |",
         "|---|" + "---|" * (len(COLUMNS) + 1),

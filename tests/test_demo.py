@@ -39,8 +39,20 @@ PII = re.compile(
 
 
 @pytest.fixture(scope="module")
-def suite() -> TestSuite:
+def full_suite() -> TestSuite:
     return read_suite(demo_suite_path())
+
+
+@pytest.fixture(scope="module")
+def suite(full_suite: TestSuite) -> TestSuite:
+    """The single-turn cases (questions and their perturbed copies)."""
+    return TestSuite([c for c in full_suite if not (c.turns or c.trajectory)])
+
+
+@pytest.fixture(scope="module")
+def dialogues(full_suite: TestSuite) -> list[Any]:
+    """The conversations and agent trajectories."""
+    return [c for c in full_suite if c.turns or c.trajectory]
 
 
 @pytest.fixture(scope="module")
@@ -283,6 +295,46 @@ def test_assay_demo_runs_end_to_end(tmp_path: Path) -> None:
     assert "faithful: PASS" in result.output and "hallucinating: FAIL" in result.output
     report = (out / "run" / "report.md").read_text(encoding="utf-8")
     assert "faithful" in report and "hallucinating" in report and "terse" in report
+    assert "knowledge_retention" in report and "tool_recall" in report  # conversations, agents
+    verdict = (out / "verdict.md").read_text(encoding="utf-8")
+    assert "facts kept across turns" in verdict and "agent calls the right tools" in verdict
     run = out / "run"
     assert (run / "problems.json").is_file() and (run / "leaderboard.json").is_file()
     assert (out / "verdict.json").is_file() and (out / "verdict.html").is_file()
+
+
+def test_conversations_and_trajectories_have_all_three_models_and_both_labels(
+    dialogues: list[Any],
+) -> None:
+    conversations = [c for c in dialogues if c.turns]
+    trajectories = [c for c in dialogues if c.trajectory]
+    for group, label in ((conversations, "knowledge_retained"), (trajectories, "tools_correct")):
+        by_id: dict[str, set[str]] = defaultdict(set)
+        for case in group:
+            by_id[case.id].add(case.model or "")
+            assert set(case.labels) == {label} and case.labels[label] in (0, 1)
+        assert len(by_id) >= 8 and all(m == set(MODELS) for m in by_id.values())
+        values = {c.labels[label] for c in group}
+        assert values == {0, 1}  # both outcomes
+        faithful = [c.labels[label] for c in group if c.model == "faithful"]
+        assert all(faithful), "the faithful system keeps facts and calls the right tools"
+    for case in conversations:
+        roles = [t.role for t in case.turns]
+        assert roles[0] == "system" and roles[1:] == ["user", "assistant"] * (len(roles) // 2)
+    for case in trajectories:
+        assert case.question and case.expected_outcome and case.trajectory.expected_tools
+
+
+def test_dialogue_evaluators_tell_the_models_apart(dialogues: list[Any]) -> None:
+    conversations = [c for c in dialogues if c.turns]
+    retention: dict[str, list[float]] = defaultdict(list)
+    results = get_evaluator("conversation").score(conversations)
+    for case, result in zip(conversations, results, strict=True):
+        retention[case.model or ""].append(result.outcomes["knowledge_retention"].value or 0.0)
+    assert statistics.mean(retention["faithful"]) > statistics.mean(retention["hallucinating"])
+    trajectories = [c for c in dialogues if c.trajectory]
+    arguments: dict[str, list[float]] = defaultdict(list)
+    results = get_evaluator("trajectory").score(trajectories)
+    for case, result in zip(trajectories, results, strict=True):
+        arguments[case.model or ""].append(result.outcomes["argument_correctness"].value or 0.0)
+    assert statistics.mean(arguments["faithful"]) == 1.0 > statistics.mean(arguments["hallucinating"])

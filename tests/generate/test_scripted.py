@@ -6,7 +6,7 @@ import json
 import random
 
 from assay.backends.llm.scripted import ScriptedJudge
-from assay.generate.chunking import Chunk
+from assay.corpus.chunking import Chunk
 from assay.generate.questions import key_facts_task, parse_item, questions_task
 from assay.generate.taxonomy import DEFAULT_TAXONOMY
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from assay.backends.embed.fake import TableEmbedder
-from assay.generate.chunking import Chunk
+from assay.corpus.chunking import Chunk
 from assay.generate.questions import Candidate
 from assay.generate.sampling import Slot
 from assay.generate.selection import SelectionConfig, grounding, grounding_text, select
@@ -79,3 +79,27 @@ def test_grounding_reuses_unsupported_facts() -> None:
     yes_no = cand(0, "yes_no", "Are overpayments free?", "No, only up to 10% a year.",
                   correct="no")
     assert grounding_text(yes_no) == "only up to 10% a year."
+
+
+def test_answers_without_content_or_with_everyday_words_only_are_ungrounded() -> None:
+    chunks = [Chunk(f"c#{i}", "c", "c", 0, 50, text, (0, 1)) for i, text in enumerate([
+        "The account fee is 4 euros a month and the card is free with every account.",
+        "A replacement card costs 10 euros; the account fee is unchanged.",
+        "The card fee abroad is 2% of the amount charged to the account.",
+    ])]
+    empty = cand(0, "factual", "What is the account fee, then?", "It is what it is.")
+    general = cand(1, "factual", "How is the account fee set?", "The account fee depends on "
+                   "the card.")
+    faithful = cand(2, "factual", "What is the account fee?", "The account fee is 4 euros a "
+                    "month.")
+    bare = cand(3, "yes_no", "Is the card free with every account?", "Yes.", correct="yes")
+    vectors = ([1.0, 0.0, 0.0], [0.9, 0.3, 0.0], [0.9, 0.0, 0.3], [0.8, 0.4, 0.4])
+    table = {c.question or "": v for c, v in zip((empty, general, faithful, bare), vectors,
+                                                 strict=True)}
+    select([empty, general, faithful, bare], chunks, np.eye(3), TableEmbedder(table),
+           ANSWERABLE, SelectionConfig(min_source_similarity=-1.0, duplicate_similarity=1.0))
+    assert empty.dropped == "ungrounded" and "states no content word" in empty.detail
+    assert general.dropped == "ungrounded" and general.detail.endswith("not in the source: depends")
+    assert general.scores["grounding"] == 0.75 and general.scores["specific_grounding"] < 0.6
+    assert faithful.dropped is None and faithful.scores["specific_grounding"] == 1.0
+    assert bare.dropped is None  # a bare yes/no has nothing more to ground than its question

@@ -288,7 +288,7 @@ def test_client_settings_are_declared_once(tmp_path: Any) -> None:
 
 def test_scripted_is_an_ordinary_judge_spec_answering_registered_tasks() -> None:
     from assay.agents.factcheck.claims import extract_claims
-    from assay.generate.chunking import Chunk
+    from assay.corpus.chunking import Chunk
     from assay.generate.questions import key_facts_task
 
     judge = make_judge("scripted")
@@ -299,3 +299,11 @@ def test_scripted_is_an_ordinary_judge_spec_answering_registered_tasks() -> None
     assert claims.value == ["It costs 12 euros."]
     assert judge.model == "scripted" and judge.stats.cost_usd == 0.0
     assert judge.stats.unpriced_calls == 0
+
+
+def test_a_json_string_spec_shares_the_judge_of_the_same_dict() -> None:
+    as_dict = make_judge({"provider": "ollama", "model": "json-spec", "timeout": 7})
+    as_text = make_judge('{"timeout": 7, "model": "json-spec", "provider": "ollama"}')
+    assert as_text.backend is as_dict.backend and as_text.timeout == 7
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        make_judge('{"model": ')

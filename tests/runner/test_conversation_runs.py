@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from assay.cli.main import cli
@@ -259,3 +260,74 @@ def test_sigkilled_run_resumes_conversations_without_losing_or_repeating_turns(
                          if t.role == "user"]
         assert case.metadata["run"]["status"] == "ok"
     assert not log.exists()
+
+
+def test_an_interrupted_run_stops_conversations_between_turns_and_resumes_them(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C (here: an exception from the progress callback) must not wait for every running
+    conversation to play out all its turns; the resumed run continues from the last one."""
+    sent: list[int] = []
+
+    def bot(messages: list[dict[str, str]]) -> str:
+        sent.append(len(messages))
+        time.sleep(0.05)
+        return f"reply {len(messages)}"
+
+    class Interrupt(Exception):
+        pass
+
+    def progress(task: str, done: int, total: int) -> None:
+        if done == 1:  # the short conversation finished: interrupt the run
+            raise Interrupt
+
+    short, long_ = _script(1, n_users=1), _script(2, n_users=20)
+    log = tmp_path / "ck.jsonl"
+    connector = CallableConnector(bot, name="b")
+    with pytest.raises(Interrupt):
+        run_target([short, long_], connector, settings=RunSettings(concurrency=2),
+                   checkpoint=log, progress=progress)
+    first = len(sent)
+    assert first < 8, f"the long conversation went on for {first - 1} turns after the interrupt"
+    sent.clear()
+    answered = run_target([short, long_], connector, checkpoint=log)
+    assert len(sent) == 20 - (first - 1)  # only the turns not completed before
+    replies = [t.content for t in answered[1].turns or [] if t.role == "assistant"]
+    assert replies == [f"reply {2 * k}" for k in range(1, 21)]
+
+
+def test_a_simulated_conversation_resumes_without_asking_the_simulator_again(
+    tmp_path: Path,
+) -> None:
+    from assay.backends.llm import make_judge
+    from assay.runner.simulated_user import SimulatedUser
+
+    case = TestCase(id="sim", scenario="Asks the card fee. Then asks about loans. Then asks "
+                    "about savings.", expected_outcome="never met")
+    sent: list[str] = []
+
+    def flaky(messages: list[dict[str, str]]) -> str:
+        sent.append(messages[-1]["content"])
+        if len(sent) == 2:
+            raise RuntimeError("down")
+        return "noted"
+
+    log = tmp_path / "ck.jsonl"
+    judge = make_judge("scripted")
+    first = run_target([case], CallableConnector(flaky, name="b"), checkpoint=log,
+                       settings=RunSettings(retries=0), user=SimulatedUser(judge))
+    assert first[0].metadata["run"]["error"].startswith("turn 4: RuntimeError")
+    asked_before = judge.stats.requests
+    sent.clear()
+    def fixed(messages: list[dict[str, str]]) -> str:
+        sent.append(messages[-1]["content"])
+        return "noted"
+
+    again = run_target([case], CallableConnector(fixed, name="b"), checkpoint=log,
+                       retry_errors=True, user=SimulatedUser(judge))
+    # the first user turn is neither written nor sent again
+    assert sent == ["Then asks about loans?", "Then asks about savings?"]
+    assert judge.stats.requests - asked_before == 3  # turns 2 and 3, then "stop"
+    users = [t.content for t in again[0].turns or [] if t.role == "user"]
+    assert users == ["Asks the card fee?", "Then asks about loans?", "Then asks about savings?"]
+    assert again[0].metadata["run"]["stop"] == "user_stopped"

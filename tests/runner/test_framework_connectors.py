@@ -94,7 +94,8 @@ def _agent() -> Any:
         [
             AIMessage("", tool_calls=[{"name": "get_rate", "args": {"currency": "USD"}, "id": "1"}]),
             AIMessage("", tool_calls=[{"name": "get_fee", "args": {"product": "gold"}, "id": "2"}]),
-            AIMessage("1 USD is 0.92 EUR."),
+            AIMessage("1 USD is 0.92 EUR.",
+                      usage_metadata={"input_tokens": 30, "output_tokens": 7, "total_tokens": 37}),
         ]
     )
     model = GenericFakeChatModel(messages=script)
@@ -125,6 +126,9 @@ def test_langchain_agent_tool_calls_become_the_trajectory_and_are_scored() -> No
     )
     [done] = run_target([case], LangChainConnector(agent, name="fx-agent"))
     assert done.actual_answer == "1 USD is 0.92 EUR."
+    # token usage of the chat model's replies, by the names the other connectors use
+    assert done.metadata["run"]["usage"] == {
+        "prompt_tokens": 30, "completion_tokens": 7, "total_tokens": 37}  # fmt: skip
     steps = done.trajectory.steps if done.trajectory else []
     assert [(s.name, s.arguments) for s in steps] == [
         ("get_rate", {"currency": "USD"}),
@@ -311,3 +315,53 @@ def test_llamaindex_chat_engine_gets_the_earlier_turns_as_chat_history() -> None
     # the second turn saw the system turn, the first exchange and the new question
     assert sent[-1] == "And the fee?" and "USD rate?" in sent
     assert len([t for t in done.turns or [] if t.role == "assistant"]) == 2
+
+
+# llama-index's workflow machinery inspects the agent's pydantic members (its deprecations)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_llamaindex_workflow_agent_tool_calls_become_the_trajectory() -> None:
+    pytest.importorskip(
+        "llama_index.core", reason="extra 'llamaindex' (llama-index-core) not installed"
+    )
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.base.llms.types import ToolCallBlock
+    from llama_index.core.llms import ChatMessage
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.core.tools import FunctionTool
+
+    from assay.runner.connectors.llamaindex_engine import LlamaIndexConnector
+
+    def get_rate(currency: str) -> float:
+        """Exchange rate of a currency to the euro."""
+        return {"USD": 0.92}[currency]
+
+    def plan(messages: list[ChatMessage], **kwargs: Any) -> ChatMessage:
+        """The scripted model: first a failing call, then a good one, then the answer."""
+        done = sum(m.role == "tool" for m in messages)
+        if done < 2:
+            currency = ["CHF", "USD"][done]
+            block = ToolCallBlock(tool_call_id=str(done), tool_name="get_rate",
+                                  tool_kwargs={"currency": currency})  # fmt: skip
+            return ChatMessage(role="assistant", blocks=[block])
+        return ChatMessage(role="assistant", content="1 USD is 0.92 EUR.")
+
+    def build() -> FunctionAgent:
+        llm = MockFunctionCallingLLM(response_generator=plan, is_chat_model=True)
+        return FunctionAgent(tools=[FunctionTool.from_defaults(get_rate)], llm=llm)
+
+    expected = [ToolCall(name="get_rate", arguments={"currency": "USD"})]
+    cases = [TestCase(id=f"fx{i}", question="USD rate?",
+                      trajectory=Trajectory(expected_tools=expected)) for i in range(3)]  # fmt: skip
+    connector = LlamaIndexConnector(build, name="fx-agent")
+    assert connector.mode == "agent"
+    done = run_target(cases, connector, settings=RunSettings(concurrency=3))
+    for case in done:
+        assert case.metadata["run"]["status"] == "ok", case.metadata["run"]
+        assert case.actual_answer == "1 USD is 0.92 EUR."
+        steps = case.trajectory.steps if case.trajectory else []
+        assert [(s.name, s.arguments) for s in steps] == [
+            ("get_rate", {"currency": "CHF"}), ("get_rate", {"currency": "USD"})]  # fmt: skip
+        assert steps[0].error is not None and "CHF" in steps[0].error
+        assert steps[1].result == 0.92 and steps[1].error is None
+    board = {r["metric"]: r["value"] for r in evaluate(done, ["trajectory"]).leaderboard}
+    assert board["tool_recall"] == 1.0 and board["error_recovery"] == 1.0

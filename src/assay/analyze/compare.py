@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from assay.analyze.resampling import CLUSTER, ClusterBootstrap, percentile_interval
-from assay.analyze.uncertainty import DEFAULT_RESAMPLES, bootstrap_p_value, mcnemar
+from assay.analyze.resampling import CLUSTER, ClusterBootstrap
+from assay.analyze.uncertainty import DEFAULT_RESAMPLES, mcnemar
 from assay.analyze.weakness import measured
 from assay.evaluators.base import MetricSpec
 from assay.rundir.records import LeaderboardRow
@@ -170,10 +170,7 @@ def _paired_test(
         low = high = float(diffs[0])
         p_value = 1.0 if diffs[0] == 0 else 0.0
     else:
-        means = bootstrap.means(codes, diffs)
-        lows, highs = percentile_interval(means, confidence)
-        low, high = float(lows[0]), float(highs[0])
-        p_value = bootstrap_p_value(means)
+        low, high, p_value = bootstrap.difference_test(codes, diffs, confidence)
     out: dict[str, Any] = {
         "n_paired": int(diffs.size), "n_clusters": n_clusters, "ci_low": low, "ci_high": high,
         "p_value": p_value, "test": "paired_cluster_bootstrap",

@@ -18,7 +18,6 @@ import pandas as pd
 from assay.analyze.resampling import CLUSTER, ClusterBootstrap, percentile_interval
 from assay.analyze.uncertainty import (
     DEFAULT_RESAMPLES,
-    bootstrap_p_value,
     clopper_pearson_interval,
     holm,
     mcnemar,
@@ -204,10 +203,7 @@ def _compare_pair(
             ci_low = ci_high = diff
             p_boot = 1.0 if diffs[0] == 0 else 0.0
         else:
-            means = bootstrap.means(codes, diffs)
-            low, high = percentile_interval(means, confidence)
-            ci_low, ci_high = float(low[0]), float(high[0])
-            p_boot = bootstrap_p_value(means)
+            ci_low, ci_high, p_boot = bootstrap.difference_test(codes, diffs, confidence)
     test = None
     if a in verdicts and b in verdicts:
         judged = verdicts[[a, b]].dropna()

@@ -30,6 +30,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from threadpoolctl import ThreadpoolController
 
+from assay.analyze.uncertainty import bootstrap_p_value
 from assay.params import check
 
 _CHUNK_CELLS = 4_000_000  # weights converted to float per block (bounds memory at ~16 MB)
@@ -167,6 +168,23 @@ class ClusterBootstrap:
                 totals += stacked[:, start : start + step] @ block
         with np.errstate(invalid="ignore", divide="ignore"):
             return (totals[:n_columns] / totals[n_columns:]).T
+
+    def difference_test(
+        self, clusters: NDArray[np.intp], diffs: NDArray[np.float64], confidence: float
+    ) -> tuple[float, float, float]:
+        """Percentile interval and two-sided p-value of the mean of paired differences
+        ``diffs`` (one per case, in ``clusters``), from the resampled means.
+
+        Example:
+            >>> boot = ClusterBootstrap(4, n_resamples=200, seed=0)
+            >>> low, high, p = boot.difference_test(np.arange(4), np.array([0.1, 0.2, 0.3, 0.2]),
+            ...                                     0.95)
+            >>> 0.0 < low < high, p < 0.05
+            (True, True)
+        """
+        means = self.means(clusters, diffs)
+        low, high = percentile_interval(means, confidence)
+        return float(low[0]), float(high[0]), bootstrap_p_value(means)
 
 
 def percentile_interval(

@@ -10,10 +10,9 @@ from typing import Any
 
 from assay.attacks.library import HARMFUL_REQUESTS, Attack, attacks
 from assay.data.case import TestCase
+from assay.data.derived import RUN_FIELDS, child_id, insert_passages
 from assay.data.dialogue import Turn
 from assay.params import check
-from assay.perturb.base import RUN_FIELDS, SEPARATOR
-from assay.perturb.context import insert_passages
 
 _EXPECTED = {
     "prompt_injection": "ignore_injection",
@@ -174,7 +173,7 @@ def make_attacks(
             fields: dict[str, Any] = {f: None for f in RUN_FIELDS}
             fields.update(update)
             fields.update(
-                id=f"{parent.id}{SEPARATOR}attack:{attack.name}",
+                id=child_id(parent.id, f"attack:{attack.name}"),
                 parent_id=parent.id,
                 perturbation=f"attack:{attack.name}",
                 labels={**parent.labels, **expected},

@@ -69,6 +69,11 @@ from assay.cli.progress import console, progress_bar
     "--worker-gpus", type=click.FloatRange(min=0), default=0.0, show_default=True,
     help="GPUs per Ray actor of a model-based evaluator (fractions allowed).",
 )  # fmt: skip
+@click.option(
+    "--judge-probes", type=click.IntRange(min=0), default=0, show_default=True,
+    help="Probe each judge evaluator for verbosity and context-order bias on up to N cases "
+    "(extra judge calls); findings go to problems.json / insights.json and the report.",
+)  # fmt: skip
 def command(
     suite: Path,
     names: tuple[str, ...],
@@ -84,6 +89,7 @@ def command(
     workers: int | None,
     worker_cpus: float,
     worker_gpus: float,
+    judge_probes: int,
 ) -> None:
     """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
     from assay.pipeline import evaluate
@@ -101,6 +107,7 @@ def command(
             batch_size=batch_size,
             progress=progress,
             calibrators=list(calibrators),
+            judge_probes=judge_probes,
             executor=executor,
             executor_options=(
                 {"address": address, "num_workers": workers, "num_cpus": worker_cpus,

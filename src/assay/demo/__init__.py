@@ -80,6 +80,8 @@ DEMO_EVALUATORS = (
     "emb_completeness",
     "emb_answer_accuracy",
     "toxicity",
+    "conversation",
+    "trajectory",
 )
 #: The module each optional extra must provide for its evaluators to run.
 _EXTRA_MODULES = {"embed": "sentence_transformers", "toxicity": "profanity_check"}

@@ -431,6 +431,24 @@ def check_weights(weights: Any, where: str) -> None:
     check(ok, "weights", where, "'length', 'uniform' or a list of non-negative numbers", weights)
 
 
+def answer_and_context(case: TestCase) -> tuple[list[str], list[str], list[int]] | str:
+    """The answer's sentences, the context's sentences and the chunk of each, or why the case
+    is skipped (the evaluators that score an answer against its context).
+
+    Example:
+        >>> answer_and_context(TestCase(id="1", actual_answer="Fees are low.",
+        ...                             retrieved_context=["A. B.", "C."]))
+        (['Fees are low.'], ['A. B.', 'C.'], [0, 1])
+    """
+    answer = sentences_of(case.actual_answer)
+    context, owners = chunk_sentences(case.retrieved_context)
+    if not answer:
+        return "the answer has no sentences"
+    if not context:
+        return "the context has no sentences"
+    return answer, context, owners
+
+
 def matched_sentences(
     sentences: Sequence[str],
     others: Sequence[str],

@@ -30,6 +30,7 @@ from assay.evaluators.base import CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.embedding_base import (
     SentenceVectors,
     WeightedEmbeddingEvaluator,
+    answer_and_context,
     chunk_sentences,
     cosine_matrix,
     quote,
@@ -165,12 +166,10 @@ class EmbCompleteness(WeightedEmbeddingEvaluator):
         return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
 
     def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
-        answer = sentences_of(case.actual_answer)
-        context = chunk_sentences(case.retrieved_context)[0]
-        if not answer:
-            return "the answer has no sentences"
-        if not context:
-            return "the context has no sentences"
+        parts = answer_and_context(case)
+        if isinstance(parts, str):
+            return parts
+        answer, context, _ = parts
         sims = cosine_matrix(stack(vectors, context), stack(vectors, answer))
         best = sims.max(axis=1)
         weights = sentence_weights(context, self.weights, self.name)

@@ -9,6 +9,7 @@ from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
     SentenceVectors,
+    answer_and_context,
     chunk_sentences,
     cosine_matrix,
     matched_sentences,
@@ -60,12 +61,10 @@ class EmbGroundedness(EmbeddingEvaluator):
         return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
 
     def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
-        answer = sentences_of(case.actual_answer)
-        context, owners = chunk_sentences(case.retrieved_context)
-        if not answer:
-            return "the answer has no sentences"
-        if not context:
-            return "the context has no sentences"
+        parts = answer_and_context(case)
+        if isinstance(parts, str):
+            return parts
+        answer, context, owners = parts
         sims = cosine_matrix(stack(vectors, answer), stack(vectors, context))
         best = sims.max(axis=1)
         worst = int(np.argmin(best))

@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from assay.backends.llm.client import JsonOutcome
+from assay.backends.llm.client import JsonOutcome, JsonTask
 from assay.backends.llm.factory import JudgeSpec
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.judge_base import EmbeddingJudgeEvaluator, JudgeEvaluator, PlannedCall, share
+from assay.evaluators.judge_one_call import OneCallJudge
 from assay.evaluators.judge_tasks import (
     extract_statements,
     generate_questions,
@@ -202,7 +203,7 @@ class JudgeAnswerCorrectness(EmbeddingJudgeEvaluator):
 
 
 @register
-class JudgeQAAccuracy(JudgeEvaluator):
+class JudgeQAAccuracy(OneCallJudge):
     """The judge scores the semantic equivalence of the answer with the expected answer from 0
     to 1; a case passes at 0.95 or more by default.
 
@@ -221,23 +222,15 @@ class JudgeQAAccuracy(JudgeEvaluator):
                    threshold=0.95, primary=True),
     )
 
-    def _task(self, case: TestCase) -> Any:
+    def judge_task(self, case: TestCase) -> JsonTask:
         return score_task("equivalence", {"question": case.question or "",
                                           "expected_answer": case.expected_answer or "",
                                           "answer": case.actual_answer or ""}, 0.0, 1.0)
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        outcomes = self.run([self._task(c) for c in cases])
-        return [self.finish([o], self._result, o) for o in outcomes]
-
-    def _result(self, outcome: JsonOutcome | None) -> CaseResult:
-        assert outcome is not None
+    def read_reply(self, outcome: JsonOutcome) -> CaseResult:
         value, reason = outcome.value
         return CaseResult.ok({self.name: value}, reason or f"equivalence {value:.2f}",
                              {"reason": reason})
-
-    def plan(self, case: TestCase) -> list[PlannedCall]:
-        return [(self._task(case).request, 40)]
 
 
 @register

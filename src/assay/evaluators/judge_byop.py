@@ -18,17 +18,17 @@ import json
 import os
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.backends.llm.client import JsonOutcome
+from assay.backends.llm.client import JsonOutcome, JsonTask
 from assay.backends.llm.factory import JudgeSpec
 from assay.backends.llm.prompts import load_prompt, placeholders
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall
+from assay.evaluators.judge_one_call import OneCallJudge
 from assay.evaluators.judge_tasks import PROMPTS, verdict_task
 from assay.evaluators.registry import register
 
@@ -61,7 +61,7 @@ def _check_template(template: Any, where: str) -> set[str]:
 
 
 @register
-class JudgePrompt(JudgeEvaluator):
+class JudgePrompt(OneCallJudge):
     """A user-written true/false judge prompt (1 when the judge says true).
 
     The fields a case needs follow from the placeholders the template uses. A reply format
@@ -89,25 +89,17 @@ class JudgePrompt(JudgeEvaluator):
         self.template = template
         self.requires = tuple(PLACEHOLDERS[p] for p in PLACEHOLDERS if p in used)  # type: ignore[misc]
 
-    def _task(self, case: TestCase) -> Any:
+    def judge_task(self, case: TestCase) -> JsonTask:
         assert self.template is not None
         used = placeholders(self.template, list(PLACEHOLDERS))
         variables = {p: _value(case, p) for p in used}
         return verdict_task("byop", variables,
                             template=self.template + "\n\n" + load_prompt("byop_suffix", PROMPTS))
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        outcomes = self.run([self._task(c) for c in cases])
-        return [self.finish([o], self._result, o) for o in outcomes]
-
-    def _result(self, outcome: JsonOutcome | None) -> CaseResult:
-        assert outcome is not None
+    def read_reply(self, outcome: JsonOutcome) -> CaseResult:
         verdict, reason = outcome.value
         return CaseResult.ok({self.metrics[0].name: float(verdict)},
                              f"{'true' if verdict else 'false'}: {reason}", {"reason": reason})
-
-    def plan(self, case: TestCase) -> list[PlannedCall]:
-        return [(self._task(case).request, 40)]
 
     def __reduce__(self) -> Any:
         if type(self) is JudgePrompt:

@@ -8,13 +8,14 @@ Each has a reproducible, judge-free counterpart named in its description.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from assay.backends.llm.client import JsonOutcome
+from assay.backends.llm.client import JsonOutcome, JsonTask
 from assay.backends.llm.factory import JudgeSpec
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall, context_text, share
+from assay.evaluators.judge_base import PlannedCall, context_text, share
+from assay.evaluators.judge_one_call import OneCallJudge
 from assay.evaluators.judge_tasks import numbered_verdicts, verdict_score_task, verdict_task
 from assay.evaluators.registry import register
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_text
@@ -25,7 +26,7 @@ DEFAULT_TONE = ("formal", "respectful", "concise", "non-emotional")
 
 
 @register
-class JudgeTone(JudgeEvaluator):
+class JudgeTone(OneCallJudge):
     """Each brand attribute of tone (default formal, respectful, concise, non-emotional) is
     judged satisfied or not; compliance is the share satisfied.
 
@@ -45,6 +46,7 @@ class JudgeTone(JudgeEvaluator):
         MetricSpec("judge_tone", "share of tone attributes satisfied", threshold=0.75,
                    primary=True),
     )
+    skip_empty_answer = True
 
     def __init__(self, judge: JudgeSpec = None,
                  attributes: Sequence[str] = DEFAULT_TONE) -> None:
@@ -53,18 +55,11 @@ class JudgeTone(JudgeEvaluator):
               "attributes", "JudgeTone", "a non-empty list of attribute names", attributes)
         self.attributes = tuple(attributes)
 
-    def _task(self, case: TestCase) -> Any:
+    def judge_task(self, case: TestCase) -> JsonTask:
         return numbered_verdicts("tone", self.attributes, "attributes",
                                  {"answer": case.actual_answer or ""})
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        outcomes = self.run([self._task(c) if (c.actual_answer or "").strip() else None
-                             for c in cases])
-        return [self.finish([o], self._result, o) for o in outcomes]
-
-    def _result(self, outcome: JsonOutcome | None) -> CaseResult:
-        if outcome is None:
-            return self.skip("the answer is empty")
+    def read_reply(self, outcome: JsonOutcome) -> CaseResult:
         flags = [flag for flag, _ in outcome.value]
         broken = [a for a, f in zip(self.attributes, flags, strict=True) if not f]
         return CaseResult.ok(
@@ -75,29 +70,24 @@ class JudgeTone(JudgeEvaluator):
         )
 
     def plan(self, case: TestCase) -> list[PlannedCall]:
-        return [(self._task(case).request, 25 * len(self.attributes))]
+        return [(self.judge_task(case).request, 25 * len(self.attributes))]
 
 
-class _VerdictJudge(JudgeEvaluator):
+class _VerdictJudge(OneCallJudge):
     """The reference's binary verdict (1 = the problem is present; primary, passes only at 0)
     and a 0-10 severity (secondary, passes at 4 or less), from one judge call."""
 
     task: ClassVar[str]
     fields: ClassVar[dict[str, str]]  # prompt placeholder -> case field
     requires: ClassVar[tuple[str, ...]] = ("actual_answer",)
+    skip_empty_answer = True
+    reply_tokens = 60
 
-    def _task(self, case: TestCase) -> Any:
+    def judge_task(self, case: TestCase) -> JsonTask:
         return verdict_score_task(
             self.task, {k: getattr(case, f) or "" for k, f in self.fields.items()}, 0.0, 10.0)
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        outcomes = self.run([self._task(c) if (c.actual_answer or "").strip() else None
-                             for c in cases])
-        return [self.finish([o], self._result, o) for o in outcomes]
-
-    def _result(self, outcome: JsonOutcome | None) -> CaseResult:
-        if outcome is None:
-            return self.skip("the answer is empty")
+    def read_reply(self, outcome: JsonOutcome) -> CaseResult:
         found, severity, reason = outcome.value
         verdict = "fail" if found else "pass"
         return CaseResult.ok(
@@ -105,9 +95,6 @@ class _VerdictJudge(JudgeEvaluator):
             f"{'found' if found else 'none'} (severity {severity:g}/10, {verdict}): {reason}",
             {"reason": reason, "verdict": verdict},
         )
-
-    def plan(self, case: TestCase) -> list[PlannedCall]:
-        return [(self._task(case).request, 60)]
 
 
 def _verdict_metrics(name: str, what: str) -> tuple[MetricSpec, MetricSpec]:
@@ -197,7 +184,7 @@ class JudgeStereotypes(_VerdictJudge):
 
 
 @register
-class JudgeSummarization(JudgeEvaluator):
+class JudgeSummarization(OneCallJudge):
     """Whether the answer is a good summary of the source document (1 good, 0 bad).
 
     The document is read from the field named by ``source`` (the retrieved context by default;
@@ -217,29 +204,20 @@ class JudgeSummarization(JudgeEvaluator):
         MetricSpec("judge_summarization", "1 for a good summary of the source, 0 for a bad one",
                    threshold=1.0, primary=True),
     )
+    skip_empty_answer = True
 
     def __init__(self, judge: JudgeSpec = None, source: str = DEFAULT_SUMMARY_SOURCE) -> None:
         super().__init__(judge)
         self.source = check_source(source, type(self).__name__)
         self.requires = (self.source, "actual_answer")  # type: ignore[misc]
 
-    def _task(self, case: TestCase) -> Any:
+    def judge_task(self, case: TestCase) -> JsonTask:
         source = (context_text(case) if self.source == "retrieved_context"
                   else source_text(case, self.source))
         return verdict_task("summarization", {"source": source,
                                               "summary": case.actual_answer or ""})
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        outcomes = self.run([self._task(c) if (c.actual_answer or "").strip() else None
-                             for c in cases])
-        return [self.finish([o], self._result, o) for o in outcomes]
-
-    def _result(self, outcome: JsonOutcome | None) -> CaseResult:
-        if outcome is None:
-            return self.skip("the answer is empty")
+    def read_reply(self, outcome: JsonOutcome) -> CaseResult:
         good, reason = outcome.value
         return CaseResult.ok({self.name: float(good)},
                              f"{'good' if good else 'bad'} summary: {reason}", {"reason": reason})
-
-    def plan(self, case: TestCase) -> list[PlannedCall]:
-        return [(self._task(case).request, 40)]

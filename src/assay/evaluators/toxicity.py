@@ -23,6 +23,7 @@ from assay.backends.classify import (
 )
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.embedding_base import quote
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
 from assay.evaluators.worst_sentence import worst_sentences
@@ -127,12 +128,14 @@ class Toxicity(ResolvesOnce, Evaluator):
                     if column is None else
                     Outcome(Status.OK, float(np.clip(category_max[column], 0.0, 1.0))))
             category, category_value = top_category(scores, answer.row)
-            out.append(CaseResult(
-                outcomes,
-                f"most toxic sentence ({answer.value:.2f}; top category {category} "
-                f"{category_value:.2f}): {answer.quoted!r}",
-                {"categories": {c: round(float(v), 4) for c, v in
-                                zip(scores.categories, category_max, strict=True)},
-                 "top_category": category, **answer.details(), "model": model.model_id},
-            ))
+            details = {"categories": {c: round(float(v), 4) for c, v in
+                                      zip(scores.categories, category_max, strict=True)},
+                       "top_category": category, **answer.details(), "model": model.model_id}
+            explanation = (f"most toxic sentence ({answer.value:.2f}; top category {category} "
+                           f"{category_value:.2f}): {answer.quoted!r}")
+            read = scores.read_as[answer.row] if scores.read_as else None
+            if read is not None and read != answer.sentences[answer.index]:
+                details["worst_sentence"]["read_as"] = quote(read)
+                explanation += f", read as {quote(read)!r} (spelling variants undone)"
+            out.append(CaseResult(outcomes, explanation, details))
         return out

@@ -7,9 +7,9 @@ and questions through the judge → :func:`select` (query selection) → a
 Nothing heavy is imported here: scikit-learn, pypdf, python-docx and BeautifulSoup load when used.
 """
 
-from assay.generate.chunking import Chunk, chunk_document, chunk_documents, sentence_spans
+from assay.corpus.chunking import Chunk, chunk_document, chunk_documents, sentence_spans
+from assay.corpus.ingest import Corpus, Document, ingest, read_document
 from assay.generate.coverage import coverage_markdown, coverage_rows
-from assay.generate.ingest import Corpus, Document, ingest, read_document
 from assay.generate.pipeline import GenerationConfig, GenerationResult, generate
 from assay.generate.questions import UNANSWERABLE_ANSWER, Candidate
 from assay.generate.sampling import STRATEGIES, Slot, allocate, plan_slots

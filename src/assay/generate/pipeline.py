@@ -24,13 +24,13 @@ from assay.backends.embed import get_embedder
 from assay.backends.embed.base import Embedder
 from assay.backends.llm.client import Judge
 from assay.backends.llm.factory import JudgeSpec, make_judge
+from assay.corpus.chunking import Chunk, chunk_documents
+from assay.corpus.ingest import Corpus, ingest
 from assay.data.case import TestCase
 from assay.data.suite import TestSuite, write_suite
 from assay.errors import InvalidInputError
 from assay.fileio import write_json, write_text
-from assay.generate.chunking import Chunk, chunk_documents
 from assay.generate.coverage import coverage_markdown
-from assay.generate.ingest import Corpus, ingest
 from assay.generate.questions import (
     Candidate,
     PlaceholderError,

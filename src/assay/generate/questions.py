@@ -20,9 +20,9 @@ from typing import Any
 from assay.backends.llm.client import JsonOutcome, JsonTask, Judge
 from assay.backends.llm.prompts import build_request, load_prompt, numbered
 from assay.backends.llm.scripted import TASK_REPLIES
+from assay.corpus.chunking import Chunk
 from assay.errors import JudgeParseError, PlaceholderError
 from assay.evaluators.judge_tasks import string_list_schema
-from assay.generate.chunking import Chunk
 from assay.generate.sampling import Slot
 from assay.generate.taxonomy import QueryType
 from assay.text import split_sentences

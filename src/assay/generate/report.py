@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from assay._version import __version__
 from assay.backends.embed.base import Embedder
 from assay.backends.llm.client import Judge
-from assay.generate.chunking import Chunk
+from assay.corpus.chunking import Chunk
+from assay.corpus.ingest import Corpus
 from assay.generate.coverage import coverage_rows, trec_rows, type_rows
-from assay.generate.ingest import Corpus
 from assay.generate.questions import Candidate
 from assay.generate.taxonomy import QueryType
 from assay.generate.topics import TopicModel

@@ -121,7 +121,7 @@ def scripted_generation_judge(extra_rules: Sequence[tuple[str, Reply]] = ()) -> 
     output). The ``"scripted"`` judge spec answers them too (the replies are registered).
 
     Example:
-        >>> from assay.generate.chunking import Chunk
+        >>> from assay.corpus.chunking import Chunk
         >>> from assay.generate.questions import key_facts_task
         >>> chunk = Chunk("d#1", "d", "d.md", 0, 35, "The fee is 5 euros. Cards are free.", (0, 2))
         >>> scripted_generation_judge().complete([key_facts_task(chunk).request])[0].text

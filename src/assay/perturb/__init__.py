@@ -9,7 +9,8 @@ Example:
     ('q1~typos', 'q1', 0.2)
 """
 
-from assay.perturb.base import Perturbation, Variant, case_rng, child_id, perturb
+from assay.data.derived import child_id
+from assay.perturb.base import Perturbation, Variant, case_rng, perturb
 from assay.perturb.context import OOD_QUESTIONS, Copies, Distractors, OutOfDistribution, contradict
 from assay.perturb.demographic import DemographicCounterfactual, swap_gender, swap_group
 from assay.perturb.paraphrase import LLMParaphrase

@@ -19,14 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assay.data.case import TestCase
+from assay.data.derived import RUN_FIELDS, child_id
 from assay.params import check, constructor_params
 
 logger = logging.getLogger(__name__)
 
-#: Fields a child does not inherit: they describe one run of the system under test.
-RUN_FIELDS = ("model", "actual_answer", "retrieved_context", "context_ids", "latency_s", "cost_usd")
-#: Separates a parent id from the perturbation name in a child id.
-SEPARATOR = "~"
 
 
 @dataclass
@@ -69,16 +66,6 @@ def case_rng(seed: int, name: str, case_id: str) -> random.Random:
         True
     """
     return random.Random(f"{seed}:{name}:{case_id}")
-
-
-def child_id(parent_id: str, name: str, suffix: str = "") -> str:
-    """The id of a perturbed case.
-
-    Example:
-        >>> child_id("q1", "typos"), child_id("q1", "copy", "2")
-        ('q1~typos', 'q1~copy-2')
-    """
-    return f"{parent_id}{SEPARATOR}{name}" + (f"-{suffix}" if suffix else "")
 
 
 def make_child(

@@ -21,6 +21,7 @@ cut short as if complete) and the turns reached are kept in ``metadata["run"]["p
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -65,8 +66,9 @@ def _script(case: TestCase, done: list[Turn]) -> list[Turn]:
     script = [t for t in case.turns or [] if t.role in _SCRIPT_ROLES]
     answered = sum(t.role == "user" for t in done)
     users = [i for i, t in enumerate(script) if t.role == "user"]
-    start = users[answered - 1] + 1 if answered else 0
-    return script[start:] if answered <= len(users) else []
+    if answered > len(users):
+        return []
+    return script[users[answered - 1] + 1 if answered else 0 :]
 
 
 def _progress(case: TestCase, turns: list[Turn], run: dict[str, Any]) -> TestCase:
@@ -165,6 +167,7 @@ def converse(
     user: SimulatedUser | None = None,
     resume: TestCase | None = None,
     on_turn: TurnCallback | None = None,
+    stop: threading.Event | None = None,
 ) -> TestCase:
     """Run the conversation of ``case`` against ``connector``; never raises for a failure of
     the target or of the simulated user.
@@ -177,6 +180,9 @@ def converse(
         user: the simulated user (required when :func:`needs_simulator`).
         resume: the latest partial record of this conversation: its turns are not asked again.
         on_turn: called with the conversation so far after each completed turn.
+        stop: when set, no further turn is sent: the conversation ends as an ``interrupted``
+            error (the runner sets it when the run is interrupted; the turns completed are in
+            the checkpoint, and a resumed run continues from them).
 
     Example:
         >>> from assay.runner.connectors import CallableConnector
@@ -195,6 +201,9 @@ def converse(
     if not state.turns and simulated:  # the input's system turns open a simulated conversation
         state.turns = [t for t in case.turns or [] if t.role == "system"]
     while True:
+        if stop is not None and stop.is_set():
+            return state.failed(connector.name, "interrupted", "the run was interrupted",
+                                len(state.turns) + 1)
         if simulated:
             try:  # asked after the last turn too: was the goal met?
                 step = user.next_turn(case, state.turns, settings.max_turns)  # type: ignore[union-attr]

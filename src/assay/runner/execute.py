@@ -263,6 +263,7 @@ def run_target(
         progress(task, done, total)
     lock = threading.Lock()
     rngs = threading.local()
+    stopping = threading.Event()  # set on the way out: conversations stop between turns
 
     def work(case: TestCase) -> TestCase:
         if not hasattr(rngs, "rng"):
@@ -283,6 +284,7 @@ def run_target(
             user=user,
             resume=partial.get(case.id),
             on_turn=on_turn,
+            stop=stopping,
         )
 
     if log is not None:
@@ -313,7 +315,8 @@ def run_target(
                     if progress is not None:
                         progress(task, done, total)
                 top_up()
-        finally:  # on an interrupt, do not start queued cases
+        finally:  # on an interrupt, do not start queued cases nor further conversation turns
+            stopping.set()
             pool.shutdown(wait=True, cancel_futures=True)
     finally:
         if log is not None:

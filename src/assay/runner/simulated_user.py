@@ -15,6 +15,7 @@ from typing import Any
 
 from assay.backends.llm.client import JsonTask, Judge
 from assay.backends.llm.prompts import build_request
+from assay.backends.llm.scripted import TASK_REPLIES
 from assay.data.case import TestCase
 from assay.data.dialogue import Turn, transcript
 from assay.errors import JudgeParseError
@@ -32,6 +33,7 @@ SCHEMA: dict[str, Any] = {
     "required": ["goal_met", "stop", "message"],
 }
 _OPENING = "(no messages yet: write the user's opening message)"
+TASK_REPLIES.register_lazy(TASK, "assay.runner.scripted:simulate_user_reply")
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,8 @@ def rule_verdicts(
     )
 
     def combine(row: pd.Series) -> str | None:
-        values = [v for v in row.tolist() if v is not None]
+        # Not applicable is None or, once pandas has filled the column, NaN: never a PASS.
+        values = [v for v in row.tolist() if isinstance(v, str)]
         if not values:
             return None
         if FAIL in values:

@@ -149,8 +149,8 @@ class BM25:
 def _passages(corpus: Any) -> list[tuple[str, str, str]]:
     """``(id, text, source)`` of every passage of a corpus given in any accepted form."""
     if isinstance(corpus, str | os.PathLike):
-        from assay.generate.chunking import chunk_documents
-        from assay.generate.ingest import ingest
+        from assay.corpus.chunking import chunk_documents
+        from assay.corpus.ingest import ingest
 
         read = ingest(Path(corpus))
         if not read.documents:
@@ -165,7 +165,7 @@ def _passages(corpus: Any) -> list[tuple[str, str, str]]:
         elif isinstance(item, Mapping) and "text" in item:
             ident = str(item.get("id", i))
             out.append((ident, str(item["text"]), str(item.get("source", ident))))
-        elif hasattr(item, "id") and hasattr(item, "text"):  # generate.chunking.Chunk
+        elif hasattr(item, "id") and hasattr(item, "text"):  # corpus.chunking.Chunk
             out.append((str(item.id), str(item.text), str(getattr(item, "source", ""))))
         else:
             raise InvalidInputError(f"corpus item {i} must be a string, a mapping with 'text' "

@@ -12,7 +12,6 @@ from assay.backends.classify.base import ClassScores, TextClassifier
 from assay.backends.classify.factory import (
     DEFAULT_BIAS,
     DEFAULT_TOXICITY,
-    clear_loaded,
     get_classifier,
 )
 
@@ -21,6 +20,5 @@ __all__ = [
     "DEFAULT_TOXICITY",
     "ClassScores",
     "TextClassifier",
-    "clear_loaded",
     "get_classifier",
 ]

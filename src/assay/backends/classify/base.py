@@ -24,6 +24,8 @@ class ClassScores:
         max_tokens: the model's input limit in tokens (0 when it has none).
         overall: per text, one combined score when the backend defines one (an ensemble's
             weighted mean); otherwise :meth:`overall_scores` is the max over categories.
+        read_as: per text, the text the model read when the backend rewrote it (the toxicity
+            head undoes spelling variants such as ``k1ll``); None when it read the texts given.
     """
 
     categories: tuple[str, ...]
@@ -31,6 +33,7 @@ class ClassScores:
     n_tokens: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     max_tokens: int = 0
     overall: np.ndarray | None = None
+    read_as: tuple[str, ...] | None = None
 
     @property
     def truncated(self) -> np.ndarray:

@@ -38,13 +38,15 @@ class EnsembleClassifier:
             f"{m.model_id}*{w:g}" for m, w in zip(self.members, self.weights, strict=True)) + ")"
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
-        """Every member's categories, and the weighted mean of their overall scores."""
+        """Every member's categories, the weighted mean of their overall scores, and the first
+        member's rewritten texts (``read_as``) when one rewrote them."""
         outputs = [m.predict(texts) for m in self.members]
         categories = tuple(f"{i}:{c}" for i, out in enumerate(outputs) for c in out.categories)
         scores = np.concatenate([o.scores for o in outputs], axis=1)
         weights = np.array(self.weights) / sum(self.weights)
         overall = np.stack([o.overall_scores() for o in outputs], axis=1) @ weights
-        return ClassScores(categories, scores, overall=overall)
+        read_as = next((o.read_as for o in outputs if o.read_as is not None), None)
+        return ClassScores(categories, scores, overall=overall, read_as=read_as)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"members": self.members, "weights": self.weights}

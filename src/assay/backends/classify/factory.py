@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 
 from assay.backends.classify.base import TextClassifier
-from assay.backends.resolve import BackendFamily, clear_loaded, resolve
+from assay.backends.resolve import BackendFamily, resolve
 from assay.params import check
 
 logger = logging.getLogger(__name__)
@@ -124,5 +124,4 @@ def get_classifier(spec: str | TextClassifier, kind: str) -> TextClassifier:
     return resolve(_FAMILIES[kind], spec)
 
 
-__all__ = ["BIAS", "DEFAULT_BIAS", "DEFAULT_TOXICITY", "TOXICITY", "clear_loaded",
-           "get_classifier"]
+__all__ = ["BIAS", "DEFAULT_BIAS", "DEFAULT_TOXICITY", "TOXICITY", "get_classifier"]

@@ -11,10 +11,16 @@ Outputs (``head.json`` → ``training.output``):
   trained on toxic texts only, and its category score is ``P(toxic) * P(subtype | toxic)``, so a
   category never exceeds the toxicity score (as in ToxicSpans' annotation scheme).
 * ``"binary"`` (bias): one logit; categories ``("Non-biased", "Biased")`` = ``(1 - p, p)``.
+
+A head whose ``head.json`` has a ``training.deobfuscate`` section (the toxicity head) reads each
+text through :func:`assay.text.deobfuscate.deobfuscate` first, so that ``k1ll`` or ``w o m e n``
+reach the encoder as the words they spell; ordinary text is unchanged and keeps its cached
+vector. The rewritten text is returned as :attr:`ClassScores.read_as`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -23,6 +29,7 @@ import numpy as np
 
 from assay.backends.classify.base import ClassScores
 from assay.errors import BackendError
+from assay.text.deobfuscate import Lexicon, deobfuscate
 
 #: The feature set the text heads read: the L2-normalised all-MiniLM-L6-v2 sentence vector.
 FEATURE_SET = "minilm-sentence-v1"
@@ -39,20 +46,31 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return np.asarray(0.5 * (1.0 + np.tanh(0.5 * np.asarray(z, dtype=np.float64))))
 
 
-def head_scores(labels: Sequence[str], output: str, logits: np.ndarray) -> ClassScores:
+def head_scores(labels: Sequence[str], output: str, logits: np.ndarray,
+                direct: Sequence[str] = ()) -> ClassScores:
     """Category scores from a head's logits, by its ``output`` kind (see the module docstring).
+
+    ``direct`` names subtypes scored on their own (fitted against every text, not only toxic
+    ones); each also counts as toxic: the first column is the max of P(toxic) and theirs.
 
     Example:
         >>> s = head_scores(("toxicity", "threat"), "subtypes", np.array([[0.0, 100.0]]))
         >>> s.categories, s.scores.tolist(), s.overall_scores().tolist()
         (('toxicity', 'threat'), [[0.5, 0.5]], [0.5])
+        >>> head_scores(("toxicity", "threat"), "subtypes", np.array([[0.0, 100.0]]),
+        ...             direct=("threat",)).scores.tolist()
+        [[1.0, 1.0]]
         >>> head_scores(("Biased",), "binary", np.array([[0.0]])).scores.tolist()
         [[0.5, 0.5]]
     """
     probs = sigmoid(logits)
     if output == "subtypes":
         scores = probs.copy()
-        scores[:, 1:] = probs[:, :1] * probs[:, 1:]
+        own = [i for i, label in enumerate(labels) if i and label in direct]
+        given_toxic = [i for i in range(1, len(labels)) if i not in own]
+        scores[:, given_toxic] = probs[:, :1] * probs[:, given_toxic]
+        if own:
+            scores[:, 0] = np.maximum(probs[:, 0], probs[:, own].max(axis=1))
         return ClassScores(tuple(labels), scores, overall=scores[:, 0].copy())
     if output == "binary":
         p = probs[:, 0]
@@ -82,10 +100,12 @@ class HeadClassifier:
         self.head = head
         self.embedder = embedder
         self._loaded: tuple[Any, Any] | None = None
+        self._lexicon: Lexicon | None = None
         self._lock = threading.Lock()
 
     def load(self) -> tuple[Any, Any]:
-        """``(head, embedder)``, the head verified by sha256, loaded once."""
+        """``(head, embedder)``, the head verified by sha256, loaded once (with the head's
+        de-obfuscation lexicon, when it has one)."""
         if self._loaded is None:
             with self._lock:
                 if self._loaded is None:
@@ -102,6 +122,10 @@ class HeadClassifier:
                         raise BackendError(
                             f"head {head.name!r} was trained on {minilm.MODEL_ID}; the embedder "
                             f"{embedder.model_id} gives other vectors")
+                    words = head.header.get("training", {}).get("deobfuscate")
+                    if words:
+                        self._lexicon = Lexicon.from_wordpiece_vocab(
+                            minilm.model_dir() / "vocab.txt", words["words"], words["salient"])
                     self._loaded = (head, embedder)
         return self._loaded
 
@@ -111,14 +135,28 @@ class HeadClassifier:
         head, embedder = self.load()
         return f"{head.model_id}+{embedder.model_id}"
 
+    def read(self, texts: Sequence[str]) -> list[str]:
+        """The texts as the head reads them: spelling variants undone when it has a lexicon."""
+        self.load()
+        lexicon = self._lexicon
+        return [deobfuscate(t, lexicon) for t in texts] if lexicon else list(texts)
+
+    def scores_of(self, vectors: np.ndarray) -> ClassScores:
+        """Category scores of the embedding rows ``vectors`` (of texts as :meth:`read` gives)."""
+        head, _ = self.load()
+        training = head.header.get("training", {})
+        logits = head.logits(vectors) if len(vectors) else np.zeros((0, len(head.labels)))
+        return head_scores(head.labels, str(training.get("output", "")), logits,
+                           tuple(training.get("direct", ())))
+
     def predict(self, texts: Sequence[str]) -> ClassScores:
         """Category scores of ``texts`` (one embedding per distinct text, shared cache)."""
-        head, embedder = self.load()
-        output = str(head.header.get("training", {}).get("output", ""))
+        _, embedder = self.load()
         if not texts:
-            return head_scores(head.labels, output, np.zeros((0, len(head.labels))))
-        vectors = np.asarray(embedder.encode(list(texts)), dtype=np.float32)
-        return head_scores(head.labels, output, head.logits(vectors))
+            return self.scores_of(np.zeros((0, 0), dtype=np.float32))
+        read = self.read(texts)
+        scores = self.scores_of(np.asarray(embedder.encode(read), dtype=np.float32))
+        return dataclasses.replace(scores, read_as=tuple(read)) if self._lexicon else scores
 
     def __getstate__(self) -> dict[str, Any]:
         return {"head": self.head, "embedder": self.embedder}

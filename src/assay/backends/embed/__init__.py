@@ -11,7 +11,7 @@ Example:
 
 from assay.backends.embed.base import Embedder, TokenEmbedder, l2_normalise
 from assay.backends.embed.cache import CachedEmbedder, EmbeddingCache, default_cache_dir
-from assay.backends.embed.factory import DEFAULT_SPEC, clear_loaded, get_embedder
+from assay.backends.embed.factory import DEFAULT_SPEC, get_embedder
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -19,7 +19,6 @@ __all__ = [
     "Embedder",
     "EmbeddingCache",
     "TokenEmbedder",
-    "clear_loaded",
     "default_cache_dir",
     "get_embedder",
     "l2_normalise",

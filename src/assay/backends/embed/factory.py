@@ -15,7 +15,7 @@ from assay.backends.embed import minilm
 from assay.backends.embed.base import Embedder
 from assay.backends.embed.cache import CachedEmbedder, EmbeddingCache, default_cache_dir
 from assay.backends.offline import offline_mode
-from assay.backends.resolve import BackendFamily, clear_loaded, resolve
+from assay.backends.resolve import BackendFamily, resolve
 
 #: The spec used when none is given.
 DEFAULT_SPEC = "minilm"
@@ -60,7 +60,8 @@ def get_embedder(
     """Resolve ``spec`` into a deduplicating, caching embedder.
 
     A string spec is resolved once per process (and ``cache_dir``); the on-disk cache lives in
-    ``cache_dir`` or :func:`~assay.backends.embed.cache.default_cache_dir`. An instance is wrapped,
+    ``cache_dir`` or :func:`~assay.backends.embed.cache.default_cache_dir` (none for a backend
+    whose ``cache_on_disk`` is False, like the fake). An instance is wrapped,
     once per process, with a memory-only cache (a :class:`CachedEmbedder` is returned as is).
 
     Example:
@@ -74,7 +75,8 @@ def get_embedder(
 
     def build(text: str) -> CachedEmbedder:
         backend = EMBEDDERS.build(text)
-        cache = None if directory is None or text == "fake" else EmbeddingCache(directory)
+        persist = getattr(backend, "cache_on_disk", True)
+        cache = EmbeddingCache(directory) if directory is not None and persist else None
         return CachedEmbedder(backend, cache)
 
     resolved = resolve(EMBEDDERS, spec, options=None if directory is None else str(directory),
@@ -83,4 +85,4 @@ def get_embedder(
     return resolved
 
 
-__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "clear_loaded", "get_embedder"]
+__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "get_embedder"]

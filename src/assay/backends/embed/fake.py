@@ -30,6 +30,10 @@ class FakeEmbedder:
         True
     """
 
+    #: Cheaper to compute than to read back: :func:`~assay.backends.embed.get_embedder` gives
+    #: it no on-disk cache.
+    cache_on_disk = False
+
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim
         self.calls = 0  # number of encode calls, for tests of deduplication and caching

@@ -18,6 +18,7 @@ spec, a dict by its canonical JSON) and each caller gets a :meth:`Judge.session`
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
@@ -111,6 +112,10 @@ def make_judge(spec: JudgeSpec = None) -> Judge:
                 "base_url and model) or set the ASSAY_JUDGE environment variable"
             )
         spec = env
+    if isinstance(spec, str) and spec.strip().startswith("{"):
+        # a JSON spec is keyed like the same dict; invalid JSON is reported when built
+        with contextlib.suppress(json.JSONDecodeError):
+            spec = json.loads(spec)
     if isinstance(spec, Mapping):
         try:
             canonical = json.dumps(spec, sort_keys=True)  # the cache key

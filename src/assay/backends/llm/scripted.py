@@ -214,7 +214,6 @@ def _byop(v: Mapping[str, Any]) -> dict[str, Any]:
 # -- conversations: transcripts are '[turn n] ROLE: content' lines (assay.data.dialogue) ------
 _TURN = re.compile(r"^\[turn (\d+)\] (SYSTEM|USER|ASSISTANT|TOOL): ", re.MULTILINE)
 _ITEM_TURN = re.compile(r"^\(turn (\d+)\) ")
-_GOALS = re.compile(r"(?<=[.!?;])\s+|,?\s+then\s+", re.IGNORECASE)
 _OFF_ROLE = re.compile(
     r"(?i)\b(?:i\s+am|i'm)\s+(?:now\s+|no\s+longer\s+)?(?:an?\s+)?(?:unrestricted|free\w*|"
     r"dan|pirate|poet|human|not\s+(?:an?\s+)?(?:assistant|ai))\b|\bno\s+rules\b|\bin\s+character\b"
@@ -268,20 +267,6 @@ def _conversation_completeness(v: Mapping[str, Any]) -> dict[str, Any]:
     return _verdicts(flags)
 
 
-def _simulate_user(v: Mapping[str, Any]) -> dict[str, Any]:
-    """Ask the scenario's goals in order (its sentences, or clauses joined by 'then'); the goal
-    is met when the last reply holds 60 % of the expected outcome's content words."""
-    goal = v.get("outcome", "")
-    if goal and v.get("last_reply") and overlap(goal, v["last_reply"]) >= 0.6:
-        return {"goal_met": True, "stop": False, "message": ""}
-    goals = [g.strip() for g in _GOALS.split(v["scenario"]) if g and g.strip()]
-    asked = int(v.get("user_turns", 0))
-    if asked >= len(goals):
-        return {"goal_met": False, "stop": True, "message": ""}
-    text = goals[asked].rstrip(".!;")
-    return {"goal_met": False, "stop": False, "message": text if text.endswith("?") else text + "?"}
-
-
 _HANDLERS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "extract_statements": _statements,
     "verify_statements": _verify,
@@ -300,5 +285,4 @@ _HANDLERS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "conversation_relevancy": _conversation_relevancy,
     "role_adherence": _role_adherence,
     "conversation_completeness": _conversation_completeness,
-    "simulate_user": _simulate_user,
 }

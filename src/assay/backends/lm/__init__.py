@@ -10,13 +10,12 @@ Example:
 """
 
 from assay.backends.lm.base import LanguageModel, TokenScores, score_text, sliding_logprobs
-from assay.backends.lm.factory import DEFAULT_LM, clear_loaded, get_lm
+from assay.backends.lm.factory import DEFAULT_LM, get_lm
 
 __all__ = [
     "DEFAULT_LM",
     "LanguageModel",
     "TokenScores",
-    "clear_loaded",
     "get_lm",
     "score_text",
     "sliding_logprobs",

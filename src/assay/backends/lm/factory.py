@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.backends.lm.base import LanguageModel
-from assay.backends.resolve import BackendFamily, clear_loaded, resolve
+from assay.backends.resolve import BackendFamily, resolve
 from assay.params import check
 
 DEFAULT_LM = "smollm2"
@@ -74,4 +74,4 @@ def get_lm(spec: str | LanguageModel = DEFAULT_LM) -> LanguageModel:
     return resolve(LANGUAGE_MODELS, spec)
 
 
-__all__ = ["DEFAULT_LM", "LANGUAGE_MODELS", "clear_loaded", "get_lm"]
+__all__ = ["DEFAULT_LM", "LANGUAGE_MODELS", "get_lm"]

@@ -25,7 +25,6 @@ from assay.backends.nli.factory import (
     DEFAULT_HHEM,
     DEFAULT_NLI,
     REFERENCE_NLI,
-    clear_loaded,
     get_nli,
 )
 
@@ -40,7 +39,6 @@ __all__ = [
     "NLIModel",
     "NLIScores",
     "canonical_label",
-    "clear_loaded",
     "get_nli",
     "logistic",
     "softmax",

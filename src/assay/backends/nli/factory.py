@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.backends.nli.base import NLIModel
-from assay.backends.resolve import BackendFamily, clear_loaded, resolve
+from assay.backends.resolve import BackendFamily, resolve
 
 #: The default NLI model: assay's shipped head (offline, sha256-verified).
 DEFAULT_NLI = "head"
@@ -84,5 +84,4 @@ def get_nli(spec: str | NLIModel = DEFAULT_NLI) -> NLIModel:
     return resolve(NLI_MODELS, spec)
 
 
-__all__ = ["DEFAULT_HHEM", "DEFAULT_NLI", "NLI_MODELS", "REFERENCE_NLI", "clear_loaded",
-           "get_nli"]
+__all__ = ["DEFAULT_HHEM", "DEFAULT_NLI", "NLI_MODELS", "REFERENCE_NLI", "get_nli"]

@@ -8,6 +8,7 @@ tool runs (branches, sub-chains, agent loops), without changing the user's chain
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 from uuid import UUID
@@ -91,15 +92,20 @@ class _Recorder:
             return list(self.calls.values())  # dicts keep the order the tools started in
 
 
-def _handler(recorder: _Recorder) -> Any:
-    """A LangChain callback handler writing into ``recorder`` (defined here so langchain-core
-    is imported only when a LangChain target is used)."""
+@functools.cache
+def _handler_class() -> type:
+    """The LangChain callback handler class writing into a :class:`_Recorder` (defined on first
+    use, so langchain-core is imported only when a LangChain target is used)."""
     from langchain_core.callbacks import BaseCallbackHandler
 
     class AssayRecorder(BaseCallbackHandler):
+        def __init__(self, recorder: _Recorder) -> None:
+            super().__init__()
+            self.recorder = recorder
+
         def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
-            with recorder.lock:
-                recorder.passages.extend(document_passage(d) for d in documents)
+            with self.recorder.lock:
+                self.recorder.passages.extend(document_passage(d) for d in documents)
 
         def on_tool_start(
             self, serialized: Any, input_str: str, *, run_id: UUID, **kwargs: Any
@@ -107,18 +113,18 @@ def _handler(recorder: _Recorder) -> Any:
             name = kwargs.get("name") or (serialized or {}).get("name") or "tool"
             given = kwargs.get("inputs")
             arguments = arguments_of(given if given is not None else input_str)
-            with recorder.lock:
-                recorder.calls[run_id] = ToolCall(name=str(name), arguments=arguments)
+            with self.recorder.lock:
+                self.recorder.calls[run_id] = ToolCall(name=str(name), arguments=arguments)
 
         def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-            with recorder.lock:
-                if run_id in recorder.calls:
-                    recorder.calls[run_id].result = json_safe(output)
+            with self.recorder.lock:
+                if run_id in self.recorder.calls:
+                    self.recorder.calls[run_id].result = json_safe(output)
 
         def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-            with recorder.lock:
-                if run_id in recorder.calls:
-                    recorder.calls[run_id].error = f"{type(error).__name__}: {error}"
+            with self.recorder.lock:
+                if run_id in self.recorder.calls:
+                    self.recorder.calls[run_id].error = f"{type(error).__name__}: {error}"
 
         def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
             for generations in getattr(response, "generations", None) or []:
@@ -127,10 +133,10 @@ def _handler(recorder: _Recorder) -> Any:
                     for key, name in USAGE_NAMES.items():
                         count = (usage or {}).get(key)
                         if isinstance(count, int):
-                            with recorder.lock:
-                                recorder.usage[name] = recorder.usage.get(name, 0) + count
+                            with self.recorder.lock:
+                                self.recorder.usage[name] = self.recorder.usage.get(name, 0) + count
 
-    return AssayRecorder()
+    return AssayRecorder
 
 
 class LangChainConnector:
@@ -202,7 +208,7 @@ class LangChainConnector:
         sent: Any = chat_messages(case) if self.history else (case.question or "")
         given: Any = {self.input_key: sent} if self.input_key else sent
         recorder = _Recorder()
-        config = {"callbacks": [_handler(recorder)], "metadata": {"assay_case_id": case.id}}
+        config = {"callbacks": [_handler_class()(recorder)], "metadata": {"assay_case_id": case.id}}
         output = call_with_timeout(lambda: self.runnable.invoke(given, config=config), timeout_s)
         answer, documents = self._answer(output)
         passages = list(recorder.passages) or [document_passage(d) for d in documents]

@@ -1,13 +1,15 @@
-"""A LlamaIndex query engine (or chat engine) run in-process as the system under test.
+"""A LlamaIndex query engine, chat engine or workflow agent run in-process as the system under
+test.
 
 Needs ``llama-index-core`` (``pip install 'assay[llamaindex]'``), imported only when the
-connector is built. A LlamaIndex response carries what the system used: ``source_nodes``
-(the retrieved nodes, with ids) and, for chat engines and agents, ``sources`` (the tools it
-called, with their inputs and outputs), so nothing needs hooking into the engine.
+connector is built. A LlamaIndex result carries what the system used: ``source_nodes`` (the
+retrieved nodes, with ids), ``sources`` of chat engines and ``tool_calls`` of workflow agents
+(the tools called, with their inputs and outputs), so nothing needs hooking into the engine.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
@@ -26,7 +28,9 @@ from assay.runner.connectors.capture import (
 )
 from assay.runner.connectors.python import call_with_timeout
 
-MODES = ("auto", "query", "chat")
+MODES = ("auto", "query", "chat", "agent")
+#: The method each mode calls (``auto`` takes the first the engine has).
+_METHODS = {"query": "query", "chat": "chat", "agent": "run"}
 
 
 def node_passage(scored: Any) -> Passage:
@@ -72,31 +76,40 @@ def tool_call(output: Any) -> ToolCall:
 
 def _is_engine(mode: str) -> Any:
     def accepts(engine: Any) -> bool:
-        methods = ("query", "chat") if mode == "auto" else (mode,)
+        methods = _METHODS.values() if mode == "auto" else (_METHODS[mode],)
         return any(callable(getattr(engine, m, None)) for m in methods)
 
     return accepts
 
 
+def _history(messages: list[dict[str, str]]) -> list[Any]:
+    from llama_index.core.llms import ChatMessage
+
+    return [ChatMessage(role=m["role"], content=m["content"]) for m in messages]
+
+
 class LlamaIndexConnector:
-    """Ask a LlamaIndex query engine (``engine.query``) or chat engine (``engine.chat``) per case.
+    """Ask a LlamaIndex query engine (``engine.query``), chat engine (``engine.chat``) or
+    workflow agent (``agent.run``: ``FunctionAgent``, ``ReActAgent``, ``AgentWorkflow``) per case.
 
     The answer is the response's text; its ``source_nodes`` become ``retrieved_context`` (node
     ids as ``context_ids``) and its ``sources`` (tool outputs of chat engines and agents) the
     answered case's ``trajectory`` steps. A chat engine gets the case's history (empty for a
     question; in a conversation run, every turn so far) and, holding one memory, answers one
     case at a time, so cases do not leak into each other. A query engine has no history: in a
-    conversation it is asked the latest user turn.
-    Asynchronous workflow agents are not supported: wrap one in a function and use the
-    ``python`` connector.
+    conversation it is asked the latest user turn. A workflow agent is run to completion (its
+    own event loop, in the runner's worker thread) with the earlier turns as ``chat_history``;
+    the tools it called (``AgentOutput.tool_calls``) become the trajectory.
 
     The framework owns its retrieval: ``metadata.injected_context`` of attacked cases is not
     delivered.
 
     Args:
-        engine: a query or chat engine, or a function without arguments returning one.
+        engine: a query or chat engine or a workflow agent, or a function without arguments
+            returning one.
         name: the system's name (becomes ``TestCase.model``).
-        mode: ``"query"``, ``"chat"`` or ``"auto"`` (``query`` when the engine has it).
+        mode: ``"query"``, ``"chat"``, ``"agent"`` or ``"auto"`` (the first of these methods
+            the engine has: ``query``, ``chat``, ``run``).
 
     Example:
         >>> from llama_index.core import VectorStoreIndex
@@ -114,11 +127,16 @@ class LlamaIndexConnector:
         require("llama_index.core", extra="llamaindex", package="llama-index-core")
         check(mode in MODES, "mode", "LlamaIndexConnector", f"one of {', '.join(MODES)}", mode)
         self.engine = resolve_target(
-            engine, _is_engine(mode), "a LlamaIndex query or chat engine", "LlamaIndexConnector"
+            engine,
+            _is_engine(mode),
+            "a LlamaIndex query or chat engine or workflow agent",
+            "LlamaIndexConnector",
         )
         self.mode = mode
         if mode == "auto":
-            self.mode = "query" if callable(getattr(self.engine, "query", None)) else "chat"
+            self.mode = next(
+                m for m, method in _METHODS.items() if callable(getattr(self.engine, method, None))
+            )
         self.name = name
         self._warned = False
         self._chat_lock = threading.Lock()
@@ -126,17 +144,14 @@ class LlamaIndexConnector:
     def answer(self, case: TestCase, timeout_s: float) -> TargetResponse:
         """Ask the engine once (see :class:`~assay.runner.connectors.base.Connector`)."""
         self._warned = warn_undelivered(case, self.name, self._warned)
-        response = call_with_timeout(lambda: self._ask(case), timeout_s)
-        text = getattr(response, "response", None)
+        text, passages, calls = call_with_timeout(lambda: self._ask(case), timeout_s)
         if not isinstance(text, str):
             raise TargetError(
-                f"engine returned {type(response).__name__} without response text",
+                f"the {self.mode} engine returned {type(text).__name__} instead of response text",
                 kind="bad_response",
                 retryable=False,
             )
-        passages = [node_passage(n) for n in getattr(response, "source_nodes", None) or []]
         texts, ids = split_passages(passages)
-        calls = [tool_call(s) for s in getattr(response, "sources", None) or []]
         return TargetResponse(
             answer=text,
             retrieved_context=texts if passages else None,
@@ -144,15 +159,26 @@ class LlamaIndexConnector:
             tool_calls=calls or None,
         )
 
-    def _ask(self, case: TestCase) -> Any:
+    def _ask(self, case: TestCase) -> tuple[Any, list[Passage], list[ToolCall]]:
+        """The answer text, the retrieved passages and the tool calls of one case."""
+        if self.mode == "agent":
+            output = asyncio.run(self._run_agent(case))
+            message = getattr(output, "response", None)
+            calls = [tool_call(r.tool_output) for r in getattr(output, "tool_calls", None) or []]
+            return getattr(message, "content", None), [], calls
         if self.mode == "query":
-            return self.engine.query(case.question or "")
-        from llama_index.core.llms import ChatMessage
+            response = self.engine.query(case.question or "")
+        else:
+            *earlier, last = chat_messages(case)
+            with self._chat_lock:  # one memory per chat engine: one case at a time, given history
+                response = self.engine.chat(last["content"], chat_history=_history(earlier))
+        passages = [node_passage(n) for n in getattr(response, "source_nodes", None) or []]
+        calls = [tool_call(s) for s in getattr(response, "sources", None) or []]
+        return getattr(response, "response", None), passages, calls
 
+    async def _run_agent(self, case: TestCase) -> Any:
         *earlier, last = chat_messages(case)
-        history = [ChatMessage(role=m["role"], content=m["content"]) for m in earlier]
-        with self._chat_lock:  # one memory per chat engine: one case at a time, given history
-            return self.engine.chat(last["content"], chat_history=history)
+        return await self.engine.run(user_msg=last["content"], chat_history=_history(earlier))
 
     def close(self) -> None:
         """Nothing to release."""

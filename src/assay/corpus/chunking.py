@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from assay.corpus.ingest import Document
 from assay.errors import InvalidInputError
-from assay.generate.ingest import Document
 from assay.params import check
 from assay.text import split_sentences, words
 
