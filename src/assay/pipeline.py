@@ -8,6 +8,7 @@ composes them, so no lower layer imports a higher one.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -156,7 +157,10 @@ def _run_pipeline(
     judge_probes: int = 0,
 ) -> EvaluationRun:
     judged = {e.name for e in evaluators if e.family == "judge"}
+    clock = time.perf_counter()
     staged = stage_suite(suite, work, count_words=bool(judged))
+    stages = {"staging": time.perf_counter() - clock}
+    clock = time.perf_counter()
     index = staged.index
     # -- score: rows stream to the results table and to the analysis builders
     writer = ResultWriter.in_directory(work)
@@ -183,6 +187,8 @@ def _run_pipeline(
         )
     finally:
         writer.close()
+    stages["scoring"] = time.perf_counter() - clock
+    clock = time.perf_counter()
     # -- analyse
     for (model, metric), value in scored.corpus_values.items():
         board.set_corpus(model, metric, value)
@@ -202,6 +208,7 @@ def _run_pipeline(
         *write_tables(work, leaderboard, problems, insights, scored.corpus_details),
         work / SUITE_FILE,
     ]
+    stages["analysis"] = time.perf_counter() - clock
     manifest = build_manifest(  # before the reports, which show its run details
         suite_info={
             "path": staged.source,
@@ -216,6 +223,7 @@ def _run_pipeline(
         started=started,
         extra={
             "executor": executor.describe(),
+            "stages_s": stages,
             **({"calibrators": [c.info() for c in calibrators]} if calibrators else {}),
         },
     )
@@ -231,7 +239,11 @@ def _run_pipeline(
     if reports:
         from assay.report import write_reports
 
+        clock = time.perf_counter()
         files += write_reports(run, work)
+        stages["reports"] = time.perf_counter() - clock
+    for stage, seconds in stages.items():
+        stages[stage] = round(seconds, 4)
     # -- calibrate
     if calibrators:
         from assay.calibrate.apply import write_calibrated

@@ -40,7 +40,7 @@ def test_knowledge_retention_flags_the_changed_amount_and_names_its_turn() -> No
     # Three assistant turns follow the stated amount; only turn 7 changes it (250 comes from
     # the tool, 4.5 from the retrieved context, so both are supported).
     assert value == pytest.approx(2 / 3)
-    assert notes == ["turn 7: 6,000 not stated earlier"]
+    assert notes == [(7, "turn 7: 6,000 not stated earlier")]
 
 
 def test_knowledge_retention_is_one_when_facts_are_kept() -> None:
@@ -76,7 +76,7 @@ def test_refusal_consistency_catches_compliance_on_a_reworded_request() -> None:
     )
     value, notes, _ = refusal_consistency([*REFUSED, complied])
     assert value == 0.0
-    assert notes == ["turn 6 complied with a request refused at turn 2"]
+    assert notes == [(6, "turn 6 complied with a request refused at turn 2")]
 
 
 def test_refusal_consistency_is_one_when_refused_again() -> None:
@@ -99,6 +99,10 @@ def test_evaluator_outcomes_explanation_and_single_turn_skip() -> None:
     assert r_multi.outcomes["knowledge_retention"].value == pytest.approx(2 / 3)
     assert r_multi.outcomes["refusal_consistency"].status is Status.SKIPPED
     assert "turn 7" in (r_multi.explanation or "")
+    assert r_multi.details["turns"] == [  # the offending turn, in the judge metrics' shape
+        {"turn": 7, "verdict": False, "reason": "turn 7: 6,000 not stated earlier",
+         "metric": "knowledge_retention"}
+    ]
     for result in (r_single, r_plain):
         for outcome in result.outcomes.values():
             assert outcome.status is Status.SKIPPED

@@ -13,7 +13,7 @@ import pytest
 
 from assay.rundir.run import EvaluationRun
 
-from .report_runs import build_run
+from .report_runs import build_dialogue_run, build_run
 
 CHROMIUM = os.environ.get("ASSAY_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("ASSAY_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -33,6 +33,11 @@ CHROMIUM_FLAGS = (
 @pytest.fixture(scope="session")
 def report_run(tmp_path_factory: pytest.TempPathFactory) -> EvaluationRun:
     return build_run(tmp_path_factory.mktemp("report") / "run")
+
+
+@pytest.fixture(scope="session")
+def dialogue_run(tmp_path_factory: pytest.TempPathFactory) -> EvaluationRun:
+    return build_dialogue_run(tmp_path_factory.mktemp("dialogue") / "run")
 
 
 def _browser_missing() -> str | None:

@@ -99,3 +99,62 @@ def build_run(out: Path) -> EvaluationRun:
     return assay.evaluate(
         report_cases(), [WordOverlapGrounding(), "token_f1", "exact_match"], out=out, overwrite=True
     )
+
+
+#: Hostile text inside a conversation turn and a tool result (shown, never run).
+SCRIPT_TURN = "<script>window.__pwnedTurn = 1;</script><img src=x onerror=\"window.__pwnedTurn = 2\">"
+#: Turns of the long conversation; its assistant turn LONG_OFFENDING changes the user's amount.
+LONG_TURNS, LONG_OFFENDING = 200, 150
+
+
+def dialogue_cases() -> list[TestCase]:
+    """A conversation naming an offending turn (with hostile text in a turn and a tool result)
+    and its per-turn cases, a 200-turn conversation offending late, and an agent trajectory with
+    an unrecovered error."""
+    from assay.data import ToolCall, Trajectory, Turn
+
+    loan = [
+        Turn(role="system", content="You are a bank assistant."),
+        Turn(role="user", content=f"I took a loan of 5,000 euros on 12 March. {SCRIPT_TURN}"),
+        Turn(role="assistant", content="Thanks, a loan of 5000 euros taken in March."),
+        Turn(role="user", content="What rate applies?"),
+        Turn(role="assistant", content="The rate is 4.5% on your 5,000 euros.",
+             retrieved_context=["Personal loans: 4.5% APR."]),
+        Turn(role="user", content="So what is my monthly payment?"),
+        Turn(role="assistant", content="On your 6,000 euros loan it is 250 euros.",
+             tool_calls=[ToolCall(name="annuity", arguments={"principal": 5000, "note": SCRIPT_TURN},
+                                  result=250)]),
+    ]
+    long = [Turn(role="user", content="My card limit is 2,000 euros.")]
+    for n in range(2, LONG_TURNS + 1):
+        if n % 2:
+            long.append(Turn(role="user", content=f"Question {n}: is my limit still the same?"))
+        else:
+            amount = "3,000" if n == LONG_OFFENDING else "2,000"
+            long.append(Turn(role="assistant", content=f"Yes, your limit is {amount} euros."))
+    trajectory = Trajectory(
+        steps=[
+            ToolCall(name="fx_rate", arguments={"pair": "EURUSD"}, error="timeout"),
+            ToolCall(name="fx_rate", arguments={"pair": "EURUSD"}, error="timeout"),
+            ToolCall(name="convert", arguments={"amount": 100, "rate": 1.08}, result=108.0),
+        ],
+        final_answer="100 EUR is 108 USD.",
+        expected_tools=[ToolCall(name="fx_rate", arguments={"pair": "EURUSD"}),
+                        ToolCall(name="convert")],
+    )
+    from assay.data.turns import turn_cases
+
+    conversation = TestCase(id="conv-loan", model="bot", turns=loan, question=loan[-2].content,
+                            actual_answer=loan[-1].content, scenario="A customer asks about a loan.")
+    return [
+        conversation,
+        *turn_cases([conversation]),  # its per-turn cases: turn 5's answer is poorly grounded
+        TestCase(id="conv-long", model="bot", turns=long),
+        TestCase(id="agent-fx", model="bot", trajectory=trajectory, question="100 EUR in USD?",
+                 expected_outcome="108 USD"),
+    ]
+
+
+def build_dialogue_run(out: Path) -> EvaluationRun:
+    return assay.evaluate(dialogue_cases(), ["conversation", "trajectory", WordOverlapGrounding()],
+                          out=out, overwrite=True)

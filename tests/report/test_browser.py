@@ -126,3 +126,94 @@ def test_metrics_skipped_for_one_reason_are_one_drilldown_row(browser: Any, tmp_
     rows = detail.find_elements(By.CSS_SELECTOR, "table.metrics tbody tr")
     assert len(rows) == 2  # the attack group and exact_match
     assert _errors(browser) == []
+
+
+def _open_case(browser: Any, run: EvaluationRun, case_id: str) -> Any:
+    from selenium.webdriver.common.by import By
+
+    _open(browser, run)
+    row = browser.find_element(By.CSS_SELECTOR, f"#case-table tbody tr[data-case='{case_id}']")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+    row.click()
+    detail = browser.find_element(By.ID, "case-detail")
+    assert detail.is_displayed()
+    return detail
+
+
+def test_a_conversation_shows_its_turns_and_the_offending_turn(
+    browser: Any, dialogue_run: EvaluationRun, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    detail = _open_case(browser, dialogue_run, "conv-loan")
+    box = detail.find_element(By.CSS_SELECTOR, "details.conversation")
+    assert box.get_attribute("open") is not None  # short: open by default
+    turns = box.find_elements(By.CSS_SELECTOR, ".turn")
+    assert [t.get_attribute("data-turn") for t in turns] == [str(n) for n in range(1, 8)]
+    assert "offending turns 5, 7" in box.find_element(By.TAG_NAME, "summary").text
+    linked, flagged = box.find_elements(By.CSS_SELECTOR, ".turn.flagged")
+    assert (linked.get_attribute("data-turn"), flagged.get_attribute("data-turn")) == ("5", "7")
+    assert "test_groundedness: fail" in linked.text and "per-turn case conv-loan#turn5" in linked.text
+    assert "knowledge_retention: fail" in flagged.text and "6,000" in flagged.text
+    tools = flagged.find_element(By.CSS_SELECTOR, "details.turn-tools")
+    tools.find_element(By.TAG_NAME, "summary").click()
+    assert "annuity" in tools.text and "250" in tools.text
+    assert "<script>window.__pwnedTurn" in tools.text  # an argument, shown as text
+    # hostile text in a turn and a tool argument is shown, never run
+    assert "<script>window.__pwnedTurn = 1;</script>" in turns[1].text
+    assert browser.execute_script("return window.__pwnedTurn === undefined")
+    assert not detail.find_elements(By.CSS_SELECTOR, "script, img")
+    assert not detail.find_elements(By.CSS_SELECTOR, ".question")  # the last user turn, above
+    path = (SCREENSHOTS or tmp_path) / "report-conversation.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(path))
+    assert _errors(browser) == []
+
+
+def test_a_200_turn_conversation_is_collapsed_and_says_what_it_leaves_out(
+    browser: Any, dialogue_run: EvaluationRun
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    from assay.report.dialogue_view import MAX_TURNS
+
+    from .report_runs import LONG_OFFENDING, LONG_TURNS
+
+    detail = _open_case(browser, dialogue_run, "conv-long")
+    box = detail.find_element(By.CSS_SELECTOR, "details.conversation")
+    assert box.get_attribute("open") is None  # long: collapsed
+    summary = box.find_element(By.TAG_NAME, "summary")
+    omitted = LONG_TURNS - MAX_TURNS - 2
+    assert f"{LONG_TURNS} turns" in summary.text and f"{omitted} more turns not shown" in summary.text
+    assert f"offending turn {LONG_OFFENDING}" in summary.text
+    summary.click()
+    turns = box.find_elements(By.CSS_SELECTOR, ".turn")
+    assert len(turns) == MAX_TURNS + 2
+    gaps = [g.text for g in box.find_elements(By.CSS_SELECTOR, ".gap")]
+    assert gaps == [
+        f"… {LONG_OFFENDING - MAX_TURNS - 1} turns not shown (turns {MAX_TURNS + 1}–{LONG_OFFENDING - 1})",
+        f"… {LONG_TURNS - LONG_OFFENDING - 1} turns not shown (turns {LONG_OFFENDING + 1}–{LONG_TURNS - 1})",
+    ]
+    flagged = box.find_element(By.CSS_SELECTOR, ".turn.flagged")
+    assert flagged.is_displayed() and flagged.get_attribute("data-turn") == str(LONG_OFFENDING)
+    assert _errors(browser) == []
+
+
+def test_a_trajectory_shows_its_steps_and_the_unrecovered_failure(
+    browser: Any, dialogue_run: EvaluationRun
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    detail = _open_case(browser, dialogue_run, "agent-fx")
+    box = detail.find_element(By.CSS_SELECTOR, "details.trajectory")
+    assert "3 steps" in box.text and "unrecovered failed step 1" in box.text
+    steps = box.find_elements(By.CSS_SELECTOR, "table.tool-calls")[0].find_elements(
+        By.CSS_SELECTOR, "tbody tr")
+    assert [r.find_elements(By.TAG_NAME, "td")[1].text for r in steps] == [
+        "fx_rate", "fx_rate", "convert"]
+    assert "flagged" in (steps[0].get_attribute("class") or "")
+    assert "error: timeout" in steps[0].text and "108.0" in steps[2].text
+    assert "100 EUR is 108 USD." in box.find_element(By.CSS_SELECTOR, ".final-answer").text
+    assert "Expected tool calls (2 calls)" in box.text
+    assert "108 USD" in detail.find_element(By.CSS_SELECTOR, ".expected-outcome").text
+    assert _errors(browser) == []

@@ -205,3 +205,13 @@ def test_every_case_field_round_trips_through_the_parquet_copy(tmp_path: Path) -
     assert [c.model_dump() for c in read_suite(path)] == [
         full.model_dump(), TestCase(id="bare").model_dump()
     ]
+
+
+def test_the_manifest_times_each_stage(tmp_path: Path) -> None:
+    with_reports = assay.evaluate(_cases(20), ["token_f1"], out=tmp_path / "run")
+    stages = json.loads((tmp_path / "run" / MANIFEST_FILE).read_text())["stages_s"]
+    assert set(stages) == {"staging", "scoring", "analysis", "reports"}
+    assert all(v >= 0 for v in stages.values()) and stages["reports"] > 0
+    assert with_reports.manifest["stages_s"] == stages
+    in_memory = assay.evaluate(_cases(20), ["token_f1"])
+    assert "reports" not in in_memory.manifest["stages_s"]  # no report work without a directory

@@ -63,7 +63,7 @@ def repeated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     answered = root / "answered.jsonl"
     args = ["run", str(root / "suite.jsonl"), "--target", str(target), "--out", str(answered)]
     output = _cli(*args, "--repeats", str(K), "--keep-checkpoint")
-    assert f"{len(CASES) * K} answered, 0 errors" in output
+    assert f"{len(CASES) * K} answered, 0 errors ({len(CASES)} cases x {K} samples)" in output
     # resumed from the checkpoint: no sample is asked twice
     _cli(*args, "--repeats", str(K))
     calls = (root / "calls.txt").read_text().split()

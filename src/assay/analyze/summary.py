@@ -90,7 +90,8 @@ def analyze_run(
         >>> analyze_run(run, n_resamples=50)["verdict"]["status"]
         'pass'
     """
-    results = measured(run.lean_results())  # once; every function below accepts it
+    # Once, the measured rows only; every function below accepts it.
+    results = measured(run.lean_results(measured=True))
     # One draw of resampling weights (by parent question) shared by every interval and test.
     boot = ClusterBootstrap.for_results(results, n_resamples=n_resamples, seed=seed)
     board = leaderboard_with_ci(run.leaderboard, results, confidence=confidence, bootstrap=boot)

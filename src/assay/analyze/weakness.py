@@ -69,15 +69,33 @@ def measured(results: pd.DataFrame) -> pd.DataFrame:
     """
     if results.attrs.get(_MEASURED):
         return results
-    ok = results[(results["status"] == "ok") & results["value"].notna()].copy()
+    keep = (results["status"] == "ok") & results["value"].notna()
+    # Copy-on-write: columns set below never reach ``results``; a shallow copy when every row
+    # is kept (a table read with only its measured rows) avoids a second copy of a large run.
+    ok = results.copy(deep=False) if keep.all() else results[keep]
     ok[CLUSTER] = cluster_codes(ok)
     for field in SLICE_FIELDS:
         if field in ok:
-            ok[field] = ok[field].fillna(NONE_LABEL).replace("", NONE_LABEL).astype(str)
+            ok[field] = _slice_labels(ok[field])
     if "model" in ok:
         ok["model"] = ok["model"].replace(NONE_LABEL, "")
     ok.attrs[_MEASURED] = True
     return ok
+
+
+def _slice_labels(column: pd.Series) -> pd.Series:
+    """A slice field as text, empty and missing values as :data:`NONE_LABEL` (a ``category``
+    column, as :meth:`~assay.rundir.run.EvaluationRun.lean_results` reads it, by its categories).
+
+    Example:
+        >>> _slice_labels(pd.Series(pd.Categorical(["a", "", None]))).tolist()
+        ['a', '(none)', '(none)']
+    """
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return column.fillna(NONE_LABEL).replace("", NONE_LABEL).astype(str)
+    names = [NONE_LABEL if c == "" else str(c) for c in column.cat.categories]
+    labels = np.array([*names, NONE_LABEL], dtype=object)[column.cat.codes.to_numpy()]  # -1: None
+    return pd.Series(labels, index=column.index, dtype=str)
 
 
 def _orient(higher_is_better: bool) -> float:

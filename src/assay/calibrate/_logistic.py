@@ -7,6 +7,7 @@ which matters inside bootstrap loops; parity with scikit-learn is tested.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
 
 from assay.calibrate._arrays import FloatArray, IntArray
 
@@ -30,7 +31,7 @@ def fit_logistic(
     penalty = np.zeros(design.shape[1])
     penalty[1:] = l2
     for _ in range(max_iter):
-        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
+        p = expit(design @ beta)  # 1 / (1 + e^-z) without overflow at large |z|
         w = np.maximum(p * (1 - p), 1e-12)
         gradient = design.T @ (y - p) - penalty * beta
         hessian = (design * w[:, None]).T @ design + np.diag(penalty) + 1e-12 * np.eye(len(beta))

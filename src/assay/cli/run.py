@@ -134,6 +134,8 @@ def command(
     latencies = sorted(c.latency_s for c in answered if c.latency_s is not None)
     costs = [c.cost_usd for c in answered if c.cost_usd is not None]
     summary = f"{len(answered) - sum(errors.values())} answered, {sum(errors.values())} errors"
+    if repeats > 1:
+        summary += f" ({len(answered) // repeats} cases x {repeats} samples)"
     conversations = [c for c in answered if "stop" in c.metadata["run"]]
     if conversations:
         replies = sum(t.role == "assistant" for c in conversations for t in c.turns or [])

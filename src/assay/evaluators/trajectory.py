@@ -6,8 +6,6 @@ contract. Every metric that lacks its expected value is ``skipped`` with a reaso
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from assay.agents.trajectory import (
     argument_correctness,
     error_recovery,
@@ -16,13 +14,13 @@ from assay.agents.trajectory import (
     tool_precision_recall,
 )
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome
+from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec, Outcome
 from assay.evaluators.registry import register
 from assay.params import check
 
 
 @register
-class TrajectoryMetrics(Evaluator):
+class TrajectoryMetrics(CaseByCaseEvaluator):
     """Tool-call precision and recall, argument correctness, step efficiency, error recovery
     and task completion (expected outcome found in the final answer) of ``case.trajectory``.
 
@@ -66,10 +64,7 @@ class TrajectoryMetrics(Evaluator):
         check(isinstance(ordered, bool), "ordered", type(self).__name__, "a bool", ordered)
         self.ordered = ordered
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return [self._one(case) for case in cases]
-
-    def _one(self, case: TestCase) -> CaseResult:
+    def score_case(self, case: TestCase) -> CaseResult:
         traj = case.trajectory
         if traj is None:
             return CaseResult.skipped(self.metric_names(), "the case has no trajectory")

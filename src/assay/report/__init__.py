@@ -45,7 +45,7 @@ def write_reports(
 
     from assay.analyze.summary import analyze_run
     from assay.analyze.uncertainty import DEFAULT_RESAMPLES
-    from assay.report.drilldown import read_calibration, run_drilldown
+    from assay.report.drilldown import SELECTION_COLUMNS, read_calibration, run_drilldown
     from assay.report.html import render_html
     from assay.safety.masking import redact
 
@@ -65,7 +65,10 @@ def write_reports(
         insights=redact(run.insights),
         corpus_details=redact(run.corpus_details),
     )
-    cases = redact(run_drilldown(run.lean_results(), directory, full_rows=run.results_for))
+    # Choosing the shown cases needs four columns of every row; their texts are read by key.
+    selection = run.result_columns(list(SELECTION_COLUMNS))
+    cases = redact(run_drilldown(selection, directory, full_rows=run.results_for))
+    del selection
     page = render_html(
         analysis,
         cases=cases,

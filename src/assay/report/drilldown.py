@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from assay.data.suite_parquet import parquet_records
+from assay.report.dialogue_view import conversation_view, linked_turn_verdicts, trajectory_view
 from assay.rundir.layout import (
     CALIBRATED_FILE,
     CALIBRATION_FILES,
@@ -57,6 +58,8 @@ _ROW_KEYS = (
     "perturbation",
     "parent_id",
 )
+#: Columns of the results :func:`run_drilldown` chooses the shown cases by (with ``full_rows``).
+SELECTION_COLUMNS = ("case_id", "model", "status", "passed")
 #: Calibration reports shown in the HTML report → their plot data file.
 REPORT_FILES = {
     CALIBRATION_FILES["report"]: CALIBRATION_FILES["plot"],
@@ -126,17 +129,17 @@ def _original_suite(
     }
 
 
-def _clip(text: Any) -> Any:
-    if isinstance(text, str) and len(text) > MAX_TEXT:
-        return text[:MAX_TEXT] + f" … [{len(text) - MAX_TEXT:,} more characters]"
+def _clip(text: Any, limit: int = MAX_TEXT) -> Any:
+    if isinstance(text, str) and len(text) > limit:
+        return text[:limit] + f" … [{len(text) - limit:,} more characters]"
     return text
 
 
-def _redacted(text: Any) -> Any:
+def _redacted(text: Any, limit: int = MAX_TEXT) -> Any:
     """:func:`_clip` after masking PII and secrets (the mask keeps the text's length)."""
     from assay.safety.masking import scrub
 
-    return _clip(scrub(text)) if isinstance(text, str) else text
+    return _clip(scrub(text), limit) if isinstance(text, str) else text
 
 
 def _column(series: pd.Series) -> list[Any]:
@@ -166,7 +169,9 @@ def drilldown(
     """One entry per case × model with texts, outcomes and evidence.
 
     With ``redact`` every PII and secret value in the case texts (question, expected answer,
-    answer, retrieved context) is masked, as in every other output: reports are shared.
+    answer, retrieved context, turns, trajectory steps) is masked, as in every other output:
+    reports are shared. A conversation's turns and an agent trajectory's steps are bounded (see
+    :mod:`assay.report.dialogue_view`).
 
     Returns:
         ``{"entries": [...], "total": n, "shown": k}``; entries are ordered failing first.
@@ -187,6 +192,7 @@ def drilldown(
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in _rows(results):
         groups.setdefault((str(row["case_id"]), str(row["model"])), []).append(row)
+    linked = linked_turn_verdicts(groups, cases, text)
     entries = []
     for (case_id, model), rows in groups.items():
         case = cases.get((case_id, model), {})
@@ -216,6 +222,12 @@ def drilldown(
                 "answer": text(case.get("actual_answer")),
                 "context": [text(c) for c in (case.get("retrieved_context") or [])[:50]],
                 "context_ids": (case.get("context_ids") or [])[:50],
+                "scenario": text(case.get("scenario")),
+                "expected_outcome": text(case.get("expected_outcome")),
+                "conversation": conversation_view(
+                    case.get("turns"), evidence, text, linked.get((case_id, model))
+                ),
+                "trajectory": trajectory_view(case.get("trajectory"), evidence, text),
                 "metrics": metrics,
                 "evidence": evidence,
                 "n_fail": sum(m["passed"] is False for m in metrics),
@@ -260,19 +272,26 @@ def _select(results: pd.DataFrame, max_cases: int) -> tuple[int, pd.DataFrame]:
     """The number of case × model entries, and the rows of the ``max_cases`` most relevant ones
     (most failures and errors first), chosen with vectorised operations before any row is
     turned into Python objects."""
-    keys = results[["case_id", "model"]].astype(str)
-    bad = (results["passed"] == False) | (results["status"] == "error")  # noqa: E712
-    score = bad.groupby([keys["case_id"], keys["model"]], sort=False).sum()
-    total = len(score)
+    # Integer keys (no string per row: the columns may be read as categories).
+    case_codes, case_ids = pd.factorize(results["case_id"])
+    model_codes, models = pd.factorize(results["model"])
+    key = case_codes.astype(np.int64) * max(len(models), 1) + model_codes
+    bad = ((results["passed"] == False) | (results["status"] == "error")).to_numpy()  # noqa: E712
+    distinct, inverse = np.unique(key, return_inverse=True)
+    total = len(distinct)
     if total <= max_cases:
         return total, results
-    ranked = score.reset_index(name="bad").sort_values(
-        ["bad", "model", "case_id"], ascending=[False, True, True], kind="stable"
-    )
-    chosen = ranked.head(max_cases)
-    wanted = pd.MultiIndex.from_frame(chosen[["case_id", "model"]])
-    mask = pd.MultiIndex.from_frame(keys).isin(wanted)
-    return total, results[mask]
+    ranked = pd.DataFrame(
+        {
+            "bad": np.bincount(inverse, weights=bad.astype(np.float64)),
+            "model": np.asarray(models, dtype=object)[distinct % max(len(models), 1)].astype(str),
+            "case_id": np.asarray(case_ids, dtype=object)[distinct // max(len(models), 1)].astype(
+                str
+            ),
+            "key": distinct,
+        }
+    ).sort_values(["bad", "model", "case_id"], ascending=[False, True, True], kind="stable")
+    return total, results[np.isin(key, ranked["key"].to_numpy()[:max_cases])]
 
 
 def _details(raw: Any) -> Any:

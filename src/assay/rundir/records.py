@@ -114,4 +114,7 @@ class Manifest(TypedDict):
     files: dict[str, str]
     executor: NotRequired[dict[str, Any]]
     calibrators: NotRequired[list[dict[str, Any]]]
+    #: Seconds per stage of ``assay evaluate``: ``staging`` (validate and copy the suite),
+    #: ``scoring``, ``analysis`` (leaderboard and findings) and ``reports``.
+    stages_s: NotRequired[dict[str, float]]
     reports_rebuilt_at: NotRequired[str]

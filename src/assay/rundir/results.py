@@ -31,6 +31,10 @@ logger = logging.getLogger(__name__)
 #: most this many result rows: at 100,000 cases x 18 metrics it was 422 MB, 70 % of the run
 #: directory, for data the Parquet file already holds (read it with pandas, DuckDB, Arrow, ...).
 CSV_MAX_ROWS = 250_000
+#: Text columns with few distinct values (names, statuses, slices), read compactly.
+_FEW_VALUES = ("model", "evaluator", "metric", "status", "topic", "query_type", "perturbation")
+#: Result rows decoded at a time by the filtered readers.
+_READ_BATCH = 65_536
 
 RESULT_SCHEMA = pa.schema(
     [
@@ -148,23 +152,57 @@ class ResultWriter:
             self._csv.close()
 
 
-def read_results(directory: Path, *, lean: bool = False) -> pd.DataFrame:
-    """The results table of the run directory ``directory``; ``lean`` leaves out the long text
-    columns (:data:`~assay.rundir.layout.TEXT_COLUMNS`), which analysis does not need."""
+def read_results(
+    directory: Path,
+    *,
+    lean: bool = False,
+    columns: list[str] | None = None,
+    measured: bool = False,
+    compact: bool = False,
+) -> pd.DataFrame:
+    """The results table of the run directory ``directory``.
+
+    Args:
+        directory: the run directory.
+        lean: leave out the long text columns (:data:`~assay.rundir.layout.TEXT_COLUMNS`),
+            which analysis does not need.
+        columns: read only these columns (overrides ``lean``).
+        measured: read only the rows with status ``ok`` and a value (filtered while reading,
+            so the other rows never take memory); implies ``compact``.
+        compact: the columns of few distinct values (:data:`_FEW_VALUES`) as ``category`` in
+            text order (one code per row instead of one string).
+    """
     path = directory / RESULTS_FILE
-    if not lean:
-        return pd.read_parquet(path)
-    names = [n for n in pq.read_schema(path).names if n not in TEXT_COLUMNS]
-    return pd.read_parquet(path, columns=names)
+    if columns is None and lean:
+        columns = [n for n in pq.read_schema(path).names if n not in TEXT_COLUMNS]
+    if not (measured or compact):
+        return pd.read_parquet(path, columns=columns)
+    import pyarrow.compute as pc
+
+    ok = (pc.field("status") == "ok") & pc.field("value").is_valid() if measured else None
+    names = [n for n in _FEW_VALUES if columns is None or n in columns]
+    frame = pq.read_table(path, columns=columns, filters=ok, read_dictionary=names).to_pandas()
+    for name in names:  # categories in text order: sorting and grouping as on plain text
+        frame[name] = frame[name].cat.reorder_categories(sorted(frame[name].cat.categories))
+    return frame
 
 
 def read_results_for(directory: Path, case_ids: set[str]) -> pd.DataFrame:
-    """Every column of the result rows of the given case ids only (read with a filter)."""
+    """Every column of the result rows of the given case ids only.
+
+    Read one record batch at a time, keeping the matching rows: a filtered ``read_table``
+    decoded every row group whole first (550 MB transient at 100,000 cases for 3,000 cases).
+    """
     import pyarrow.compute as pc
 
     ids = pa.array(sorted(case_ids), type=pa.string())
-    table = pq.read_table(directory / RESULTS_FILE, filters=pc.field("case_id").isin(ids))
-    return table.to_pandas()
+    file = pq.ParquetFile(directory / RESULTS_FILE)
+    kept = []
+    for batch in file.iter_batches(batch_size=_READ_BATCH):
+        mask = pc.is_in(batch.column("case_id"), value_set=ids)
+        if pc.any(mask).as_py():
+            kept.append(batch.filter(mask))
+    return pa.Table.from_batches(kept, schema=file.schema_arrow).to_pandas()
 
 
 def write_calibrated_table(directory: Path, frame: pd.DataFrame) -> list[Path]:

@@ -45,15 +45,26 @@ class EvaluationRun:
             self._results = read_results(self.path)
         return self._results
 
-    def lean_results(self) -> pd.DataFrame:
+    def lean_results(self, *, measured: bool = False) -> pd.DataFrame:
         """The results without the long text columns (reason, explanation, details).
 
         Analysis needs only values and slice fields; reading the texts of every case would make
-        report memory grow with the suite (see ``benchmarks/bench_memory.py``).
+        report memory grow with the suite (see ``benchmarks/bench_memory.py``). With
+        ``measured``, only the rows with status ``ok`` and a value (what the analysis uses).
         """
         if self._results is not None or self.path is None:
-            return self.results.drop(columns=list(TEXT_COLUMNS), errors="ignore")
-        return read_results(self.path, lean=True)
+            frame = self.results.drop(columns=list(TEXT_COLUMNS), errors="ignore")
+            if measured:
+                frame = frame[(frame["status"] == "ok") & frame["value"].notna()]
+            return frame
+        return read_results(self.path, lean=True, measured=measured)
+
+    def result_columns(self, columns: list[str]) -> pd.DataFrame:
+        """Only the given columns of the results (every row; read from the run directory, text
+        columns come as ``category``)."""
+        if self._results is not None or self.path is None:
+            return self.results[columns]
+        return read_results(self.path, columns=columns, compact=True)
 
     def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
         """Every column of the result rows of the given ``(case_id, model)`` keys only."""

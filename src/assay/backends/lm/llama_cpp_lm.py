@@ -8,6 +8,7 @@ with ``logits_all=True`` so one ``eval`` of a window gives the logits of every p
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,9 @@ class LlamaCppLM:
                     if self.n_threads:
                         kwargs["n_threads"] = self.n_threads
                     self._llm = llama_cpp.Llama(model_path=str(self.path()), **kwargs)
+                    # Free the model before interpreter teardown: llama_cpp's own __del__ runs
+                    # after its module globals are gone and prints a TypeError at exit.
+                    weakref.finalize(self, self._llm.close)
         return self._llm
 
     @property

@@ -156,6 +156,104 @@
     return out;
   }
 
+  // Conversations and trajectories: every text through textContent; long ones start collapsed.
+  var OPEN_UP_TO = 10;
+  var ROLES = { system: 1, user: 1, assistant: 1, tool: 1 };
+
+  function gapNote(from, to, what) {
+    var k = to - from + 1;
+    return k + " " + what + (k === 1 ? "" : "s") + " not shown (" + (k === 1 ? what + " " + from : what + "s " + from + "\u2013" + to) + ")";
+  }
+
+  function toolTable(calls, numbered) {
+    var head = (numbered ? ["step"] : []).concat(["tool", "arguments", "result / error"]);
+    var table = el("table", { "class": "tool-calls" }, [el("thead", null, [el("tr", null, head.map(function (h) { return el("th", { text: h }); }))])]);
+    var body = el("tbody");
+    var previous = 0;
+    calls.forEach(function (c) {
+      if (numbered && c.n > previous + 1) {
+        body.appendChild(el("tr", { "class": "gap" }, [el("td", { colspan: "4", text: gapNote(previous + 1, c.n - 1, "step") })]));
+      }
+      previous = c.n || previous;
+      var outcome = c.error !== null && c.error !== undefined
+        ? el("span", { "class": "tool-error", text: "error: " + c.error })
+        : el("span", { text: c.result === null || c.result === undefined ? "" : String(c.result) });
+      var cells = (numbered ? [el("td", { "class": "num", text: String(c.n) })] : []).concat([
+        el("td", { text: c.name }), el("td", null, [el("code", { text: c.arguments || "" })]), el("td", null, [outcome])]);
+      body.appendChild(el("tr", c.flagged ? { "class": "flagged", title: "failed call not recovered from" } : null, cells));
+    });
+    table.appendChild(body);
+    return table;
+  }
+
+  // A collapsible block of `total` turns or steps: its summary names the flagged ones and says
+  // how many are not shown; open by default when short.
+  function listBox(cls, title, noun, flaggedAs, items, total, omitted) {
+    var flagged = items.filter(function (t) { return t.flagged; }).map(function (t) { return t.n; });
+    var summary = title + ": " + total + " " + noun + "s" +
+      (flagged.length ? ", " + flaggedAs + (flagged.length > 1 ? "s " : " ") + flagged.join(", ") : "") +
+      (omitted ? "; " + omitted + " more " + noun + "s not shown" : "");
+    var box = el("details", { "class": cls }, [el("summary", { text: summary })]);
+    if (total <= OPEN_UP_TO) { box.open = true; }
+    return box;
+  }
+
+  // "retrieved context (12 chunks, first 5 shown)"
+  function counted(what, noun, total, shown) {
+    return what + " (" + total + " " + noun + (total === 1 ? "" : "s") + (total > shown ? ", first " + shown + " shown" : "") + ")";
+  }
+
+  function conversationBlock(conv) {
+    var box = listBox("conversation", "Conversation", "turn", "offending turn", conv.turns, conv.n_turns, conv.omitted);
+    var previous = 0;
+    conv.turns.forEach(function (t) {
+      if (t.n > previous + 1) { box.appendChild(el("div", { "class": "gap", text: "\u2026 " + gapNote(previous + 1, t.n - 1, "turn") })); }
+      previous = t.n;
+      var role = ROLES[t.role] ? t.role : "other";
+      var head = el("div", { "class": "turn-head" }, [el("strong", { text: "turn " + t.n + " \u00b7 " + t.role })]);
+      t.verdicts.forEach(function (v) {
+        head.appendChild(document.createTextNode(" "));
+        var b = badge(v.passed, "ok");
+        b.textContent = v.metric + (v.passed === false ? ": fail" : v.passed === true ? ": pass" : "");
+        if (v.reason) { b.setAttribute("title", v.reason); }
+        head.appendChild(b);
+      });
+      var turn = el("div", { "class": "turn role-" + role + (t.flagged ? " flagged" : ""), "data-turn": String(t.n) }, [head,
+        el("div", { "class": "text-block turn-content", text: t.content })]);
+      t.verdicts.forEach(function (v) {
+        if (v.passed === false && v.reason) { turn.appendChild(el("div", { "class": "turn-verdict", text: v.metric + ": " + v.reason })); }
+      });
+      if (t.n_context) {
+        var ctx = el("details", { "class": "turn-context" }, [el("summary", { text: counted("retrieved context", "chunk", t.n_context, t.context.length) })]);
+        t.context.forEach(function (chunk, i) { ctx.appendChild(el("div", { "class": "text-block context", text: "[" + (i + 1) + "] " + chunk })); });
+        turn.appendChild(ctx);
+      }
+      if (t.n_tool_calls) {
+        var tools = el("details", { "class": "turn-tools" }, [el("summary", { text: counted("tool calls", "call", t.n_tool_calls, t.tool_calls.length) })]);
+        tools.appendChild(toolTable(t.tool_calls, false));
+        turn.appendChild(tools);
+      }
+      box.appendChild(turn);
+    });
+    if (conv.omitted && previous < conv.n_turns) { box.appendChild(el("div", { "class": "gap", text: "\u2026 " + gapNote(previous + 1, conv.n_turns, "turn") })); }
+    return box;
+  }
+
+  function trajectoryBlock(traj) {
+    var box = listBox("trajectory", "Trajectory", "step", "unrecovered failed step", traj.steps, traj.n_steps, traj.omitted);
+    if (traj.steps.length) { box.appendChild(toolTable(traj.steps, true)); }
+    var last = traj.steps.length ? traj.steps[traj.steps.length - 1].n : 0;
+    if (last < traj.n_steps) { box.appendChild(el("div", { "class": "gap", text: "\u2026 " + gapNote(last + 1, traj.n_steps, "step") })); }
+    box.appendChild(el("h4", { text: "Final answer" }));
+    box.appendChild(el("div", { "class": "text-block final-answer", text: traj.final_answer || "(none)" }));
+    if (traj.n_expected) {
+      box.appendChild(el("h4", { text: counted("Expected tool calls", "call", traj.n_expected, traj.expected_tools.length) }));
+      box.appendChild(toolTable(traj.expected_tools, false));
+    }
+    if (traj.min_steps !== null && traj.min_steps !== undefined) { box.appendChild(el("div", { "class": "muted", text: "minimal steps: " + traj.min_steps })); }
+    return box;
+  }
+
   function open(e) {
     while (detail.firstChild) { detail.removeChild(detail.firstChild); }
     var close = el("button", { type: "button", id: "case-close", text: "close" });
@@ -163,15 +261,30 @@
     detail.appendChild(el("div", null, [close, " ", el("strong", { text: "Case " + e.case_id }),
       " — model " + (e.model || "(unnamed)"),
       e.parent_id ? " — perturbation " + (e.perturbation || "?") + " of case " + e.parent_id : ""]));
-    detail.appendChild(el("h3", { text: "Question" }));
-    detail.appendChild(el("div", { "class": "text-block question", text: e.question || "(none)" }));
+    if (e.scenario) {
+      detail.appendChild(el("h3", { text: "Scenario" }));
+      detail.appendChild(el("div", { "class": "text-block scenario", text: e.scenario }));
+    }
+    if (e.expected_outcome) {
+      detail.appendChild(el("h3", { text: "Expected outcome" }));
+      detail.appendChild(el("div", { "class": "text-block expected-outcome", text: e.expected_outcome }));
+    }
+    if (e.conversation) { detail.appendChild(conversationBlock(e.conversation)); }
+    if (e.trajectory) { detail.appendChild(trajectoryBlock(e.trajectory)); }
+    // A conversation's question and answer are its last user and assistant turns, shown above.
+    if (!e.conversation) {
+      detail.appendChild(el("h3", { text: "Question" }));
+      detail.appendChild(el("div", { "class": "text-block question", text: e.question || "(none)" }));
+    }
     if (e.expected) {
       detail.appendChild(el("h3", { text: "Expected answer" }));
       detail.appendChild(el("div", { "class": "text-block expected", text: e.expected }));
     }
     var least = leastGrounded(e.evidence);
-    detail.appendChild(el("h3", { text: "Answer" + (least ? " (least grounded sentence highlighted)" : "") }));
-    detail.appendChild(highlighted(e.answer, least));
+    if (!e.conversation || least) {
+      detail.appendChild(el("h3", { text: (e.conversation ? "Last answer" : "Answer") + (least ? " (least grounded sentence highlighted)" : "") }));
+      detail.appendChild(highlighted(e.answer, least));
+    }
     if (e.context && e.context.length) {
       detail.appendChild(el("h3", { text: "Retrieved context (" + e.context.length + " chunks)" }));
       e.context.forEach(function (chunk, i) {
