@@ -170,8 +170,9 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "Signals and weights (on standardised signals): "
         + ", ".join(f"`{k}` {v}" for k, v in info["weights_on_standardised_signals"].items())
         + ". `key_facts_supported` is minus the number of the sentence's names, numbers and "
-        "dates absent from the context and of its negations that the closest context sentence "
-        "does not share (the `facts_key_unsupported_count` rule of `unsupported_facts`).",
+        "dates absent from the context, of its negations that the closest context sentence "
+        "does not share (the `facts_key_unsupported_count` rule of `unsupported_facts`) and of "
+        "its words absent from the context whose WordNet antonym the context uses.",
         "",
         f"**Weights.** `weights.npz` sha256 `{digest}` (checked before every load).",
         "",

@@ -108,8 +108,9 @@ LONG_TURNS, LONG_OFFENDING = 200, 150
 
 
 def dialogue_cases() -> list[TestCase]:
-    """A conversation naming an offending turn (with hostile text in a turn and a tool result),
-    a 200-turn conversation offending late, and an agent trajectory with an unrecovered error."""
+    """A conversation naming an offending turn (with hostile text in a turn and a tool result)
+    and its per-turn cases, a 200-turn conversation offending late, and an agent trajectory with
+    an unrecovered error."""
     from assay.data import ToolCall, Trajectory, Turn
 
     loan = [
@@ -141,9 +142,13 @@ def dialogue_cases() -> list[TestCase]:
         expected_tools=[ToolCall(name="fx_rate", arguments={"pair": "EURUSD"}),
                         ToolCall(name="convert")],
     )
+    from assay.data.turns import turn_cases
+
+    conversation = TestCase(id="conv-loan", model="bot", turns=loan, question=loan[-2].content,
+                            actual_answer=loan[-1].content, scenario="A customer asks about a loan.")
     return [
-        TestCase(id="conv-loan", model="bot", turns=loan, question=loan[-2].content,
-                 actual_answer=loan[-1].content, scenario="A customer asks about a loan."),
+        conversation,
+        *turn_cases([conversation]),  # its per-turn cases: turn 5's answer is poorly grounded
         TestCase(id="conv-long", model="bot", turns=long),
         TestCase(id="agent-fx", model="bot", trajectory=trajectory, question="100 EUR in USD?",
                  expected_outcome="108 USD"),
@@ -151,5 +156,5 @@ def dialogue_cases() -> list[TestCase]:
 
 
 def build_dialogue_run(out: Path) -> EvaluationRun:
-    return assay.evaluate(dialogue_cases(), ["conversation", "trajectory"], out=out,
-                          overwrite=True)
+    return assay.evaluate(dialogue_cases(), ["conversation", "trajectory", WordOverlapGrounding()],
+                          out=out, overwrite=True)

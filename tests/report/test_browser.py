@@ -150,9 +150,10 @@ def test_a_conversation_shows_its_turns_and_the_offending_turn(
     assert box.get_attribute("open") is not None  # short: open by default
     turns = box.find_elements(By.CSS_SELECTOR, ".turn")
     assert [t.get_attribute("data-turn") for t in turns] == [str(n) for n in range(1, 8)]
-    assert "offending turn 7" in box.find_element(By.TAG_NAME, "summary").text
-    (flagged,) = box.find_elements(By.CSS_SELECTOR, ".turn.flagged")
-    assert flagged.get_attribute("data-turn") == "7"
+    assert "offending turns 5, 7" in box.find_element(By.TAG_NAME, "summary").text
+    linked, flagged = box.find_elements(By.CSS_SELECTOR, ".turn.flagged")
+    assert (linked.get_attribute("data-turn"), flagged.get_attribute("data-turn")) == ("5", "7")
+    assert "test_groundedness: fail" in linked.text and "per-turn case conv-loan#turn5" in linked.text
     assert "knowledge_retention: fail" in flagged.text and "6,000" in flagged.text
     tools = flagged.find_element(By.CSS_SELECTOR, "details.turn-tools")
     tools.find_element(By.TAG_NAME, "summary").click()

@@ -39,10 +39,13 @@ def test_a_conversation_shows_every_turn_and_marks_the_offending_one(
     assert [t["n"] for t in conv["turns"]] == list(range(1, 8))
     assert [t["role"] for t in conv["turns"]] == ["system"] + ["user", "assistant"] * 3
     flagged = [t["n"] for t in conv["turns"] if t["flagged"]]
-    assert flagged == [7]  # the changed amount, as the conversation evaluator names it
-    (verdict,) = conv["turns"][6]["verdicts"]
+    assert flagged == [5, 7]
+    (verdict,) = conv["turns"][6]["verdicts"]  # the changed amount, named by the evaluator
     assert verdict["metric"] == "knowledge_retention" and verdict["passed"] is False
     assert "6,000" in verdict["reason"]
+    (linked,) = conv["turns"][4]["verdicts"]  # the failing per-turn case of turn 5
+    assert linked["metric"] == "test_groundedness" and linked["passed"] is False
+    assert linked["reason"].startswith("per-turn case conv-loan#turn5: test_groundedness 0.")
     assert conv["turns"][4]["context"] == ["Personal loans: 4.5% APR."]
     (call,) = conv["turns"][6]["tool_calls"]
     assert call["name"] == "annuity" and call["result"] == "250"

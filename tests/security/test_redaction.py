@@ -1,7 +1,8 @@
 """Secrets and PII: no raw value reaches a file meant to be shared.
 
 One hostile suite carries an AWS key and secret, a PEM private key, a card number, an IBAN and an
-email in every text field, in a topic, in a model name and in metadata. After ``assay assess`` (the
+email in every text field, in a topic, in a model name, in metadata, and in conversation turns and
+agent trajectory steps (contents, context, tool arguments, results and errors). After ``assay assess`` (the
 whole plan: evaluate, reports, verdict) none of the raw values may appear in the reports
 (``report.html``, ``report.md``, ``leaderboard.md``, ``analysis.json``, ``problems.json``,
 ``insights.json``) or the verdict pages (``verdict.json``, ``verdict.md``, ``verdict.html``).
@@ -12,10 +13,12 @@ the evidence, not the shared summary (docs/security.md).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay import TestCase
+from assay.data import ToolCall, Trajectory, Turn
 from assay.data.suite import read_suite, write_suite
 from assay.rundir.layout import SUITE_FILE
 
@@ -56,6 +59,20 @@ max_fail_rate = 0.0
 """
 
 
+def _dialogue(i: int) -> dict[str, Any]:
+    """Turns (content, retrieved context, tool arguments and result) or an agent trajectory
+    carrying the leak, for some cases: the drill-down shows them."""
+    call = ToolCall(name="crm_lookup", arguments={"query": LEAK, "n": i}, result={"hit": LEAK})
+    if i % 5 == 0:
+        return {"turns": [Turn(role="user", content=f"Question {i}? {LEAK}"),
+                          Turn(role="assistant", content=f"Looked up. {LEAK}",
+                               retrieved_context=[LEAK], tool_calls=[call])]}
+    if i % 5 == 1:
+        return {"trajectory": Trajectory(steps=[call, ToolCall(name="mail", error=LEAK)],
+                                         final_answer=LEAK, expected_tools=[call])}
+    return {}
+
+
 @pytest.fixture(scope="module")
 def assessment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("leaky")
@@ -69,7 +86,7 @@ def assessment(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 actual_answer=f"The answer is {i}. {LEAK}" if good else f"No idea. {LEAK}",
                 retrieved_context=[f"Context {i}: {LEAK}"], condition=f'contains "{CARD}"',
                 topic=f"customer {EMAIL}" if i % 2 else "fees",
-                labels={"correct": int(good)}, metadata={"note": LEAK}))
+                labels={"correct": int(good)}, metadata={"note": LEAK}, **_dialogue(i)))
     write_suite(cases, root / "suite.jsonl")
     (root / "plan.toml").write_text(PLAN)
     result = invoke("assess", str(root / "plan.toml"), "--out", str(root / "out"))
@@ -88,6 +105,7 @@ def test_the_reports_still_show_the_masked_evidence(assessment: Path) -> None:
     html = (assessment / "run" / "report.html").read_text(encoding="utf-8")
     assert "4111********1111" in html and "jane************.com" in html
     assert "Question 3?" in html  # the rest of the text is kept
+    assert "crm_lookup" in html and "Looked up." in html  # turns and steps are shown, masked
     copy = read_suite(assessment / "run" / SUITE_FILE)  # the evidence
     assert any(CARD in (case.actual_answer or "") for case in copy)
 

@@ -3,14 +3,15 @@
 A conversation entry lists its turns (role, content, retrieved context, tool calls) with the
 per-turn verdicts the evaluators name in their evidence: ``details["turns"]`` entries
 ``{"turn", "verdict", "reason"[, "metric"]}`` (the conversation metrics) and ``details["turn"]``
-(the turn a multi-turn attack succeeded at). A trajectory entry lists its steps (tool, arguments,
-result or error) with the steps ``details["unrecovered_steps"]`` names, its final answer and
-what was expected.
+(the turn a multi-turn attack succeeded at). The failing metrics of the conversation's per-turn
+cases (``assay turns``), when the run holds them, are verdicts on their turns too. A trajectory
+entry lists its steps (tool, arguments, result or error) with the steps
+``details["unrecovered_steps"]`` names, its final answer and what was expected.
 
 Model outputs and tool results are untrusted and may be long: every text goes through the
 caller's ``text`` function (clipping, and masking in shared reports), and a long conversation or
 trajectory keeps its first turns, every flagged one (up to a cap) and its last, the number left
-out stated beside them, so a 200-turn conversation stays a few kilobytes.
+out stated beside them, so a 200-turn conversation stays a few tens of kilobytes.
 """
 
 from __future__ import annotations
@@ -84,8 +85,12 @@ def conversation_view(
     turns: Sequence[Mapping[str, Any]] | None,
     evidence: Iterable[Mapping[str, Any]],
     text: TextFn,
+    linked: Mapping[int, list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any] | None:
     """A conversation's turns for the drill-down (None for a case without turns).
+
+    ``linked`` adds verdicts by turn from elsewhere: the failing metrics of the conversation's
+    per-turn cases (see :func:`turn_case_origin`).
 
     Returns:
         ``{"n_turns", "omitted", "turns": [{"n", "role", "content", "context", "n_context",
@@ -101,6 +106,8 @@ def conversation_view(
     if not turns:
         return None
     verdicts = turn_verdicts(evidence, text)
+    for n, more in (linked or {}).items():
+        verdicts.setdefault(n, []).extend(more)
     flagged = {n for n, vs in verdicts.items() if any(v["passed"] is False for v in vs)}
     shown = _kept(len(turns), flagged)
     return {
@@ -151,6 +158,78 @@ def trajectory_view(
         "n_expected": len(expected),
         "min_steps": trajectory.get("min_steps"),
     }
+
+
+def linked_turn_verdicts(
+    groups: dict[tuple[str, str], list[dict[str, Any]]],
+    cases: dict[tuple[str, str], dict[str, Any]],
+    text: TextFn,
+) -> dict[tuple[str, str], dict[int, list[dict[str, Any]]]]:
+    """The failing verdicts of the per-turn cases among ``groups`` (drill-down result rows by
+    ``(case id, model)``; ``cases`` their case records), by ``(conversation id, model)`` and turn.
+
+    Example:
+        >>> rows = {("c#turn2", "m"): [{"evaluator": "e", "metric": "x", "primary": True,
+        ...                             "passed": False, "value": 0.1, "threshold": 0.5}]}
+        >>> cases = {("c#turn2", "m"): {"metadata": {"conversation_id": "c", "turn": 2}}}
+        >>> found = linked_turn_verdicts(rows, cases, lambda value, limit: value)
+        >>> list(found), list(found["c", "m"])
+        ([('c', 'm')], [2])
+    """
+    linked: dict[tuple[str, str], dict[int, list[dict[str, Any]]]] = {}
+    for (case_id, model), rows in groups.items():
+        origin = turn_case_origin(cases.get((case_id, model), {}))
+        if origin is not None:
+            verdicts = turn_case_verdicts(case_id, rows, text)
+            linked.setdefault((origin[0], model), {}).setdefault(origin[1], []).extend(verdicts)
+    return linked
+
+
+def turn_case_origin(case: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The conversation id and turn a per-turn case was made from
+    (:func:`assay.data.turns.turn_cases`), or None for any other case.
+
+    Example:
+        >>> turn_case_origin({"metadata": {"conversation_id": "c", "turn": 2}})
+        ('c', 2)
+        >>> turn_case_origin({"metadata": {}}) is None
+        True
+    """
+    meta = case.get("metadata")
+    if not isinstance(meta, Mapping):
+        return None
+    conversation, turn = meta.get("conversation_id"), _number(meta.get("turn"))
+    return None if conversation is None or turn is None else (str(conversation), turn)
+
+
+def turn_case_verdicts(
+    case_id: str, metrics: Iterable[Mapping[str, Any]], text: TextFn
+) -> list[dict[str, Any]]:
+    """The failing primary metrics of a per-turn case, as verdicts on its conversation's turn.
+
+    Example:
+        >>> m = {"evaluator": "e", "metric": "x", "primary": True, "passed": False,
+        ...      "value": 0.2, "threshold": 0.5}
+        >>> turn_case_verdicts("c#turn2", [m], lambda value, limit: value)[0]["reason"]
+        'per-turn case c#turn2: x 0.2, threshold 0.5'
+    """
+    return [
+        {
+            "evaluator": m.get("evaluator"),
+            "metric": m.get("metric"),
+            "passed": False,
+            "reason": text(
+                f"per-turn case {case_id}: {m.get('metric')} {m.get('value'):.3g}, "
+                f"threshold {m.get('threshold'):.3g}"
+                if isinstance(m.get("value"), float | int)
+                and isinstance(m.get("threshold"), float | int)
+                else f"per-turn case {case_id}: {m.get('metric')} fails",
+                MAX_REASON,
+            ),
+        }
+        for m in metrics
+        if m.get("primary") and m.get("passed") is False
+    ]
 
 
 def _kept(total: int, flagged: set[int]) -> list[int]:

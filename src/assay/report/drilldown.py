@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from assay.data.suite_parquet import parquet_records
-from assay.report.dialogue_view import conversation_view, trajectory_view
+from assay.report.dialogue_view import conversation_view, linked_turn_verdicts, trajectory_view
 from assay.rundir.layout import (
     CALIBRATED_FILE,
     CALIBRATION_FILES,
@@ -192,6 +192,7 @@ def drilldown(
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in _rows(results):
         groups.setdefault((str(row["case_id"]), str(row["model"])), []).append(row)
+    linked = linked_turn_verdicts(groups, cases, text)
     entries = []
     for (case_id, model), rows in groups.items():
         case = cases.get((case_id, model), {})
@@ -223,7 +224,9 @@ def drilldown(
                 "context_ids": (case.get("context_ids") or [])[:50],
                 "scenario": text(case.get("scenario")),
                 "expected_outcome": text(case.get("expected_outcome")),
-                "conversation": conversation_view(case.get("turns"), evidence, text),
+                "conversation": conversation_view(
+                    case.get("turns"), evidence, text, linked.get((case_id, model))
+                ),
                 "trajectory": trajectory_view(case.get("trajectory"), evidence, text),
                 "metrics": metrics,
                 "evidence": evidence,

@@ -6,8 +6,9 @@ premise sentence closest to the hypothesis stands for the premise (``u``), the h
 ``v``; the row is ``[u, v, |u − v|, u ⊙ v]`` (InferSent's pair features) followed by a few cheap
 lexical signals that sentence vectors cannot see: the share of the hypothesis' numbers, names
 and content words found in the premise, its unsupported names/numbers/negations, a negation
-mismatch against the closest premise sentence (all from :mod:`assay.text.facts`, so
-the head and the ``unsupported_facts`` evaluator agree on what "supported" means), and sizes.
+mismatch against the closest premise sentence, its words whose WordNet antonym the premise
+uses (all from :mod:`assay.text.facts`, so the head and the ``unsupported_facts`` evaluator
+agree on what "supported" means), and sizes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from assay.text.facts import (
     Fact,
     content_stems,
     context_keys,
+    contradicted_by_antonym,
     extract_facts,
     fact_supported,
     is_negated,
@@ -30,7 +32,7 @@ from assay.text.sentences import split_sentences
 from assay.text.tokens import words
 
 #: Name of this feature set (recorded in ``head.json``; a head refuses other feature sets).
-FEATURE_SET = "nli-pair-v1"
+FEATURE_SET = "nli-pair-v2"
 #: Embedding dimension of all-MiniLM-L6-v2.
 DIM = 384
 #: Names of the scalar features appended after the four vector blocks.
@@ -41,6 +43,7 @@ SCALARS = (
     "key_unsupported",
     "stem_coverage",
     "negation_mismatch",
+    "antonym_conflicts",
     "log_hypothesis_words",
     "log_premise_words",
 )
@@ -96,11 +99,14 @@ def clear_caches() -> None:
 
 
 def lexical_features(premise: str, hypothesis: str, best_sentence: str) -> list[float]:
-    """The lexical scalars of one pair (support shares, unsupported key facts, negation mismatch).
+    """The lexical scalars of one pair (support shares, unsupported key facts, negation mismatch,
+    words whose antonym the premise uses instead).
 
     Example:
         >>> lexical_features("Anna paid 50 euros.", "Anna paid 60 euros.", "Anna paid 50 euros.")
-        [0.75, 1.0, 1.0, 0.0]
+        [0.75, 1.0, 1.0, 0.0, 0.0]
+        >>> lexical_features("A man is sitting.", "A man is standing.", "A man is sitting.")
+        [0.5, 0.0, 0.5, 0.0, 1.0]
     """
     keys, premise_stems = _premise_analysis(premise)
     facts, stems, negated = _hypothesis_analysis(hypothesis)
@@ -110,7 +116,9 @@ def lexical_features(premise: str, hypothesis: str, best_sentence: str) -> list[
                           if not ok and f.kind in ("number", "date", "name"))
     coverage = len(stems & premise_stems) / len(stems) if stems else 1.0
     mismatch = float(negated != _negated(best_sentence))
-    return [support, float(min(key_unsupported, 5)), coverage, mismatch]
+    antonymous = sum(1 for f in facts if contradicted_by_antonym(f, keys))
+    return [support, float(min(key_unsupported, 5)), coverage, mismatch,
+            float(min(antonymous, 5))]
 
 
 def pair_features(
