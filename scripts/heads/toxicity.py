@@ -28,8 +28,6 @@ from assay.backends.embed import minilm
 from assay.backends.heads.store import save_head
 from heads.common import SHIPPED, embedder, standardise
 from heads.toxicity_data import (
-    SBIC_FIRST,
-    STORMFRONT_FIRST,
     TOXICITY_TARGETS,
     Example,
     deobfuscation_lexicon,
@@ -191,6 +189,4 @@ def train(args: argparse.Namespace) -> int:
     return fit_and_save(args, "toxicity", examples, TOXICITY_TARGETS, TOXICITY_TARGETS,
                         "subtypes", lambda info, digest: toxicity_card(info, digest, LICENCES),
                         direct=DIRECT,
-                        extra={"deobfuscate": deobfuscation_lexicon(examples, vocabulary),
-                               "first_rows": {"stormfront": STORMFRONT_FIRST,
-                                              "sbic": SBIC_FIRST}})
+                        extra={"deobfuscate": deobfuscation_lexicon(examples, vocabulary)})

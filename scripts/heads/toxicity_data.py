@@ -27,10 +27,6 @@ TOXICITY_TARGETS = ("toxicity", *SUBTYPES)
 THIRD = 0.33
 #: Everyday (MultiNLI) sentences added as negatives to each head.
 NEUTRAL = 3000
-#: Rows of Stormfront and SBIC the toxicity head keeps, first in file order (see
-#: :func:`toxicity_examples`).
-STORMFRONT_FIRST = 6000
-SBIC_FIRST = 2000
 _WORD = re.compile(r"[a-z]+")
 IDENTITY_TYPES = ("racist", "sexist", "homophobic", "transphobic", "ableist")
 
@@ -138,18 +134,13 @@ def neutral_texts(root: Path, n: int = 3000, seed: int = 0) -> list[str]:
 
 
 def toxicity_examples(root: Path, *, limit: int | None = None, seed: int = 0,
-                      civil_limit: int = 5000, wiki_article_limit: int = 3000,
-                      stormfront_first: int | None = STORMFRONT_FIRST,
-                      sbic_first: int | None = SBIC_FIRST) -> list[Example]:
+                      civil_limit: int = 5000, wiki_article_limit: int = 3000) -> list[Example]:
     """The toxicity training set: every source, subsampled where it is large and redundant.
 
     Civil Comments posts keep every threat, identity-attack and obscene post plus a random
     sample up to ``civil_limit`` in all; Wikipedia article sentences (all non-toxic, about
-    identities) are sampled down to ``wiki_article_limit``; Stormfront and SBIC keep their first
-    ``stormfront_first`` / ``sbic_first`` rows in file order (whole posts and forum threads
-    together; None keeps all), which bounds the embedding pass on a shared 2-core machine.
-    ``limit`` caps every source file (a seeded sample: for quick runs and the reproducibility
-    test).
+    identities) are sampled down to ``wiki_article_limit``. ``limit`` caps every source file
+    (a seeded sample: for quick runs and the reproducibility test).
     """
     rng = random.Random(seed)
     tox = root / "toxicity"
@@ -164,8 +155,7 @@ def toxicity_examples(root: Path, *, limit: int | None = None, seed: int = 0,
         out.append(Example(str(row["text"]), "civil_comments", _civil(row)))
     for row in _rows(tox / "convabuse" / "convabuse.jsonl", limit, seed):
         out.append(Example(str(row["text"]), "convabuse", _convabuse(row)))
-    for row in list(_rows(tox / "stormfront_hate" / "stormfront.jsonl", limit, seed))[
-            :stormfront_first]:
+    for row in _rows(tox / "stormfront_hate" / "stormfront.jsonl", limit, seed):
         out.append(Example(str(row["text"]), "stormfront", _binary_hate(row)))
     for row in _rows(tox / "toxigen_demonstrations" / "toxigen_demonstrations.jsonl", limit, seed):
         out.append(Example(str(row["text"]), "toxigen", _binary_hate(row)))
@@ -175,8 +165,7 @@ def toxicity_examples(root: Path, *, limit: int | None = None, seed: int = 0,
     rng.shuffle(articles)
     for row in articles[:wiki_article_limit] + [r for r in wiki if r not in articles]:
         out.append(Example(str(row["text"]), "wikipedia", _wikipedia(row)))
-    for row in list(_rows(root / "bias" / "sbic" / "sbic_dev_test.jsonl", limit, seed))[
-            :sbic_first]:
+    for row in _rows(root / "bias" / "sbic" / "sbic_dev_test.jsonl", limit, seed):
         out.append(Example(str(row["text"]), "sbic", _sbic_toxicity(row)))
     for text in neutral_texts(root, limit or NEUTRAL, seed):
         out.append(Example(text, "mnli", {"toxicity": 0}))
