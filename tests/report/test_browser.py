@@ -179,6 +179,10 @@ def test_a_200_turn_conversation_is_collapsed_and_says_what_it_leaves_out(
 
     from .report_runs import LONG_OFFENDING, LONG_TURNS
 
+    _open(browser, dialogue_run)
+    browser.find_element(By.ID, "case-search").send_keys("limit is 3,000")  # turn text is searched
+    rows = browser.find_elements(By.CSS_SELECTOR, "#case-table tbody tr")
+    assert [r.get_attribute("data-case") for r in rows] == ["conv-long"]
     detail = _open_case(browser, dialogue_run, "conv-long")
     box = detail.find_element(By.CSS_SELECTOR, "details.conversation")
     assert box.get_attribute("open") is None  # long: collapsed

@@ -49,13 +49,24 @@
     modelSelect.appendChild(el("option", { value: m, text: m || "(unnamed)" }));
   });
 
+  // The shown turns' contents and trajectory steps' tools, final answer: searchable too.
+  function dialogueText(e) {
+    var parts = [];
+    if (e.conversation) { e.conversation.turns.forEach(function (t) { parts.push(t.content); }); }
+    if (e.trajectory) {
+      e.trajectory.steps.forEach(function (s) { parts.push(s.name); });
+      parts.push(e.trajectory.final_answer || "");
+    }
+    return parts.join(" ");
+  }
+
   function matches(e) {
     if (modelSelect.value !== "__all" && e.model !== modelSelect.value) { return false; }
     if (statusSelect.value === "failing" && e.n_fail === 0) { return false; }
     if (statusSelect.value === "errors" && e.n_error === 0 && e.n_skipped === 0) { return false; }
     var q = search.value.trim().toLowerCase();
     if (q) {
-      var hay = [e.case_id, e.model, e.topic, e.query_type, e.question, e.answer].join(" ").toLowerCase();
+      var hay = [e.case_id, e.model, e.topic, e.query_type, e.question, e.answer, dialogueText(e)].join(" ").toLowerCase();
       if (hay.indexOf(q) < 0) { return false; }
     }
     return true;
