@@ -11,7 +11,7 @@ of one case are one unit, never k independent cases:
   verdict counts each sampled case once (:mod:`assay.verdict.assess`).
 
 ``parent_id`` is not used for the link: it means "perturbation of" to the robustness evaluators
-(design note 0022).
+(design note 0029).
 """
 
 from __future__ import annotations
