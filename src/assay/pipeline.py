@@ -21,7 +21,8 @@ from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
 from assay.analyze.judge_checks import JudgeOutputs
 from assay.analyze.leaderboard import LeaderboardBuilder
 from assay.data.case import TestCase
-from assay.data.suite import TestSuite
+from assay.data.samples import repeat_cases
+from assay.data.suite import TestSuite, read_suite
 from assay.engine.executors import Executor, open_executor
 from assay.engine.score import ProgressCallback, check_thresholds, resolve_evaluators, score
 from assay.evaluators.base import Evaluator
@@ -57,6 +58,7 @@ def evaluate(
     executor: str | Executor = "local",
     executor_options: dict[str, Any] | None = None,
     judge_probes: int = 0,
+    judge_repeats: int = 1,
 ) -> EvaluationRun:
     """Evaluate a suite with the given evaluators.
 
@@ -87,6 +89,13 @@ def evaluate(
         judge_probes: probe each judge evaluator for verbosity and context-order bias on up to
             this many cases (:mod:`assay.analyze.judge_probes`; extra judge calls); the
             results are problems or insights of the run. 0 (the default) probes nothing.
+        judge_repeats: ask each judge this many times per case, to show a sampling judge's
+            non-determinism: every case becomes that many linked samples
+            (:func:`~assay.data.samples.repeat_cases`, read whole), each judged afresh (a cache
+            entry and seed of its own), and the analysis reports their spread and the cases
+            whose verdict flips as for ``assay run --repeats`` (docs/judge.md). Evaluators
+            without a judge score each sample too, with the same values. 1 (the default) changes
+            nothing.
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -106,6 +115,8 @@ def evaluate(
     )
     check(isinstance(judge_probes, int) and judge_probes >= 0, "judge_probes", "evaluate",
           "a non-negative integer", judge_probes)
+    if judge_repeats != 1:
+        suite = _judge_samples(suite, judge_repeats)
     chosen = resolve_evaluators(evaluators, params)
     thresholds = dict(thresholds or {})
     check_thresholds(thresholds, chosen)
@@ -129,6 +140,14 @@ def evaluate(
         run_dir.discard()
     run.path = final
     return run
+
+
+def _judge_samples(suite: TestSuite | str | Path, repeats: int) -> TestSuite:
+    """Each case of ``suite`` as ``repeats`` linked samples (``evaluate(judge_repeats=...)``)."""
+    check(isinstance(repeats, int) and not isinstance(repeats, bool) and repeats >= 1,
+          "judge_repeats", "evaluate", "an integer >= 1", repeats)
+    cases = suite if isinstance(suite, TestSuite) else read_suite(suite)
+    return TestSuite(repeat_cases(list(cases), repeats), source=cases.source, sha256=cases.sha256)
 
 
 def _probe_judges(evaluators: list[Evaluator], chunks: Iterable[Sequence[TestCase]], n: int,

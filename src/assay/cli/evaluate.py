@@ -74,6 +74,12 @@ from assay.cli.progress import console, progress_bar
     help="Probe each judge evaluator for verbosity and context-order bias on up to N cases "
     "(extra judge calls); findings go to problems.json / insights.json and the report.",
 )  # fmt: skip
+@click.option(
+    "--judge-repeats", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Ask each judge K times per case (cases become K linked samples, each judged afresh); "
+    "the judge's spread and the cases whose verdict flips go to the report's repeats section "
+    "and problems.json; see docs/judge.md.",
+)  # fmt: skip
 def command(
     suite: Path,
     names: tuple[str, ...],
@@ -90,6 +96,7 @@ def command(
     worker_cpus: float,
     worker_gpus: float,
     judge_probes: int,
+    judge_repeats: int,
 ) -> None:
     """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
     from assay.pipeline import evaluate
@@ -108,6 +115,7 @@ def command(
             progress=progress,
             calibrators=list(calibrators),
             judge_probes=judge_probes,
+            judge_repeats=judge_repeats,
             executor=executor,
             executor_options=(
                 {"address": address, "num_workers": workers, "num_cpus": worker_cpus,

@@ -48,6 +48,20 @@ def question_of(case: TestCase) -> str:
     return case.parent_id or case.sample_of or case.id
 
 
+def judge_sample(case: TestCase) -> int:
+    """The index of a case's judgement among repeated ones: 0 for a case that is no sample (and
+    for sample 1), ``j - 1`` for sample j. Judge evaluators put it on their requests, so every
+    sample asks the judge afresh (cache key and seed of its own) and a judge's
+    non-determinism shows across samples (``assay evaluate --judge-repeats``).
+
+    Example:
+        >>> judge_sample(TestCase(id="q")), judge_sample(TestCase(id="q#sample3", sample=3,
+        ...                                                        sample_of="q"))
+        (0, 2)
+    """
+    return case.sample - 1 if case.sample else 0
+
+
 def repeat_cases(cases: Sequence[TestCase], repeats: int) -> list[TestCase]:
     """Each case ``repeats`` times as linked samples (``repeats=1`` returns the cases unchanged).
 

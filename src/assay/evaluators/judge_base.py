@@ -4,6 +4,7 @@ parse-failure accounting and dry-run plans."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from assay.backends.llm.client import JsonOutcome, JsonTask, Judge
@@ -11,6 +12,7 @@ from assay.backends.llm.factory import JudgeSpec, make_judge
 from assay.backends.llm.protocol import JudgeRequest
 from assay.backends.llm.stats import JudgeStats
 from assay.data.case import TestCase
+from assay.data.samples import judge_sample
 from assay.errors import AssayError
 from assay.evaluators.base import CaseResult, Evaluator
 from assay.evaluators.resolved import ResolvesOnce
@@ -81,8 +83,30 @@ class JudgeEvaluator(ResolvesOnce, Evaluator):
         data["counterpart"] = self.counterpart
         return data
 
+    def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+        """:meth:`Evaluator.evaluate`, one repeated judgement at a time: the cases of a batch are
+        scored in groups of the same :func:`~assay.data.samples.judge_sample`, whose index every
+        request of the group carries (its own cache entry and seed)."""
+        groups: dict[int, list[int]] = {}
+        for index, case in enumerate(cases):
+            groups.setdefault(judge_sample(case), []).append(index)
+        results: list[CaseResult | None] = [None] * len(cases)
+        try:
+            for sample, indices in groups.items():
+                self._judge_sample = sample
+                scored = super().evaluate([cases[i] for i in indices])
+                for index, result in zip(indices, scored, strict=True):
+                    results[index] = result
+        finally:
+            self._judge_sample = 0
+        return [r for r in results if r is not None]
+
     def run(self, tasks: Sequence[JsonTask | None]) -> list[JsonOutcome | None]:
         """Send every task concurrently (None entries are passed through) and account for them."""
+        sample = getattr(self, "_judge_sample", 0)
+        if sample:
+            tasks = [None if t is None else replace(t, request=replace(t.request, sample=sample))
+                     for t in tasks]
         real = [t for t in tasks if t is not None]
         judge = self.judge_client()
         outcomes = iter(judge.complete_json(real)) if real else iter(())

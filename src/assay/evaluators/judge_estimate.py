@@ -13,13 +13,14 @@ send to the judge are counted: cases it skips before any call, and those beyond 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from assay.backends.llm.client import Judge
 from assay.backends.llm.factory import JudgeSpec, make_judge
 from assay.backends.llm.protocol import Usage, approx_tokens
 from assay.data.case import TestCase
+from assay.data.samples import judge_sample
 from assay.evaluators.base import Evaluator
 from assay.evaluators.judge_base import JudgeEvaluator
 
@@ -86,7 +87,8 @@ def estimate_judge_cost(
             part.rows += 1
             for request, completion in planned:
                 part.calls += 1
-                if client.is_cached(request):
+                # a sample's judgement has a cache entry of its own (JudgeEvaluator.evaluate)
+                if client.is_cached(replace(request, sample=judge_sample(case))):
                     part.cached_calls += 1
                     continue
                 usage = Usage(approx_tokens(request.prompt_text), completion, estimated=True)

@@ -41,6 +41,15 @@ def cache_key(model: str, request: JudgeRequest, settings: Mapping[str, Any]) ->
         True
         >>> key == cache_key("m", request, {"temperature": 1})
         False
+
+        A repeated judgement (``sample`` above 0) has a key of its own; the first keeps the key
+        it had before repeats existed, so older caches still hit:
+
+        >>> from dataclasses import replace
+        >>> key == cache_key("m", replace(request, sample=1), {"temperature": 0})
+        False
+        >>> key == cache_key("m", replace(request, sample=0), {"temperature": 0})
+        True
     """
     payload = {
         "model": model,
@@ -49,6 +58,8 @@ def cache_key(model: str, request: JudgeRequest, settings: Mapping[str, Any]) ->
         "json_schema": request.json_schema,
         "settings": dict(settings),
     }
+    if request.sample:
+        payload["sample"] = request.sample
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

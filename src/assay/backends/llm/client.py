@@ -401,4 +401,5 @@ def _followup(request: JudgeRequest, reply: str, error: str) -> JudgeRequest:
         json_schema=request.json_schema,
         task=f"{request.task}:retry",
         variables=request.variables,
+        sample=request.sample,
     )

@@ -170,8 +170,8 @@ class OpenAICompatBackend:
             "temperature": self.temperature,
             "max_tokens": request.max_tokens or self.max_tokens,
         }
-        if self.seed is not None:
-            body["seed"] = self.seed
+        if self.seed is not None:  # each repeated judgement samples with a seed of its own
+            body["seed"] = self.seed + request.sample
         if (
             request.json_schema is not None
             and self.structured == "json_schema"

@@ -39,6 +39,10 @@ class JudgeRequest:
         task: Name of the prompt that produced the request (for logs, stats and fakes; never
             sent to the server).
         variables: The values rendered into the prompt (for fakes and debugging; never sent).
+        sample: Which repeated judgement of the same request this is (0 = the first; see
+            :func:`assay.data.samples.judge_sample`). Part of the cache key when above 0, so a
+            repeat is asked again instead of read back, and added to the sampling seed of
+            backends that take one; never sent as such.
     """
 
     messages: tuple[Message, ...]
@@ -46,6 +50,7 @@ class JudgeRequest:
     json_schema: Mapping[str, Any] | None = None
     task: str = ""
     variables: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    sample: int = 0
 
     @property
     def prompt_text(self) -> str:
