@@ -127,3 +127,28 @@ def test_a_suite_of_samples_is_not_repeated_again(tmp_path: Path) -> None:
     assert isinstance(result.exception, InvalidInputError)
     assert "'q0#sample1' is already sample 1" in str(result.exception)
     assert not (tmp_path / "run").exists()
+
+
+def test_target_samples_with_the_same_answer_are_judged_apart_and_estimated_as_cached(
+    tmp_path: Path,
+) -> None:
+    """Samples of ``assay run --repeats`` carry their index too: two samples that answered alike
+    are two judgements, each cached under its own key, which the dry run finds."""
+    from assay.backends.llm.client import Judge
+    from assay.backends.llm.scripted import ScriptedJudge
+    from assay.data.samples import repeat_cases
+    from assay.evaluators.judge_estimate import estimate_judge_cost
+    from assay.evaluators.registry import get_evaluator
+
+    backend = ScriptedJudge({"equivalence": '{"score": 1.0, "reason": "same"}'})
+    judge = Judge(backend, cache=tmp_path / "judge.sqlite", prices={"scripted": (0.0, 0.0)})
+    cases = [CASES[0], *repeat_cases(CASES[1:2], 2)]
+    evaluator = get_evaluator("judge_qa_accuracy", judge=judge)
+    assert estimate_judge_cost([evaluator], cases).cached_calls == 0
+    evaluator.evaluate(cases[:2])  # sample 2 asks the same prompt, but is a judgement of its own
+    assert estimate_judge_cost([evaluator], cases).cached_calls == 2
+    results = evaluator.evaluate(cases)
+    assert [r.outcomes["judge_qa_accuracy"].value for r in results] == [1.0] * 3
+    assert sorted(r.sample for r in backend.requests) == [0, 0, 1]  # 2 cached, 1 asked
+    assert len(judge.cache or []) == 3
+    assert estimate_judge_cost([evaluator], cases).cached_calls == 3
