@@ -133,6 +133,7 @@ def evaluate(
             run = _run_pipeline(
                 suite, chosen, thresholds, seed, batch_size, progress, work, started,
                 loaded, ex, reports=out is not None, judge_probes=judge_probes,
+                judge_repeats=judge_repeats,
             )  # fmt: skip
         final = run_dir.commit()
     if final is None:
@@ -174,6 +175,7 @@ def _run_pipeline(
     *,
     reports: bool = True,
     judge_probes: int = 0,
+    judge_repeats: int = 1,
 ) -> EvaluationRun:
     judged = {e.name for e in evaluators if e.family == "judge"}
     clock = time.perf_counter()
@@ -242,6 +244,7 @@ def _run_pipeline(
         started=started,
         extra={
             "executor": executor.describe(),
+            **({"judge_repeats": judge_repeats} if judge_repeats > 1 else {}),
             "stages_s": stages,
             **({"calibrators": [c.info() for c in calibrators]} if calibrators else {}),
         },

@@ -96,6 +96,8 @@ def test_judge_repeats_report_the_cases_whose_judge_verdict_flips(tmp_path: Path
     (row,) = [r for r in repeats["metrics"] if r["metric"] == "judge_qa_accuracy"]
     assert row["n_cases"] == len(CASES) and row["n_flaky"] == len(flipping)
     assert {f["case_id"] for f in repeats["flaky"]} == flipping
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["judge_repeats"] == REPEATS
 
     assert _values(tmp_path / "rerun") == values
 
@@ -112,6 +114,7 @@ def test_one_judge_repeat_changes_nothing(tmp_path: Path) -> None:
         assert server.payloads == sent
     assert _values(tmp_path / "one") == _values(tmp_path / "plain")
     assert set(_values(tmp_path / "plain")) == {c.id for c in CASES}
+    assert "judge_repeats" not in json.loads((tmp_path / "one" / "manifest.json").read_text())
     for name in ("problems.json", "leaderboard.json"):
         assert (tmp_path / "one" / name).read_text() == (tmp_path / "plain" / name).read_text()
 
