@@ -79,7 +79,7 @@ def _comparable(run_dir: Path) -> dict[str, Any]:
     for path in sorted(run_dir.iterdir()):
         if path.name == "manifest.json":
             manifest = json.loads(path.read_text())
-            for key in ("started_at", "finished_at", "timings_s", "executor"):
+            for key in ("started_at", "finished_at", "timings_s", "stages_s", "executor"):
                 manifest.pop(key)
             manifest["files"].pop("report.html")  # carries the generation time
             out[path.name] = manifest
