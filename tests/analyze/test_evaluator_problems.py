@@ -86,3 +86,19 @@ def test_nli_pairs_over_the_input_limit_are_a_problem(tmp_path: Path) -> None:
     assert {(p["evaluator"], p["problem"]) for p in found} == {
         ("nli_groundedness", "token_limit"), ("nli_faithfulness", "token_limit")}
     assert all(p["evidence"]["case_ids"] == ["long"] for p in found)
+
+
+def test_a_text_over_the_embedding_models_input_is_a_problem(tmp_path: Path) -> None:
+    """all-MiniLM-L6-v2 reads 256 tokens: a longer answer is cut, and the run says so per case
+    (short inputs are not even tokenised, a long one is counted by the model's own tokenizer)."""
+    from assay.evaluators.embedding_answer import EmbAnswerSimilarity
+
+    long_answer = " ".join(["The monthly account fee is twelve euros."] * 40)  # ~ 360 tokens
+    cases = [TestCase(id="short", model="m", actual_answer="The fee is 12 euros.",
+                      expected_answer="Fees are 12 euros."),
+             TestCase(id="long", model="m", actual_answer=long_answer,
+                      expected_answer="Fees are 12 euros.")]
+    [found] = _problems(cases, [EmbAnswerSimilarity(embedder="minilm")], tmp_path)
+    assert (found["problem"], found["evaluator"]) == ("token_limit", "emb_answer_similarity")
+    assert found["evidence"] == {"n_cases": 1, "case_ids": ["long"]}
+    assert "256-token input" in found["message"]

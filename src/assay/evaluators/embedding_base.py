@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
+from assay.backends.embed.base import texts_over_limit
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, Prefetch, Status, problem
 from assay.evaluators.resolved import ResolvesOnce
@@ -142,7 +143,7 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         ``error`` with an ``empty_embedding`` problem, never a silent similarity of 0."""
         empty = self._empty_embeddings(cases)
         if not empty:
-            return self._score_distinct(cases)
+            return self._flag_cut_inputs(cases, self._score_distinct(cases))
         keep = [i for i in range(len(cases)) if i not in empty]
         scored = iter(self._score_distinct([cases[i] for i in keep]) if keep else [])
         out = []
@@ -154,7 +155,25 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
                 out.append(result)
             else:
                 out.append(next(scored))
-        return out
+        return self._flag_cut_inputs(cases, out)
+
+    def _flag_cut_inputs(
+        self, cases: Sequence[TestCase], results: list[CaseResult]
+    ) -> list[CaseResult]:
+        """Add a ``token_limit`` problem to each case that embedded a text longer than the
+        model's input (the model reads only its first ``token_limit`` tokens: never silent)."""
+        embedder = self.resolved_embedder()
+        over = set(texts_over_limit(embedder, [t for c in cases for t in self.texts_to_encode(c)]))
+        if not over:
+            return results
+        limit = embedder.token_limit
+        for case, result in zip(cases, results, strict=True):
+            cut = sum(t in over for t in dict.fromkeys(self.texts_to_encode(case)))
+            if cut:
+                result.details.setdefault("problems", []).append(problem(
+                    "token_limit", f"{cut} text(s) over the embedding model's {limit}-token "
+                                   "input were cut to it: the cut text was not read"))
+        return results
 
     def _empty_embeddings(self, cases: Sequence[TestCase]) -> dict[int, str]:
         """Index → first text of that case whose embedding is all zeros (cached: no re-encoding

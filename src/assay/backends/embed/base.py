@@ -39,6 +39,38 @@ class TokenEmbedder(Embedder, Protocol):
         ...
 
 
+@runtime_checkable
+class TokenCounter(Protocol):
+    """An embedder that knows its input limit: texts longer than ``token_limit`` tokens are cut
+    by the model, so the cut part is not read (reported as a ``token_limit`` problem)."""
+
+    @property
+    def token_limit(self) -> int | None:
+        """Tokens the model reads per text (special tokens included); ``None`` when unknown."""
+        ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text as the model would see them (special tokens included, uncut)."""
+        ...
+
+
+def texts_over_limit(embedder: object, texts: Sequence[str]) -> list[str]:
+    """The ``texts`` an embedder would cut (empty when it does not know its limit).
+
+    A word-piece token covers at least one character, so only texts at least as long as the
+    limit (minus the two special tokens) are tokenised: short inputs cost nothing.
+    """
+    if not isinstance(embedder, TokenCounter):
+        return []
+    limit = embedder.token_limit
+    if limit is None:
+        return []
+    long = [t for t in dict.fromkeys(texts) if len(t) >= limit - 2]
+    if not long:
+        return []
+    return [t for t, n in zip(long, embedder.count_tokens(long), strict=True) if n > limit]
+
+
 def l2_normalise(matrix: np.ndarray) -> np.ndarray:
     """Return the rows of ``matrix`` scaled to unit length (zero rows stay zero), as float32.
 

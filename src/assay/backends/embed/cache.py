@@ -228,6 +228,15 @@ class CachedEmbedder:
         return self.backend.model_id
 
     @property
+    def token_limit(self) -> int | None:
+        """The backend's input limit in tokens (``None`` when it does not say)."""
+        return getattr(self.backend, "token_limit", None)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """The backend's token count of each text (call only when :attr:`token_limit` is set)."""
+        return list(self.backend.count_tokens(texts))  # type: ignore[attr-defined]
+
+    @property
     def has_tokens(self) -> bool:
         """Whether the backend gives token embeddings."""
         return hasattr(self.backend, "encode_with_tokens")

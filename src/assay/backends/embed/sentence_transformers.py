@@ -8,6 +8,7 @@ sentence vectors and the contextual token vectors (for BERTScore-style metrics).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 from collections.abc import Sequence
@@ -55,6 +56,7 @@ class SentenceTransformerEmbedder:
         self.verify_minilm = verify_minilm
         self._model: Any = None
         self._model_id: str | None = minilm.MODEL_ID if verify_minilm else None
+        self._tokenizer: Any = None
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -93,6 +95,32 @@ class SentenceTransformerEmbedder:
                 logger.info("loaded embedding model %s (%s)", self.model, self.model_id)
         return self._model
 
+    # -- input limit ----------------------------------------------------------------------
+    @property
+    def token_limit(self) -> int | None:
+        """``max_seq_length`` of a local model folder (256 for all-MiniLM-L6-v2); ``None`` for a
+        hub name or a folder that does not state it."""
+        config = Path(self.model) / "sentence_bert_config.json"
+        if not (Path(self.model) / "tokenizer.json").is_file() or not config.is_file():
+            return None
+        try:
+            value = json.loads(config.read_text(encoding="utf-8")).get("max_seq_length")
+        except (OSError, ValueError):
+            return None
+        return int(value) if isinstance(value, int) and value > 0 else None
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Token counts with special tokens, uncut, from the folder's ``tokenizer.json`` (the
+        Rust tokenizer alone: no model load, so a warm rerun stays free of torch)."""
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(str(Path(self.model) / "tokenizer.json"))
+            tokenizer.no_truncation()
+            tokenizer.no_padding()
+            self._tokenizer = tokenizer
+        return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
+
     # -- encoding -------------------------------------------------------------------------
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised float32 sentence rows."""
@@ -127,6 +155,7 @@ class SentenceTransformerEmbedder:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_model"] = None  # never ship the weights; reload lazily on the other side
+        state["_tokenizer"] = None
         return state
 
     def __repr__(self) -> str:
