@@ -219,5 +219,7 @@ def test_a_trajectory_shows_its_steps_and_the_unrecovered_failure(
     assert "error: timeout" in steps[0].text and "108.0" in steps[2].text
     assert "100 EUR is 108 USD." in box.find_element(By.CSS_SELECTOR, ".final-answer").text
     assert "Expected tool calls (2 calls)" in box.text
+    expected = box.find_elements(By.CSS_SELECTOR, "table.tool-calls")[1]
+    assert [h.text for h in expected.find_elements(By.TAG_NAME, "th")] == ["tool", "arguments"]
     assert "108 USD" in detail.find_element(By.CSS_SELECTOR, ".expected-outcome").text
     assert _errors(browser) == []

@@ -99,6 +99,8 @@ def test_a_trajectory_shows_its_steps_the_unrecovered_failures_and_what_was_expe
     assert traj["steps"][0]["error"] == "timeout" and traj["steps"][2]["result"] == "108.0"
     assert json.loads(traj["steps"][0]["arguments"]) == {"pair": "EURUSD"}
     assert traj["final_answer"] == "100 EUR is 108 USD."
+    # recorded without actual_answer: the drill-down's answer is the agent's final answer
+    assert _entries(dialogue_run)["agent-fx"]["answer"] == "100 EUR is 108 USD."
     assert [c["name"] for c in traj["expected_tools"]] == ["fx_rate", "convert"]
     assert _entries(dialogue_run)["agent-fx"]["expected_outcome"] == "108 USD"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -219,7 +219,7 @@ def drilldown(
                 "parent_id": first.get("parent_id"),
                 "question": text(case.get("question")),
                 "expected": text(case.get("expected_answer")),
-                "answer": text(case.get("actual_answer")),
+                "answer": text(_shown_answer(case)),
                 "context": [text(c) for c in (case.get("retrieved_context") or [])[:50]],
                 "context_ids": (case.get("context_ids") or [])[:50],
                 "scenario": text(case.get("scenario")),
@@ -374,3 +374,13 @@ def _table_summary(frame: pd.DataFrame) -> dict[str, Any]:
                 str(k): int(v) for k, v in counts.items()
             }
     return summary
+
+
+def _shown_answer(case: Mapping[str, Any]) -> Any:
+    """The case's answer; for an agent case recorded without one, its trajectory's final answer
+    (shown as "(no answer)" before, though the agent had answered)."""
+    answer = case.get("actual_answer")
+    trajectory = case.get("trajectory")
+    if not answer and isinstance(trajectory, Mapping):
+        return trajectory.get("final_answer")
+    return answer

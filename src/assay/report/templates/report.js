@@ -176,8 +176,10 @@
     return k + " " + what + (k === 1 ? "" : "s") + " not shown (" + (k === 1 ? what + " " + from : what + "s " + from + "\u2013" + to) + ")";
   }
 
-  function toolTable(calls, numbered) {
-    var head = (numbered ? ["step"] : []).concat(["tool", "arguments", "result / error"]);
+  // Tool calls as a table; expected calls (outcomes false) have no result / error column.
+  function toolTable(calls, numbered, outcomes) {
+    outcomes = outcomes !== false;
+    var head = (numbered ? ["step"] : []).concat(["tool", "arguments"]).concat(outcomes ? ["result / error"] : []);
     var table = el("table", { "class": "tool-calls" }, [el("thead", null, [el("tr", null, head.map(function (h) { return el("th", { text: h }); }))])]);
     var body = el("tbody");
     var previous = 0;
@@ -190,7 +192,7 @@
         ? el("span", { "class": "tool-error", text: "error: " + c.error })
         : el("span", { text: c.result === null || c.result === undefined ? "" : String(c.result) });
       var cells = (numbered ? [el("td", { "class": "num", text: String(c.n) })] : []).concat([
-        el("td", { text: c.name }), el("td", null, [el("code", { text: c.arguments || "" })]), el("td", null, [outcome])]);
+        el("td", { text: c.name }), el("td", null, [el("code", { text: c.arguments || "" })])]).concat(outcomes ? [el("td", null, [outcome])] : []);
       body.appendChild(el("tr", c.flagged ? { "class": "flagged", title: "failed call not recovered from" } : null, cells));
     });
     table.appendChild(body);
@@ -259,7 +261,7 @@
     box.appendChild(el("div", { "class": "text-block final-answer", text: traj.final_answer || "(none)" }));
     if (traj.n_expected) {
       box.appendChild(el("h4", { text: counted("Expected tool calls", "call", traj.n_expected, traj.expected_tools.length) }));
-      box.appendChild(toolTable(traj.expected_tools, false));
+      box.appendChild(toolTable(traj.expected_tools, false, false));
     }
     if (traj.min_steps !== null && traj.min_steps !== undefined) { box.appendChild(el("div", { "class": "muted", text: "minimal steps: " + traj.min_steps })); }
     return box;
