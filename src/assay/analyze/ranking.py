@@ -199,11 +199,7 @@ def _compare_pair(
     diff = ci_low = ci_high = p_boot = None
     if diffs.size:
         diff = float(diffs.mean())
-        if np.all(diffs == diffs[0]):
-            ci_low = ci_high = diff
-            p_boot = 1.0 if diffs[0] == 0 else 0.0
-        else:
-            ci_low, ci_high, p_boot = bootstrap.difference_test(codes, diffs, confidence)
+        ci_low, ci_high, p_boot = bootstrap.difference_test(codes, diffs, confidence)
     test = None
     if a in verdicts and b in verdicts:
         judged = verdicts[[a, b]].dropna()

@@ -173,7 +173,8 @@ class ClusterBootstrap:
         self, clusters: NDArray[np.intp], diffs: NDArray[np.float64], confidence: float
     ) -> tuple[float, float, float]:
         """Percentile interval and two-sided p-value of the mean of paired differences
-        ``diffs`` (one per case, in ``clusters``), from the resampled means.
+        ``diffs`` (one per case, in ``clusters``), from the resampled means. Differences that are
+        all equal need no resampling: the interval is that value, p is 1 for 0 and 0 otherwise.
 
         Example:
             >>> boot = ClusterBootstrap(4, n_resamples=200, seed=0)
@@ -182,6 +183,8 @@ class ClusterBootstrap:
             >>> 0.0 < low < high, p < 0.05
             (True, True)
         """
+        if np.all(diffs == diffs[0]):
+            return float(diffs[0]), float(diffs[0]), 1.0 if diffs[0] == 0 else 0.0
         means = self.means(clusters, diffs)
         low, high = percentile_interval(means, confidence)
         return float(low[0]), float(high[0]), bootstrap_p_value(means)
