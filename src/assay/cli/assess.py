@@ -6,17 +6,17 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import file_argument, out_option
 from assay.cli.progress import console, progress_bar
 
 
 @click.command("assess")
-@click.argument("plan", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Assessment directory (run/, verdict.json, verdict.md, verdict.html, review_queue.jsonl). "
+@file_argument("plan")
+@out_option(
+    "Assessment directory (run/, verdict.json, verdict.md, verdict.html, review_queue.jsonl). "
     "A complete run made from the same inputs is reused, so re-running after labelling is quick.",
+    directory=True,
+    required=True,
 )
 def command(plan: Path, out: Path) -> None:
     """Evaluate, calibrate to human labels and decide each dimension of PLAN (a TOML file).

@@ -6,16 +6,15 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import out_option
 from assay.cli.progress import console, progress_bar
 
 
 @click.command("demo")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+@out_option(
+    "Assessment directory to write (its run is reused when complete and unchanged).",
+    directory=True,
     default=Path("demo-run"),
-    show_default=True,
-    help="Assessment directory to write (its run is reused when complete and unchanged).",
 )
 def command(out: Path) -> None:
     """Run the demo's validation plan: evaluate, calibrate to its human labels, decide.

@@ -6,17 +6,13 @@ from pathlib import Path
 
 import click
 
-from assay.cli.options import parse_thresholds, threshold_option
+from assay.cli.options import directory_argument, out_option, parse_thresholds, threshold_option
 from assay.cli.progress import console
 
 
 @click.command("junit")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="JUnit XML file to write (default: RUN_DIR/junit.xml).",
-)
+@directory_argument()
+@out_option("JUnit XML file to write (default: RUN_DIR/junit.xml).")
 @click.option(
     "--metric",
     "metrics",
