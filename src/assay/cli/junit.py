@@ -43,8 +43,9 @@ def command(
     3 INCONCLUSIVE (an undecided check is an error in the XML, never a skipped test).
     """
     from assay.gating import check_run, write_junit
+    from assay.rundir.layout import VERDICT_FILE
     from assay.rundir.run import load_run
-    from assay.verdict.junit import VERDICT_FILE, write_verdict_junit
+    from assay.verdict.junit import write_verdict_junit
 
     if (run_dir / VERDICT_FILE).is_file():
         path = out or run_dir / "junit.xml"
