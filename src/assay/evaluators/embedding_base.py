@@ -21,7 +21,7 @@ import numpy as np
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
 from assay.backends.embed.base import texts_over_limit
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, Prefetch, Status, problem
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Prefetch, Status, problem
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -215,6 +215,17 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
     def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
         """The result of one case from the batch's ``vectors``, or the reason it is skipped."""
         raise NotImplementedError
+
+
+def cosine_metric(name: str, description: str, *, threshold: float | None = None,
+                  primary: bool = False) -> MetricSpec:
+    """A metric whose value is a cosine similarity: higher is better, in ``[-1, 1]``.
+
+    Example:
+        >>> cosine_metric("emb_x_min", "least similarity of x", threshold=0.5).range
+        (-1.0, 1.0)
+    """
+    return MetricSpec(name, description, range=(-1.0, 1.0), threshold=threshold, primary=primary)
 
 
 class WeightedEmbeddingEvaluator(EmbeddingEvaluator):

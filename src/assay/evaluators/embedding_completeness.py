@@ -31,6 +31,7 @@ from assay.evaluators.embedding_base import (
     SentenceVectors,
     WeightedEmbeddingEvaluator,
     cosine_matrix,
+    cosine_metric,
     quote,
     rounded,
     sentence_weights,
@@ -112,18 +113,12 @@ class EmbCompleteness(AnswerAgainstContext, WeightedEmbeddingEvaluator):
         "Wasserstein distance between context and answer sentences (exact OT and approximation)."
     )
     metrics = (
-        MetricSpec(
-            "emb_completeness_mean",
-            "mean over context sentences of the max similarity to an answer sentence",
-            range=(-1.0, 1.0),
-            threshold=0.5,
-            primary=True,
-        ),
-        MetricSpec(
-            "emb_completeness_weighted",
-            "weighted mean over context sentences (weights parameter) of the max similarity",
-            range=(-1.0, 1.0),
-        ),
+        cosine_metric("emb_completeness_mean",
+                      "mean over context sentences of the max similarity to an answer sentence",
+                      threshold=0.5, primary=True),
+        cosine_metric("emb_completeness_weighted",
+                      "weighted mean over context sentences (weights parameter) of the max "
+                      "similarity"),
         MetricSpec(
             "emb_completeness_wasserstein",
             "exact optimal-transport distance between context and answer sentences",

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.base import CaseResult
 from assay.evaluators.embedding_base import (
     AnswerAgainstContext,
     SentenceVectors,
     cosine_matrix,
+    cosine_metric,
     matched_sentences,
     quote,
     rounded,
@@ -34,22 +35,16 @@ class EmbGroundedness(AnswerAgainstContext):
         "H2O Sonar's groundedness) and mean, with the least grounded sentence."
     )
     metrics = (
-        MetricSpec(
-            "emb_groundedness_mean",
-            "mean over answer sentences of the max similarity to a context sentence",
-            range=(-1.0, 1.0),
-            threshold=0.6,
-        ),
+        cosine_metric("emb_groundedness_mean",
+                      "mean over answer sentences of the max similarity to a context sentence",
+                      threshold=0.6),
         # H2O Sonar's threshold is 0.75 for bge-small-en-v1.5, whose cosines of unrelated
         # sentences already sit near 0.5; all-MiniLM-L6-v2's sit near 0 (docs/reference-
         # definitions.md, embedding).
-        MetricSpec(
-            "emb_groundedness_min",
-            "similarity of the least grounded answer sentence to its best context sentence",
-            range=(-1.0, 1.0),
-            threshold=0.5,
-            primary=True,
-        ),
+        cosine_metric("emb_groundedness_min",
+                      "similarity of the least grounded answer sentence to its best context "
+                      "sentence",
+                      threshold=0.5, primary=True),
     )
 
     def score_sentences(self, answer: list[str], context: list[str], owners: list[int],
