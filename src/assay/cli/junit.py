@@ -47,8 +47,8 @@ def command(
     from assay.rundir.run import load_run
     from assay.verdict.junit import write_verdict_junit
 
+    path = out or run_dir / "junit.xml"
     if (run_dir / VERDICT_FILE).is_file():
-        path = out or run_dir / "junit.xml"
         code = write_verdict_junit(run_dir, path)
         console.print(f"Verdict exit status {code} (0 PASS, 1 FAIL, 3 INCONCLUSIVE).")
         click.echo(str(path))
@@ -66,7 +66,7 @@ def command(
     )
     path = write_junit(
         run,
-        out or run_dir / "junit.xml",
+        path,
         gate=gate,
         include_cases=not no_cases,
         primary_only=primary_only,
