@@ -226,10 +226,10 @@ def save_head(
                                       allow_pickle=False)
             archive.writestr(zipfile.ZipInfo(f"{key}.npy", _EPOCH), member.getvalue(),
                              compress_type=zipfile.ZIP_DEFLATED)
-    data = buffer.getvalue()
+    payload = buffer.getvalue()
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / WEIGHTS).write_bytes(data)
-    digest = bytes_sha256(data)
+    (folder / WEIGHTS).write_bytes(payload)
+    digest = bytes_sha256(payload)
     header = {
         "name": name,
         "labels": list(labels),
