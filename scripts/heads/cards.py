@@ -123,6 +123,11 @@ def toxicity_card(info: dict[str, Any], digest: str, licences: dict[str, str]) -
             "before; harmless profanity is sometimes flagged.",
             "Reclaimed slurs and in-group terms are scored like the slur: it cannot tell who "
             "speaks.",
+            "On assay's held-out HateCheck-style suite (`benchmarks/toxicity_heldout.py`) it "
+            "flags under half of implicit derogation, hate by pronoun reference, hate phrased "
+            "as an opinion and hate as a negated positive statement (\"X are not worth "
+            "anything\"), and it flags insults of an individual, which HateCheck labels not "
+            "hateful (figures in `benchmarks/results/toxicity.md`).",
             "Spelling variants: the normaliser undoes digits/symbols inside a word, spaced "
             "letters, words run together and one swapped or dropped letter — only towards its "
             "lexicon; a variant of a word the training data lacks, two edits, or a substituted "
