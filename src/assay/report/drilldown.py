@@ -137,9 +137,9 @@ def _clip(text: Any, limit: int = MAX_TEXT) -> Any:
 
 def _redacted(text: Any, limit: int = MAX_TEXT) -> Any:
     """:func:`_clip` after masking PII and secrets (the mask keeps the text's length)."""
-    from assay.safety.masking import scrub
+    from assay.safety.masking import Scrubbed, scrub
 
-    return _clip(scrub(text), limit) if isinstance(text, str) else text
+    return Scrubbed(_clip(scrub(text), limit)) if isinstance(text, str) else text
 
 
 def _column(series: pd.Series) -> list[Any]:
