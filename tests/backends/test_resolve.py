@@ -93,6 +93,56 @@ def test_concurrent_callers_build_a_spec_once() -> None:
     assert built == [1] and all(r is results[0] for r in results)
 
 
+def test_a_slow_build_holds_up_only_its_own_spec() -> None:
+    started, release = threading.Event(), threading.Event()
+    family: BackendFamily[list[str]] = BackendFamily("mixed", list, where="w", expected="e")
+
+    def slow(argument: str) -> list[str]:
+        started.set()
+        assert release.wait(10), "the slow build was never released"
+        return ["slow"]
+
+    family.register("slow", slow)
+    family.register("fast", lambda argument: ["fast"])
+    slow_results: list[list[str]] = []
+    waiters = [threading.Thread(target=lambda: slow_results.append(resolve(family, "slow")))
+               for _ in range(2)]
+    waiters[0].start()
+    assert started.wait(10)
+    waiters[1].start()  # names the spec being built: waits for that build
+    try:
+        done = threading.Thread(target=lambda: resolve(family, "fast"))
+        done.start()
+        done.join(5)
+        assert not done.is_alive(), "resolving another spec waited for the slow build"
+        assert resolve(family, "fast") == ["fast"] and not slow_results
+    finally:
+        release.set()
+        for waiter in waiters:
+            waiter.join(10)
+    assert slow_results == [["slow"], ["slow"]] and slow_results[0] is slow_results[1]
+
+
+def test_a_build_may_resolve_another_spec_and_a_failed_build_is_not_kept() -> None:
+    family: BackendFamily[list[str]] = BackendFamily("nested", list, where="w", expected="e")
+    family.register("base", lambda argument: ["base"])
+    family.register("head", lambda argument: [*resolve(family, "base"), "head"])
+    attempts: list[int] = []
+
+    def flaky(argument: str) -> list[str]:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise OSError("model file busy")
+        return ["flaky"]
+
+    family.register("flaky", flaky)
+    assert resolve(family, "head") == ["base", "head"]
+    assert resolve(family, "head") is resolve(family, "head")
+    with pytest.raises(OSError, match="busy"):
+        resolve(family, "flaky")
+    assert resolve(family, "flaky") == ["flaky"] and len(attempts) == 2
+
+
 def test_unknown_specs_name_the_parameter() -> None:
     with pytest.raises(InvalidInputError, match=r"'classifier' parameter of get_classifier"
                                                 r".*profanity-check"):

@@ -10,8 +10,9 @@ installed packages add backends through the family's entry-point group
 
 :func:`resolve` turns a spec into a backend: an instance of the family's Protocol is returned as
 is (or wrapped by the family, once per instance); a string is built once per process and shared
-by every caller naming it. There is one cache, keyed by ``(family, normalised spec)``, one lock
-and one :func:`clear_loaded`.
+by every caller naming it. There is one cache, keyed by ``(family, normalised spec)``, and one
+:func:`clear_loaded`; a backend is built under a lock of its own key, so a slow model load holds
+up only the callers naming the same spec.
 
 Example:
     >>> shapes = BackendFamily("shape", list, where="get_shape", expected="a spec or a list")
@@ -113,8 +114,12 @@ class BackendFamily(Generic[T]):
 
 #: (family, normalised spec, options) -> (the instance spec kept alive, backend, its family)
 _LOADED: dict[tuple[Any, ...], tuple[Any, Any, BackendFamily[Any]]] = {}
-#: Re-entrant: building one backend may resolve another (a head reads the shared embedder).
-_LOCK = threading.RLock()
+#: One lock per key, held while its backend is built: callers naming the same spec wait for the
+#: one build, callers naming another spec do not (a slow model load blocks only its own spec).
+#: Building one backend may resolve another (a head reads the shared embedder): another key.
+_BUILDING: dict[tuple[Any, ...], threading.Lock] = {}
+#: Guards ``_LOADED`` and ``_BUILDING``; never held while a backend is built.
+_LOCK = threading.Lock()
 
 
 def resolve(
@@ -154,17 +159,29 @@ def resolve(
 
 def _cached(family: BackendFamily[T], key: tuple[Any, ...], keep: Any, make: Callable[[], T]
             ) -> T:
+    full = (family.name, *key)
     with _LOCK:
-        held = _LOADED.get((family.name, *key))
-        if held is None or held[0] is not keep:  # an instance key is its id: check it is alive
-            held = _LOADED[(family.name, *key)] = (keep, make(), family)
-        return held[1]
+        held = _LOADED.get(full)
+        if held is not None and held[0] is keep:  # an instance key is its id: check it is alive
+            return held[1]
+        building = _BUILDING.setdefault(full, threading.Lock())
+    with building:  # the first caller builds; the others wait for it, then find its backend
+        with _LOCK:
+            held = _LOADED.get(full)
+            if held is not None and held[0] is keep:
+                return held[1]
+        backend = make()
+        with _LOCK:
+            _LOADED[full] = (keep, backend, family)
+        return backend
 
 
 def clear_loaded() -> None:
     """Forget every backend built in this process (closing those whose family says how)."""
     with _LOCK:
-        for _, backend, family in _LOADED.values():
-            if family.close is not None:
-                family.close(backend)
+        loaded = list(_LOADED.values())
         _LOADED.clear()
+        _BUILDING.clear()
+    for _, backend, family in loaded:
+        if family.close is not None:
+            family.close(backend)

@@ -24,6 +24,7 @@ def command(plan: Path, out: Path) -> None:
     Exit status: 0 every system PASSes, 1 a system FAILs, 3 undecided (INCONCLUSIVE),
     2 an error in the plan or the input.
     """
+    from assay.rundir.layout import VERDICT_MD
     from assay.verdict import assess, load_plan
 
     validation = load_plan(plan)
@@ -36,5 +37,5 @@ def command(plan: Path, out: Path) -> None:
         )
         console.print(f"{model}: {assessment.model_decision(model)} ({decisions})", markup=False)
     console.print(f"Verdict: {assessment.decision}", markup=False)
-    click.echo(str(out / "verdict.md"))
+    click.echo(str(out / VERDICT_MD))
     raise SystemExit(assessment.exit_code)

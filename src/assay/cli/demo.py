@@ -23,6 +23,7 @@ def command(out: Path) -> None:
     report is ``OUT/run/report.md``. A demo, not a gate: the exit status is 0 whatever the verdict.
     """
     from assay.demo import demo_plan
+    from assay.rundir.layout import VERDICT_MD
     from assay.verdict import assess
 
     plan, missing = demo_plan()
@@ -35,4 +36,4 @@ def command(out: Path) -> None:
         per = assessment.dimension_decisions(model)
         summary = ", ".join(f"{dim} {decision}" for dim, decision in per.items())
         console.print(f"{model}: {assessment.model_decision(model)} ({summary})", markup=False)
-    click.echo(str(out / "verdict.md"))
+    click.echo(str(out / VERDICT_MD))

@@ -71,10 +71,11 @@ def command(
     from assay.label.project import LabelProject
     from assay.label.server import check_bind, serve
     from assay.label.store import Store, database_url
+    from assay.rundir.layout import ASSESSMENT_RUN_DIR, VERDICT_FILE
 
     check_bind(host, allow_remote)
-    if (run_dir / "verdict.json").is_file():  # an assessment: label its run, REVIEW cases first
-        run_dir = run_dir / "run"
+    if (run_dir / VERDICT_FILE).is_file():  # an assessment: label its run, REVIEW cases first
+        run_dir = run_dir / ASSESSMENT_RUN_DIR
     store = Store(database_url(run_dir, db))
     project = LabelProject(
         run_dir,

@@ -29,6 +29,7 @@ import numpy as np
 
 from assay.backends.classify.base import ClassScores
 from assay.errors import BackendError
+from assay.params import PickledAsParams
 from assay.text.deobfuscate import Lexicon, deobfuscate
 
 #: The feature set the text heads read: the L2-normalised all-MiniLM-L6-v2 sentence vector.
@@ -78,7 +79,7 @@ def head_scores(labels: Sequence[str], output: str, logits: np.ndarray,
     raise BackendError(f"unknown head output kind {output!r} (expected 'subtypes' or 'binary')")
 
 
-class HeadClassifier:
+class HeadClassifier(PickledAsParams):
     """A :class:`~assay.backends.classify.base.TextClassifier` from a shipped text head.
 
     Args:
@@ -157,12 +158,6 @@ class HeadClassifier:
         read = self.read(texts)
         scores = self.scores_of(np.asarray(embedder.encode(read), dtype=np.float32))
         return dataclasses.replace(scores, read_as=tuple(read)) if self._lexicon else scores
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"head": self.head, "embedder": self.embedder}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(**state)  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return f"HeadClassifier({self.head!r}, embedder={self.embedder!r})"
