@@ -39,7 +39,8 @@ from assay.safety.masking import redact
 
 __all__ = ["ProgressCallback", "evaluate"]
 
-#: Cases scored per chunk (rounded to whole batches): what evaluation holds of a streamed suite.
+#: Cases staged and scored per chunk (scoring rounds it to whole batches): what evaluation holds
+#: of a streamed suite.
 SCORING_CHUNK = 8192
 
 
@@ -179,7 +180,7 @@ def _run_pipeline(
 ) -> EvaluationRun:
     judged = {e.name for e in evaluators if e.family == "judge"}
     clock = time.perf_counter()
-    staged = stage_suite(suite, work, count_words=bool(judged))
+    staged = stage_suite(suite, work, count_words=bool(judged), chunk_size=SCORING_CHUNK)
     stages = {"staging": time.perf_counter() - clock}
     clock = time.perf_counter()
     index = staged.index

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Generic, TypeVar
 
 from assay.errors import InvalidInputError
@@ -41,6 +42,7 @@ T = TypeVar("T")
 Builder = Callable[[str], Any]
 
 
+@dataclass(eq=False, repr=False)
 class BackendFamily(Generic[T]):
     """The backends of one family, by name, and how a spec string becomes one.
 
@@ -57,27 +59,21 @@ class BackendFamily(Generic[T]):
         param: the parameter taking the spec, for error messages (default ``name``).
     """
 
-    def __init__(
-        self,
-        name: str,
-        protocol: type[Any],
-        *,
-        where: str,
-        expected: str,
-        fallback: Callable[[str], T] | None = None,
-        wrap: Callable[[Any], T] | None = None,
-        close: Callable[[T], None] | None = None,
-        param: str | None = None,
-    ) -> None:
-        self.name = name
-        self.param = param or name
-        self.protocol = protocol
-        self.where = where
-        self.expected = expected
-        self.fallback = fallback
-        self.wrap = wrap
-        self.close = close
-        self.backends: Registry[Builder] = Registry(f"{name} backend", f"assay.backends.{name}")
+    name: str
+    protocol: type[Any]
+    _: KW_ONLY
+    where: str
+    expected: str
+    fallback: Callable[[str], T] | None = None
+    wrap: Callable[[Any], T] | None = None
+    close: Callable[[T], None] | None = None
+    param: str = ""
+    #: The registered builders, by spec name (built-ins and the family's entry points).
+    backends: Registry[Builder] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.param = self.param or self.name
+        self.backends = Registry(f"{self.name} backend", f"assay.backends.{self.name}")
 
     def register(self, name: str, build: Builder) -> None:
         """Register ``build(argument)`` as the backend of specs ``name`` and ``name:argument``."""

@@ -1,14 +1,15 @@
 """A judge-free hallucination score: one calibrated, monotone combination of support signals.
 
-Each answer sentence gets six signals from :mod:`assay.evaluators.hallucination_signals` (NLI
+Each answer sentence gets seven signals from :mod:`assay.evaluators.hallucination_signals` (NLI
 head entailment and contradiction, embedding similarity, token precision, supported facts,
-unsupported key facts: names, numbers, dates, negations, antonyms), all "higher = better
-supported". The shipped ``hallucination`` head, a logistic regression with non-negative weights
-(so more support never raises the score) fitted on held-out NLI pairs and synthetic detail edits
+unsupported key facts: names, numbers, dates, negations, antonyms, and the details it takes
+from outside the context window it aligns with), all "higher = better supported". The shipped
+``hallucination`` head, a logistic regression with non-negative weights (so more support never
+raises the score) fitted on held-out NLI pairs and synthetic detail edits in small documents
 (``scripts/train_heads.py --head hallucination``; data and figures in its model card), turns
-them into P(sentence supported). The case score is the probability
-that the *least* supported sentence is unsupported, ``1 - min P(supported)``; the explanation
-names that sentence and the signal that pulled it down most.
+them into P(sentence supported). The case score is the probability that the *least* supported
+sentence is unsupported, ``1 - min P(supported)``; the explanation names that sentence and the
+signal that pulled it down most.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from assay.evaluators.hallucination_signals import (
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
 from assay.evaluators.registry import register
 from assay.params import check
+from assay.text.alignment import ContextIndex
 
 #: How each signal reads when it is the one that pulled a sentence down.
 _REASONS = {
@@ -45,6 +47,8 @@ _REASONS = {
                      "(supported share {:.2f})",
     "key_facts_supported": "the context does not support its names, numbers, dates or "
                            "negations: {}",
+    "aligned_support": "the context passage it matches best does not hold {}, found elsewhere "
+                       "in the context (a detail moved to the wrong place?)",
 }
 
 
@@ -71,9 +75,9 @@ class HallucinationScore(NLIEvaluator):
     description = (
         "Judge-free: a monotone logistic combination (non-negative weights, fitted on held-out "
         "NLI pairs and synthetic detail edits) of NLI-head entailment/contradiction, embedding "
-        "similarity, token precision, supported facts and unsupported key facts (names, "
-        "numbers, dates, negations, antonyms) per answer sentence; 1 - min over sentences of "
-        "P(supported)."
+        "similarity, token precision, supported facts, unsupported key facts (names, "
+        "numbers, dates, negations, antonyms) and details moved from outside the aligned "
+        "context window, per answer sentence; 1 - min over sentences of P(supported)."
     )
     requires = ("actual_answer", "retrieved_context")
     metrics = (
@@ -153,6 +157,9 @@ class HallucinationScore(NLIEvaluator):
             facts = unsupported_key_facts(sentences[worst],
                                           context_facts(chunk_sentences(chunks)[0]))
             reason = _REASONS[signal].format(", ".join(repr(quote(f.text)) for f in facts))
+        elif signal == "aligned_support":
+            moved = ContextIndex.of(*chunk_sentences(chunks)).moved_details(sentences[worst])[1]
+            reason = _REASONS[signal].format(", ".join(repr(quote(w)) for w in moved))
         else:
             shown = values[worst][SIGNALS.index(signal)]
             if signal == "nli_not_contradiction":
