@@ -3,7 +3,9 @@
 A head is a folder ``shipped/<name>/`` holding ``head.json`` (labels, layer sizes, the feature set
 it expects, the sha256 of its weights, how it was trained), ``weights.npz`` (float32 arrays:
 ``mean``/``scale`` standardise the input, then ``W0, b0, W1, b1, ...`` dense layers with ReLU
-between them and none after the last) and ``MODEL_CARD.md`` (data, licences, metrics, limits).
+between them and none after the last; a head whose features are themselves learnt, such as the
+token NLI head's alignment layers, keeps those arrays under ``x_<name>``) and ``MODEL_CARD.md``
+(data, licences, metrics, limits).
 ``scripts/train_heads.py`` writes all three. The forward pass is plain numpy: a head adds a few
 matrix products to the embedding pass whose vectors it reuses, and needs no torch.
 
@@ -34,6 +36,7 @@ SHIPPED = Path(__file__).resolve().parent / "shipped"
 WEIGHTS = "weights.npz"
 HEADER = "head.json"
 CARD = "MODEL_CARD.md"
+_EXTRA = "x_"  # prefix of the feature-layer arrays in weights.npz
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: identical weights give identical bytes
 
 
@@ -50,6 +53,8 @@ class Head:
         scale: per-feature divisor applied after the mean.
         sha256: digest of the weights file (the head's identity in manifests).
         header: the whole ``head.json`` (training data sizes, metrics, seed, ...).
+        extra: arrays of the feature layers that come before the dense classifier (empty for a
+            head over fixed features), by name.
 
     Example:
         >>> head = Head("toy", ("no", "yes"), "toy", [(np.eye(2, dtype=np.float32),
@@ -68,6 +73,7 @@ class Head:
     scale: np.ndarray
     sha256: str = ""
     header: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def model_id(self) -> str:
@@ -139,6 +145,8 @@ def _load(folder: Path, digest_on_disk: str) -> Head:
         n_layers = int(header["n_layers"])
         layers = [(arrays[f"W{i}"], arrays[f"b{i}"]) for i in range(n_layers)]
         mean, scale = arrays["mean"], arrays["scale"]
+        extra = {key[len(_EXTRA):]: arrays[key] for key in arrays.files
+                 if key.startswith(_EXTRA)}
     return Head(
         name=str(header["name"]),
         labels=tuple(header["labels"]),
@@ -148,6 +156,7 @@ def _load(folder: Path, digest_on_disk: str) -> Head:
         scale=scale,
         sha256=digest_on_disk,
         header=header,
+        extra=extra,
     )
 
 
@@ -185,12 +194,15 @@ def save_head(
     mean: np.ndarray,
     scale: np.ndarray,
     info: Mapping[str, Any],
+    extra: Mapping[str, np.ndarray] | None = None,
 ) -> str:
     """Write ``weights.npz`` (byte-reproducible) and ``head.json``; return the weights' sha256.
 
-    ``info`` (data sizes, metrics, seed, ...) is stored in ``head.json`` under ``"training"``.
+    ``info`` (data sizes, metrics, seed, ...) is stored in ``head.json`` under ``"training"``;
+    ``extra`` arrays (feature layers before the classifier) are stored as ``x_<name>``.
     """
     arrays: dict[str, np.ndarray] = {"mean": mean, "scale": scale}
+    arrays.update({f"{_EXTRA}{key}": value for key, value in (extra or {}).items()})
     for i, (weight, bias) in enumerate(layers):
         arrays[f"W{i}"], arrays[f"b{i}"] = weight, bias
     buffer = io.BytesIO()
