@@ -138,18 +138,22 @@ def blind_spot(columns: dict[str, np.ndarray], labels: np.ndarray, n_boot: int) 
     inside = auroc_with_ci(labels[none], score[none], n_boot)
     return [
         "**What the heads miss.** SummEdits edits keep the summary fluent and on topic and "
-        "change one detail (an entity, a number, a negation, an antonym). The NLI head reads "
-        "MiniLM sentence vectors, in which such a change barely moves, so its entailment and "
-        "contradiction signals mostly follow topical overlap. `hallucination_score` counts the "
-        "key facts a detail edit changes (names, numbers and dates absent from the document, "
-        "negations the closest document sentence does not share, words whose WordNet antonym "
-        "the document uses instead) and was fitted on NLI pairs plus synthetic detail edits, so "
-        "it follows those. Among the "
+        "change one detail (an entity, a number, a negation, an antonym), while its consistent "
+        "summaries paraphrase freely, so new words are *not* evidence of an edit here. The NLI "
+        "head reads MiniLM sentence vectors, in which such a change barely moves, so its "
+        "entailment and contradiction signals mostly follow topical overlap. "
+        "`hallucination_score` counts the key facts a detail edit changes (names, numbers and "
+        "dates absent from the document, negations the closest document sentence does not "
+        "share, words whose WordNet antonym the document uses instead) and the words the "
+        "document holds but not the two-sentence window the summary sentence aligns with (a "
+        "detail moved from elsewhere); it was fitted on NLI pairs plus synthetic detail edits "
+        "in small documents, so it follows those. Among the "
         f"{int(none.sum()):,} summaries with no unsupported name, number, date or negation "
-        f"({int(labels[none].sum()):,} consistent) its AUROC is {fmt_ci(inside)}: an entity or "
-        "word of the document put in the wrong place, a near-synonym that changes the meaning "
-        "('manager' for 'executive') or a predicate change WordNet does not list as an antonym "
-        "is what none of these judge-free signals sees.",
+        f"({int(labels[none].sum()):,} consistent) its AUROC is {fmt_ci(inside)}: a "
+        "near-synonym that changes the meaning ('manager' for 'executive'), a predicate change "
+        "WordNet does not list as an antonym, a dropped negation or a short inserted phrase "
+        "is what these judge-free signals do not see, and a faithful sentence that condenses "
+        "distant parts of the document reads as moved details (sales e-mails).",
     ]
 
 

@@ -24,17 +24,15 @@ from assay.evaluators.lexical_bleu import (  # noqa: E402
     bleu_from_statistics,
     bleu_statistics,
 )
-from assay.evaluators.lexical_rouge import _tokens, rouge  # noqa: E402
+from assay.evaluators.lexical_rouge import clear_caches, rouge  # noqa: E402
 from assay.fileio import write_text  # noqa: E402
-from assay.text.porter import porter_stem  # noqa: E402
 from lexical_data import answer_pairs  # noqa: E402
 
 REPEATS = 2
 
 
 def _clear_caches() -> None:
-    _tokens.cache_clear()
-    porter_stem.cache_clear()
+    clear_caches()
     _cached_13a.cache_clear()
 
 

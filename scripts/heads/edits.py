@@ -3,7 +3,8 @@
 In NLI data an unsupported hypothesis mostly adds *new content* (neutral) or says the opposite
 in new words; a hallucinating summary or answer more often keeps the source's wording and
 changes *one detail*: a number, a name swapped for another one from the source, a negation, two
-roles exchanged, a word replaced by another word of the source. These edits are applied to the
+roles exchanged, a word replaced by another word of the source, or a detail moved in from
+another part of the document (:func:`move_detail`). These edits are applied to the
 entailed hypotheses of the NLI data (never to any validation set of assay), so every edited claim
 keeps its premise: the edit is the only reason it is unsupported. Seeded and deterministic.
 Each function returns the edited text, or None when the edit does not apply to this claim.
@@ -142,6 +143,30 @@ def replace_word(premise: str, claim: str, rng: np.random.Generator) -> str | No
         return None
     old, new = pairs[int(rng.integers(len(pairs)))]
     return re.sub(rf"\b{re.escape(old)}\b", new, claim, count=1)
+
+
+def move_detail(elsewhere: str, claim: str, rng: np.random.Generator) -> str | None:
+    """A name, number or content word of the claim replaced by one taken from *another* part of
+    the document (``elsewhere``, not the claim's own premise): every word of the edited claim is
+    still in the document, but one now sits in the wrong place.
+
+    Example:
+        >>> move_detail("Costs increased in 2021.", "Sales declined in 2019.",
+        ...             np.random.default_rng(0))
+        'Sales increased in 2019.'
+    """
+    moves: list[str] = []
+    name = swap_name(elsewhere, claim, rng)
+    if name is not None:
+        moves.append(name)
+    if _NUMBER.search(elsewhere):
+        number = change_number(elsewhere, claim, rng)
+        if number is not None:
+            moves.append(number)
+    word = replace_word(elsewhere, claim, rng)
+    if word is not None:
+        moves.append(word)
+    return moves[int(rng.integers(len(moves)))] if moves else None
 
 
 EDITS: dict[str, Callable[[str, str, np.random.Generator], str | None]] = {

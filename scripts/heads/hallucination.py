@@ -2,16 +2,20 @@
 
 Data: the NLI pairs of ``scripts/heads/nli.py`` (same files, ``--limit`` and ``--seed``) that the
 NLI head did **not** train on (its grouped validation premises), so the NLI signals are held-out
-values, as they will be on users' data. A pair is a context (premise) and an answer sentence
-(hypothesis); supported = entailment, unsupported = neutral or contradiction, plus synthetic
-*detail edits* of the entailed hypotheses (:mod:`heads.edits`: a number changed, a name swapped
-for another of the premise, a negation flipped, two roles exchanged, a word replaced by another
-word of the premise), which are unsupported: NLI's unsupported hypotheses mostly add new
-content, while a hallucinating answer often keeps the source's words and changes one detail,
-and a combination fitted on NLI alone leans on word overlap, which cannot see that. The model is a
-logistic regression on standardised signals with every weight constrained to be >= 0 (scipy
-L-BFGS-B with bounds, L2 1e-2), so the combination is monotone: more support never raises the
-hallucination score. Quality is reported with 5-fold cross-validation grouped by premise.
+values, as they will be on users' data. Each premise is set among 0-3 other premises of its
+source file to make a small *document* (:func:`with_documents`), the context of its rows; an
+answer sentence is a hypothesis. Supported = entailment; unsupported = neutral or contradiction,
+plus synthetic *detail edits* of the entailed hypotheses (:mod:`heads.edits`: a number changed,
+a name swapped for another of the premise, a negation flipped, two roles exchanged, a word
+replaced by another word of the premise, a name, number or word moved in from another premise
+of the document), and joined claims (:func:`with_joined`): NLI's unsupported hypotheses mostly
+add new content, while a hallucinating answer often keeps the source's words and changes one
+detail, and a combination fitted on NLI alone leans on word overlap, which cannot see that. The
+model is a logistic regression on standardised signals with every weight constrained to be >= 0
+(scipy L-BFGS-B with bounds, L2 1e-2), so the combination is monotone: more support never raises
+the hallucination score; every kind of unsupported row has the same total weight
+(:func:`kind_weights`). Quality is reported
+with 5-fold cross-validation grouped by premise.
 """
 
 from __future__ import annotations
@@ -25,22 +29,50 @@ import numpy as np
 from assay.backends.heads.store import save_head
 from assay.backends.nli.head_nli import HeadNLI
 from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS, sentence_signals
+from assay.text.facts import STOPWORDS
 from heads.common import SHIPPED, embedder, logger, stable_fraction
-from heads.edits import EDITS, detail_edits
+from heads.edits import EDITS, detail_edits, move_detail
 from heads.nli import LICENCES, load, premise_key, split
 
 L2 = 1e-2
 FOLDS = 5
 #: Detail edits made of each entailed hypothesis, at most (of different kinds).
 EDITS_PER_CLAIM = 2
+#: Other premises (of the same source file) put around a row's premise to make its document:
+#: 0 to this many, seeded.
+MAX_OTHER_PREMISES = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nli-head", default="nli", help="NLI head (shipped name or folder)")
 
 
-def fit_monotone(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
-    """Logistic regression with non-negative weights on standardised ``x``.
+def kind_weights(kinds: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Row weights giving every kind of unsupported row the same total weight (their mean
+    count), supported rows weight 1.
+
+    Why: the generators yield very different counts (names are rare in NLI text, negations
+    common); unweighted, the head would learn mostly what the most frequent kinds show, while a
+    user's unsupported claims can be of any kind.
+
+    Example:
+        >>> kinds = np.array(["ok", "a", "a", "a", "b"])
+        >>> kind_weights(kinds, np.array([1, 0, 0, 0, 0])).tolist()
+        [1.0, 0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 2.0]
+    """
+    weights = np.ones(len(y))
+    unsupported = sorted(set(kinds[y == 0].tolist()))
+    for kind in unsupported:
+        rows = (kinds == kind) & (y == 0)
+        weights[rows] = (y == 0).sum() / len(unsupported) / rows.sum()
+    return weights
+
+
+def fit_monotone(
+    x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    """Logistic regression with non-negative weights on standardised ``x`` (``weights``: per
+    row, default 1).
 
     Returns ``(weights, bias, mean, scale)``. Deterministic (no random start).
 
@@ -57,12 +89,13 @@ def fit_monotone(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, np.nd
     scale[scale < 1e-9] = 1.0
     z = (x - mean) / scale
     sign = 2.0 * y - 1.0
+    row = np.ones(len(y)) if weights is None else weights / weights.mean()
 
     def loss(params: np.ndarray) -> tuple[float, np.ndarray]:
         w, b = params[:-1], params[-1]
         margin = sign * (z @ w + b)
-        value = np.logaddexp(0.0, -margin).mean() + L2 * (w @ w) / 2
-        p = -sign / (1.0 + np.exp(margin))  # d loss / d (z w + b) per row
+        value = (row * np.logaddexp(0.0, -margin)).mean() + L2 * (w @ w) / 2
+        p = -sign * row / (1.0 + np.exp(margin))  # d loss / d (z w + b) per row
         grad = np.concatenate([z.T @ p / len(y) + L2 * w, [p.mean()]])
         return float(value), grad
 
@@ -82,7 +115,8 @@ def grouped_cv_auroc(
     fold = np.array([int(stable_fraction("cv:" + g) * FOLDS) for g in groups])
     predicted = np.empty(len(y))
     for k in range(FOLDS):
-        w, b, m, s = fit_monotone(x[fold != k], y[fold != k])
+        train = fold != k
+        w, b, m, s = fit_monotone(x[train], y[train], kind_weights(kinds[train], y[train]))
         predicted[fold == k] = ((x[fold == k] - m) / s) @ w + b
 
     def by_kind(scores: np.ndarray) -> dict[str, float]:
@@ -101,16 +135,103 @@ def grouped_cv_auroc(
     }
 
 
+def with_documents(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Each row with a ``context``: its premise among 0 to ``MAX_OTHER_PREMISES`` other premises
+    of the same source file (one per line, in a seeded order), ``others``, those premises, and
+    ``elsewhere``, their text. The same premise always gets the same document.
+
+    Why: a user's context has many sentences, and a detail moved from one of them into a claim
+    about another is what :mod:`assay.text.alignment` sees; single-premise contexts could not
+    teach the head that signal.
+    """
+    rng = np.random.default_rng(seed)
+    by_source: dict[str, set[str]] = {}
+    for r in rows:
+        by_source.setdefault(r["source"], set()).add(r["premise"])
+    pool = {source: sorted(found) for source, found in by_source.items()}
+    documents: dict[tuple[str, str], tuple[str, list[str]]] = {}
+    for source, premises in pool.items():
+        for premise in premises:
+            count = int(rng.integers(MAX_OTHER_PREMISES + 1))
+            others = [premises[int(i)] for i in rng.choice(len(premises), size=count + 1,
+                                                           replace=False)]
+            others = [o for o in others if o != premise][:count]
+            lines = [*others, premise]
+            order = rng.permutation(len(lines))
+            documents[(source, premise)] = ("\n".join(lines[int(i)] for i in order), others)
+    out = []
+    for r in rows:
+        context, others = documents[(r["source"], r["premise"])]
+        out.append({**r, "context": context, "others": others, "elsewhere": " ".join(others)})
+    return out
+
+
+def _join(first: str, second: str) -> str:
+    """Two claims as one sentence ("A; b"), the second's first letter lowered when its first
+    word is a function or number word (so it does not read as a name).
+
+    Example:
+        >>> _join("A man sleeps.", "Two dogs run.")
+        'A man sleeps; two dogs run.'
+        >>> _join("A man sleeps", "Anna runs.")
+        'A man sleeps; Anna runs.'
+    """
+    head = first.rstrip().rstrip(".!?")
+    word = second.split(" ", 1)[0].lower()
+    if word in STOPWORDS or word in ("two", "three", "four", "five", "there", "some", "people"):
+        second = second[:1].lower() + second[1:]
+    return f"{head}; {second}"
+
+
+def with_joined(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Claims that join a row's entailed hypothesis with a hypothesis of *another* premise of
+    its document: supported (kind ``joined_entailment``) when that one is entailed by its own
+    premise, unsupported (``joined_unsupported``) when it is neutral or a contradiction.
+
+    Why: an answer sentence often condenses two passages; it is then less close to any one
+    sentence, the NLI head judges it against one sentence at a time, and the words of the
+    second passage lie outside the window it aligns with. Without such supported rows the head
+    would read every condensing sentence as unsupported.
+    """
+    rng = np.random.default_rng(seed)
+    hypotheses: dict[str, dict[str, list[str]]] = {}
+    for r in rows:
+        if r["kind"].startswith("nli_"):
+            found = hypotheses.setdefault(r["premise"], {"supported": [], "unsupported": []})
+            found["supported" if r["label"] == "entailment" else "unsupported"].append(
+                r["hypothesis"])
+    out = list(rows)
+    for r in rows:
+        if r["kind"] != "nli_entailment" or not r["others"]:
+            continue
+        other = hypotheses.get(r["others"][int(rng.integers(len(r["others"])))])
+        if other is None:
+            continue
+        for side, kind in (("supported", "joined_entailment"), ("unsupported",
+                                                                 "joined_unsupported")):
+            if other[side]:
+                second = other[side][int(rng.integers(len(other[side])))]
+                out.append({**r, "hypothesis": _join(r["hypothesis"], second),
+                            "label": "entailment" if side == "supported" else "joined",
+                            "kind": kind})
+    return out
+
+
 def with_edits(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
     """The NLI rows (kind ``nli_<label>``) followed by detail edits of the entailed ones (kind
-    ``edit_<edit>``, label ``edited``), seeded."""
+    ``edit_<edit>``, label ``edited``; ``edit_moved`` takes its detail from the rest of the
+    row's document), seeded."""
     rng = np.random.default_rng(seed)
     out = [{**r, "kind": f"nli_{r['label']}"} for r in rows]
     for r in rows:
-        if r["label"] == "entailment":
-            out.extend({**r, "hypothesis": text, "label": "edited", "kind": f"edit_{kind}"}
-                       for kind, text in detail_edits(r["premise"], r["hypothesis"], rng,
-                                                      EDITS_PER_CLAIM))
+        if r["label"] != "entailment":
+            continue
+        out.extend({**r, "hypothesis": text, "label": "edited", "kind": f"edit_{kind}"}
+                   for kind, text in detail_edits(r["premise"], r["hypothesis"], rng,
+                                                  EDITS_PER_CLAIM))
+        moved = move_detail(r["elsewhere"], r["hypothesis"], rng) if r["elsewhere"] else None
+        if moved is not None and moved.strip() != r["hypothesis"].strip():
+            out.append({**r, "hypothesis": moved, "label": "edited", "kind": "edit_moved"})
     return out
 
 
@@ -118,18 +239,19 @@ def train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rows = load(args.data, args.limit, args.seed)
     held = split(rows)
-    rows = with_edits([r for r, h in zip(rows, held, strict=True) if h], args.seed)
+    rows = with_joined(with_edits(with_documents(
+        [r for r, h in zip(rows, held, strict=True) if h], args.seed), args.seed), args.seed)
     logger.info("hallucination pairs (NLI-head validation premises and their edits): %d",
                 len(rows))
     emb = embedder(args.cache_dir)
     signals = sentence_signals(
         HeadNLI(args.nli_head, embedder=emb), emb,
-        [[r["hypothesis"]] for r in rows], [[r["premise"]] for r in rows],
+        [[r["hypothesis"]] for r in rows], [[r["context"]] for r in rows],
     )
     x = np.vstack(signals)
     y = np.array([r["label"] == "entailment" for r in rows], dtype=float)
-    weights, bias, mean, scale = fit_monotone(x, y)
     kinds = np.array([r["kind"] for r in rows])
+    weights, bias, mean, scale = fit_monotone(x, y, kind_weights(kinds, y))
     quality = grouped_cv_auroc(x, y, [premise_key(r["premise"]) for r in rows], kinds)
     info = {
         "seed": args.seed,
@@ -172,7 +294,10 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         + ". `key_facts_supported` is minus the number of the sentence's names, numbers and "
         "dates absent from the context, of its negations that the closest context sentence "
         "does not share (the `facts_key_unsupported_count` rule of `unsupported_facts`) and of "
-        "its words absent from the context whose WordNet antonym the context uses.",
+        "its words absent from the context whose WordNet antonym the context uses. "
+        "`aligned_support` is one minus the IDF-weighted share of its words and numbers that "
+        "the context holds but not the window of two context sentences the sentence aligns "
+        "with best (`assay.text.alignment`: a detail moved to the wrong place).",
         "",
         f"**Weights.** `weights.npz` sha256 `{digest}` (checked before every load).",
         "",
@@ -183,7 +308,13 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "signals here are held-out values (entailment = supported; neutral and contradiction = "
         "unsupported), and synthetic *detail edits* of their entailed hypotheses "
         f"(`scripts/heads/edits.py`, at most {EDITS_PER_CLAIM} per hypothesis, of different "
-        f"kinds: {', '.join(EDITS)}), unsupported: the edit is the only change. Rows by kind: "
+        f"kinds: {', '.join(EDITS)}; plus one `moved` edit, a name, number or word taken from "
+        "another premise of the row's document), unsupported: the edit is the only change; and "
+        "*joined* claims, an entailed hypothesis joined with a hypothesis of another premise of "
+        "its document (supported when that one is entailed, unsupported otherwise). "
+        f"The context of a row is its premise among 0 to {MAX_OTHER_PREMISES} other premises "
+        "of the same source file, one per line. Every kind of unsupported row has the same "
+        "total weight in the fit. Rows by kind: "
         + ", ".join(f"{k} {n:,}" for k, n in kinds.items()) + ". Sources and licences: "
         + "; ".join(f"{k}: {v}" for k, v in LICENCES.items()) + ". Per-file limit "
         f"{info['limit_per_file'] or 'none (all rows)'}, seed {info['seed']}. No validation set "
@@ -209,8 +340,12 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "",
         "## Limits",
         "",
-        "- Fitted on short NLI hypotheses against one premise; answers are scored sentence by "
-        "sentence, and a claim that needs two passages together is judged against each alone.",
+        "- Fitted on short NLI hypotheses against documents of a few unrelated premises; "
+        "answers are scored sentence by sentence, and a claim that needs two passages together "
+        "is judged against each alone by the NLI signals.",
+        "- `aligned_support` reads a summary sentence that condenses several distant parts of "
+        "the context as moved details (it lowers the score of faithful whole-document "
+        "summaries; on SummEdits' sales e-mails it is inverted).",
         "- A swapped role, or a word replaced by another word that the context does use "
         "elsewhere, leaves every lexical signal intact; only the NLI head can see it, and it "
         "mostly does not (see the per-kind columns above).",

@@ -1,5 +1,6 @@
-"""Parameters of public callables: one message template for checking them (DESIGN §6) and one
-way to read a component's constructor parameters back."""
+"""Parameters of public callables: one message template for checking them (DESIGN §6), one
+way to read a component's constructor parameters back, and one way to pickle a component as
+them."""
 
 from __future__ import annotations
 
@@ -54,3 +55,30 @@ def constructor_params(obj: object, *, jsonable: bool = False) -> dict[str, Any]
         ok = value is None or isinstance(value, str | int | float | bool | list | dict | tuple)
         params[name] = value if ok or not jsonable else repr(value)
     return params
+
+
+class PickledAsParams:
+    """Mixin: the object pickles as its constructor parameters (read by
+    :func:`constructor_params`) and is rebuilt by its constructor where it is unpickled, so a
+    loaded model, a lock, an open database or a memory cache starts afresh there (loaded again
+    on first use) instead of travelling.
+
+    Example:
+        >>> import copy
+        >>> class Model(PickledAsParams):
+        ...     def __init__(self, path: str = "m.bin") -> None:
+        ...         self.path, self.loaded = path, None
+        >>> model = Model("x.bin")
+        >>> model.loaded = "weights"
+        >>> clone = copy.copy(model)  # as pickle.loads(pickle.dumps(model)) does
+        >>> clone.path, clone.loaded
+        ('x.bin', None)
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_construct, (type(self), constructor_params(self)))
+
+
+def _construct(cls: type[Any], params: dict[str, Any]) -> Any:
+    """``cls(**params)``: how :class:`PickledAsParams` objects are unpickled."""
+    return cls(**params)

@@ -26,6 +26,7 @@ from assay.data.suite import TestSuite, read_suite
 from assay.engine.executors import Executor, open_executor
 from assay.engine.score import ProgressCallback, check_thresholds, resolve_evaluators, score
 from assay.evaluators.base import Evaluator
+from assay.memory import release_memory
 from assay.params import check
 from assay.rundir.directory import RunDirectory
 from assay.rundir.layout import SUITE_FILE
@@ -39,7 +40,8 @@ from assay.safety.masking import redact
 
 __all__ = ["ProgressCallback", "evaluate"]
 
-#: Cases scored per chunk (rounded to whole batches): what evaluation holds of a streamed suite.
+#: Cases staged and scored per chunk (scoring rounds it to whole batches): what evaluation holds
+#: of a streamed suite.
 SCORING_CHUNK = 8192
 
 
@@ -179,7 +181,7 @@ def _run_pipeline(
 ) -> EvaluationRun:
     judged = {e.name for e in evaluators if e.family == "judge"}
     clock = time.perf_counter()
-    staged = stage_suite(suite, work, count_words=bool(judged))
+    staged = stage_suite(suite, work, count_words=bool(judged), chunk_size=SCORING_CHUNK)
     stages = {"staging": time.perf_counter() - clock}
     clock = time.perf_counter()
     index = staged.index
@@ -208,6 +210,7 @@ def _run_pipeline(
         )
     finally:
         writer.close()
+    release_memory()  # the pages of scored chunks and written batches, before the analysis
     stages["scoring"] = time.perf_counter() - clock
     clock = time.perf_counter()
     # -- analyse

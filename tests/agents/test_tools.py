@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +65,16 @@ def test_embedding_search_with_fake_embedder() -> None:
     results = search.search(DOCS[2], k=3)
     assert results[0].id == "corpus:3" and results[0].score == pytest.approx(1.0, abs=1e-5)
     assert len(results) == 3 and results[0].score >= results[1].score >= results[2].score
+
+
+def test_a_pickled_search_keeps_its_index_and_encodes_its_corpus_again() -> None:
+    embedding = CorpusSearch(DOCS, method="embedding", embedder=FakeEmbedder())
+    bm25 = CorpusSearch(DOCS)
+    before = embedding.search(DOCS[2], k=2), bm25.search("monthly fee", k=2)
+    embedding_clone, bm25_clone = pickle.loads(pickle.dumps((embedding, bm25)))
+    assert "_matrix" in vars(embedding) and "_matrix" not in vars(embedding_clone)
+    assert "_bm25" in vars(bm25_clone)  # the index travels with the tool
+    assert (embedding_clone.search(DOCS[2], k=2), bm25_clone.search("monthly fee", k=2)) == before
 
 
 def test_web_search_adapter_and_failures() -> None:

@@ -9,12 +9,19 @@ from pathlib import Path
 import numpy as np
 
 from assay.evaluators.hallucination_signals import context_facts, unsupported_key_facts
+from assay.text.alignment import ContextIndex
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 
-from heads.edits import EDITS, detail_edits  # noqa: E402
+from heads.edits import EDITS, detail_edits, move_detail  # noqa: E402
+from heads.hallucination import (  # noqa: E402
+    MAX_OTHER_PREMISES,
+    kind_weights,
+    with_documents,
+    with_joined,
+)
 
 PREMISE = ("Maria Lopez opened the branch in Porto in 2019 with 12 staff. The branch is not open "
            "on Sundays, and the manager greets every client at the door.")
@@ -78,3 +85,61 @@ def test_detail_edits_are_seeded_and_of_different_kinds() -> None:
     kinds = [kind for kind, _ in first]
     assert len(kinds) == 3 and len(set(kinds)) == 3
     assert all(text != CLAIM for _, text in first)
+
+
+def test_a_moved_detail_comes_from_elsewhere_in_the_document_and_is_seen_by_alignment() -> None:
+    """The 'moved' edit takes its name, number or word from another premise of the document:
+    every key fact stays supported, only the alignment signal sees the move."""
+    own = "Maria Lopez opened the branch in Porto in 2019."
+    elsewhere = "Tom Reyes joined the bank in 2021 as a trader."
+    document = [own, "Clients waited outside.", elsewhere]
+    claim = "Maria opened the branch in 2019."
+    edits = {move_detail(elsewhere, claim, np.random.default_rng(seed)) for seed in range(20)}
+    edits.discard(None)
+    assert edits and claim not in edits
+    assert all(any(w in e for w in ("Tom", "Reyes", "2021", "trader", "joined")) for e in edits)
+    index = ContextIndex.of(document)
+    facts = context_facts(document)
+    for edited in edits:
+        assert unsupported_key_facts(edited, facts) == []
+        assert index.moved_details(edited)[0] > 0.0
+    assert index.moved_details(claim)[0] == 0.0
+    assert move_detail("no details here", "A dog runs.", np.random.default_rng(0)) is None
+
+
+def test_documents_surround_each_premise_with_others_of_its_source_seeded() -> None:
+    rows = [{"premise": f"Premise number {i} is here.", "hypothesis": "h", "label": "entailment",
+             "source": "a" if i < 8 else "b"} for i in range(12)]
+    first, again = with_documents(rows, 0), with_documents(rows, 0)
+    assert first == again
+    for row in first:
+        lines = row["context"].split("\n")
+        assert row["premise"] in lines and len(lines) <= MAX_OTHER_PREMISES + 1
+        source = {r["premise"]: r["source"] for r in rows}
+        assert {source[line] for line in lines} == {row["source"]}
+        assert row["premise"] not in row["elsewhere"]
+    assert any(len(r["context"].split("\n")) > 1 for r in first)
+    weights = kind_weights(np.array(["ok", "x", "y", "y"]), np.array([1, 0, 0, 0]))
+    assert weights.tolist() == [1.0, 1.5, 0.75, 0.75]  # each unsupported kind weighs 1.5 in all
+
+
+def test_joined_claims_take_their_second_half_from_another_premise_of_the_document() -> None:
+    rows = []
+    for i in range(6):
+        premise = f"Premise {i} tells a story."
+        rows.append({"premise": premise, "hypothesis": f"Claim {i} holds.", "label": "entailment",
+                     "source": "a", "kind": "nli_entailment"})
+        rows.append({"premise": premise, "hypothesis": f"Claim {i} is new.", "label": "neutral",
+                     "source": "a", "kind": "nli_neutral"})
+    rows = with_documents(rows, 0)
+    joined = with_joined(rows, 0)
+    assert joined[: len(rows)] == rows and joined == with_joined(rows, 0)
+    added = joined[len(rows):]
+    assert {r["kind"] for r in added} == {"joined_entailment", "joined_unsupported"}
+    for row in added:
+        first, second = row["hypothesis"].split("; ")
+        assert row["hypothesis"].startswith(first) and first in {r["hypothesis"].rstrip(".")
+                                                                 for r in rows}
+        number = second.split()[1]
+        assert f"Premise {number} tells a story." in row["others"]  # another premise's claim
+        assert (row["label"] == "entailment") == second.endswith("holds.")

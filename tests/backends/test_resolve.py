@@ -93,6 +93,95 @@ def test_concurrent_callers_build_a_spec_once() -> None:
     assert built == [1] and all(r is results[0] for r in results)
 
 
+def test_a_slow_build_holds_up_only_its_own_spec() -> None:
+    started, release = threading.Event(), threading.Event()
+    family: BackendFamily[list[str]] = BackendFamily("mixed", list, where="w", expected="e")
+
+    def slow(argument: str) -> list[str]:
+        started.set()
+        assert release.wait(10), "the slow build was never released"
+        return ["slow"]
+
+    family.register("slow", slow)
+    family.register("fast", lambda argument: ["fast"])
+    slow_results: list[list[str]] = []
+    waiters = [threading.Thread(target=lambda: slow_results.append(resolve(family, "slow")))
+               for _ in range(2)]
+    waiters[0].start()
+    assert started.wait(10)
+    waiters[1].start()  # names the spec being built: waits for that build
+    try:
+        done = threading.Thread(target=lambda: resolve(family, "fast"))
+        done.start()
+        done.join(5)
+        assert not done.is_alive(), "resolving another spec waited for the slow build"
+        assert resolve(family, "fast") == ["fast"] and not slow_results
+    finally:
+        release.set()
+        for waiter in waiters:
+            waiter.join(10)
+    assert slow_results == [["slow"], ["slow"]] and slow_results[0] is slow_results[1]
+
+
+def test_a_build_may_resolve_another_spec_and_a_failed_build_is_not_kept() -> None:
+    family: BackendFamily[list[str]] = BackendFamily("nested", list, where="w", expected="e")
+    family.register("base", lambda argument: ["base"])
+    family.register("head", lambda argument: [*resolve(family, "base"), "head"])
+    attempts: list[int] = []
+
+    def flaky(argument: str) -> list[str]:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise OSError("model file busy")
+        return ["flaky"]
+
+    family.register("flaky", flaky)
+    assert resolve(family, "head") == ["base", "head"]
+    assert resolve(family, "head") is resolve(family, "head")
+    with pytest.raises(OSError, match="busy"):
+        resolve(family, "flaky")
+    assert resolve(family, "flaky") == ["flaky"] and len(attempts) == 2
+
+
+def test_a_build_straddling_a_clear_is_not_cached_and_is_closed_by_the_next_clear() -> None:
+    started, release = threading.Event(), threading.Event()
+    closed: list[list[str]] = []
+    family: BackendFamily[list[str]] = BackendFamily(
+        "straddle", list, where="w", expected="e", close=closed.append)
+    builds: list[list[str]] = []
+
+    def build(argument: str) -> list[str]:
+        backend = [f"build {len(builds) + 1}"]
+        builds.append(backend)
+        if len(builds) == 1:  # the first build is held until the clear and a rebuild are done
+            started.set()
+            assert release.wait(10), "the first build was never released"
+        return backend
+
+    family.register("model", build)
+    first: list[list[str]] = []
+    waited: list[list[str]] = []
+    old = threading.Thread(target=lambda: first.append(resolve(family, "model")))
+    old.start()
+    assert started.wait(10)
+    waiter = threading.Thread(target=lambda: waited.append(resolve(family, "model")))
+    waiter.start()  # before or after the clear: either way it must end with the rebuild
+    try:
+        clear_loaded()
+        rebuilt = resolve(family, "model")  # a new build, not a wait for the one in progress
+        assert rebuilt is builds[1] and not first
+    finally:
+        release.set()
+        old.join(10)
+        waiter.join(10)
+    assert first == [builds[0]] and first[0] is builds[0]  # its caller still gets its backend
+    assert waited[0] is rebuilt and len(builds) == 2
+    assert resolve(family, "model") is rebuilt  # the stale build did not overwrite the rebuild
+    assert closed == []
+    clear_loaded()
+    assert sorted(map(id, closed)) == sorted(map(id, builds))  # both closed, each once
+
+
 def test_unknown_specs_name_the_parameter() -> None:
     with pytest.raises(InvalidInputError, match=r"'classifier' parameter of get_classifier"
                                                 r".*profanity-check"):

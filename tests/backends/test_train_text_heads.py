@@ -37,9 +37,14 @@ def test_a_seeded_small_run_gives_identical_weights_twice(
         tmp_path / "b" / "weights.npz").read_bytes()
 
 
-def test_the_functional_diagnostics_are_never_training_data(shared_data: Path) -> None:
-    """benchmarks/toxicity_functional.py is assay's own diagnostic list: no training text of
-    the toxicity head may repeat one of its sentences (compared lower-cased, letters only)."""
+@pytest.mark.parametrize("module", ["toxicity_functional", "toxicity_heldout"])
+def test_the_functional_diagnostics_are_never_training_data(module: str, shared_data: Path
+                                                             ) -> None:
+    """The functional lists in benchmarks/ (assay's own diagnostics and its held-out suite): no
+    training text of the toxicity head may repeat one of their sentences (compared lower-cased,
+    letters only), and each list's sentences are distinct."""
+    import importlib
+
     data = shared_data / "training"
     if not data.is_dir():
         pytest.skip(f"training data not found at {data}")
@@ -48,13 +53,15 @@ def test_the_functional_diagnostics_are_never_training_data(shared_data: Path) -
             sys.path.insert(0, str(ROOT / folder))
     from heads.toxicity_data import toxicity_examples
 
-    from toxicity_functional import FUNCTIONAL
+    lists = getattr(importlib.import_module(module),
+                    "FUNCTIONAL" if module == "toxicity_functional" else "HELDOUT")
 
     def key(text: str) -> str:
         return "".join(ch for ch in text.lower() if ch.isalpha())
 
-    diagnostics = {key(t) for _, texts in FUNCTIONAL.values() for t in texts}
-    assert len(diagnostics) == sum(len(texts) for _, texts in FUNCTIONAL.values())  # distinct
+    sentences = [t for _, texts in lists.values() for t in texts]
+    assert len(set(sentences)) == len(sentences)  # distinct
+    diagnostics = {key(t) for t in sentences}
     training = {key(e.text) for e in toxicity_examples(data)}
     assert len(training) > 20_000
-    assert not diagnostics & training
+    assert not diagnostics & training, sorted(diagnostics & training)[:20]

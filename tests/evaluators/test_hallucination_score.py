@@ -60,8 +60,8 @@ def test_a_changed_detail_is_named_as_the_reason(answer: str, named: str) -> Non
                  retrieved_context=context),
         TestCase(id="edited", actual_answer=answer, retrieved_context=context),
     ])
-    assert edited.details["reason_signal"] == "key_facts_supported"
-    assert named in (edited.explanation or "")
+    assert edited.details["reason_signal"] in ("key_facts_supported", "nli_not_contradiction")
+    assert named in (edited.explanation or "")  # named as the reason or as an unsupported fact
     assert (edited.outcomes["hallucination_score"].value  # type: ignore[operator]
             > faithful.outcomes["hallucination_score"].value)
 
@@ -77,3 +77,26 @@ def test_unscorable_cases_are_skipped_with_a_reason(case: TestCase, reason: str)
     result = with_test_doubles(HallucinationScore).evaluate([case])[0]
     outcome = result.outcomes["hallucination_score"]
     assert outcome.status is Status.SKIPPED and reason in (outcome.reason or "")
+
+
+@pytest.mark.parametrize(("answer", "moved"), [
+    ("Maria Lopez opened the Porto branch in 2021.", "'2021'"),  # a year from another passage
+    ("Tom Reyes opened the Porto branch in 2019.", "'Tom', 'Reyes'"),  # a name from another one
+])
+def test_a_detail_moved_from_elsewhere_in_the_context_is_named(answer: str, moved: str) -> None:
+    """Every word of the edited answer is in the context, so no key fact is unsupported: the
+    alignment signal names the detail that its best-matching passage does not hold."""
+    context = ["Maria Lopez opened the Porto branch in 2019. The branch serves small businesses.",
+               "In 2021 the bank hired Tom Reyes to run its Lisbon office. It has 40 staff."]
+    faithful, edited = HallucinationScore().evaluate([
+        TestCase(id="faithful", actual_answer="Maria Lopez opened the Porto branch in 2019.",
+                 retrieved_context=context),
+        TestCase(id="edited", actual_answer=answer, retrieved_context=context),
+    ])
+    assert edited.details["reason_signal"] == "aligned_support"
+    assert f"does not hold {moved}, found elsewhere" in (edited.explanation or "")
+    signals = edited.details["sentences"][0]["signals"]
+    assert signals["key_facts_supported"] == 0.0 and signals["aligned_support"] < 1.0
+    assert faithful.details["sentences"][0]["signals"]["aligned_support"] == 1.0
+    assert (edited.outcomes["hallucination_score"].value  # type: ignore[operator]
+            > faithful.outcomes["hallucination_score"].value)

@@ -191,3 +191,27 @@ def test_invalid_parameter_is_rejected() -> None:
 
     with pytest.raises(InvalidInputError, match="use_stemmer"):
         get_evaluator("rouge", use_stemmer="yes")
+
+
+@pytest.mark.parametrize("beta", [1.0, 1.2])
+def test_rouge_lsum_identical_to_rouge_score_on_one_and_several_lines(beta: float) -> None:
+    """One line each takes the ROUGE-L shortcut, several lines the summary-level LCS: both
+    equal rouge-score's rougeLsum (beta 1) and the full summary-level computation (any beta)."""
+    from assay.evaluators.lexical_rouge_lsum import summary_lcs
+
+    scorer = rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True)
+    pairs = answer_pairs(300, seed=11)
+    rng = random.Random(2)
+    lined = [(e.replace(". ", ".\n"), a.replace(", ", ",\n") if rng.random() < 0.5 else a)
+             for e, a in pairs[:150]]
+    for expected, actual in pairs + lined + [("a a b", "a b b a"), ("", "x"), ("x\n", "\nx")]:
+        mine = rouge(expected, actual, ["rougeLsum"], use_stemmer=True, beta=beta)["rougeLsum"]
+        if beta == 1.0:
+            assert tuple(mine) == tuple(scorer.score(expected, actual)["rougeLsum"])
+        lines = [[rouge_tokens(x, True, False) for x in t.split("\n") if x]
+                 for t in (expected, actual)]
+        hits, m, n = summary_lcs(*lines)
+        if m and n:
+            assert (mine.precision, mine.recall) == (hits / n, hits / m)
+        else:
+            assert tuple(mine) == (0, 0, 0)

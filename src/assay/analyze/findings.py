@@ -32,7 +32,7 @@ class PrimaryOutcomes:
         >>> outcomes.add([{"case_id": "q1", "model": "m", "metric": "f1", "primary": True,
         ...                "passed": False}])
         >>> outcomes.fails
-        {'q1': (1, {'m'})}
+        {'q1': (1, frozenset({'m'}))}
     """
 
     _COLUMNS = (
@@ -52,7 +52,10 @@ class PrimaryOutcomes:
         self.linked_ids = linked_ids
         self.sampled = sampled
         self.models: set[str] = set()
-        self.fails: dict[str, tuple[int, set[str]]] = {}
+        #: case id -> (failed checks, failing models); one shared set per distinct set of
+        #: models (a set per failing case was ~40 MB at 100,000 cases, issue 23).
+        self.fails: dict[str, tuple[int, frozenset[str]]] = {}
+        self._model_sets: dict[frozenset[str], frozenset[str]] = {}
         #: (model, evaluator, metric, sampled case) -> [samples judged, samples passing]
         self.samples: dict[tuple[str, str, str, str], list[int]] = {}
         self._linked_rows: list[tuple[Any, ...]] = []
@@ -64,8 +67,9 @@ class PrimaryOutcomes:
                 continue
             self.models.add(row["model"])
             if row["passed"] is False:
-                count, models = self.fails.get(row["case_id"], (0, set()))
-                models.add(row["model"])
+                count, models = self.fails.get(row["case_id"], (0, frozenset()))
+                if row["model"] not in models:
+                    models = self._models(models | {row["model"]})
                 self.fails[row["case_id"]] = (count + 1, models)
             if row["case_id"] in self.linked_ids:
                 self._linked_rows.append(tuple(row.get(c) for c in self._COLUMNS))
@@ -75,6 +79,9 @@ class PrimaryOutcomes:
                 tally = self.samples.setdefault(key, [0, 0])
                 tally[0] += 1
                 tally[1] += bool(row["passed"])
+
+    def _models(self, models: frozenset[str]) -> frozenset[str]:
+        return self._model_sets.setdefault(models, models)
 
     def linked_frame(self) -> pd.DataFrame:
         """The kept rows of perturbed cases and their parents."""
@@ -226,8 +233,10 @@ def parent_pairs(judged: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
         sample = frame["sample"] if "sample" in frame else pd.Series(-1, index=frame.index)
         return frame.assign(_own=own.astype(str), _sample=sample.fillna(-1).astype(int))
 
-    of = judged["sample_of"] if "sample_of" in judged else judged["case_id"]
-    parents = keyed(judged, of.where(of.notna(), judged["case_id"]))
+    # As text: the id columns of a compactly read table are categories of different texts.
+    case_ids = judged["case_id"].astype(str)
+    of = judged["sample_of"].astype(object) if "sample_of" in judged else case_ids
+    parents = keyed(judged, of.where(of.notna(), case_ids))
     parents = parents[["_own", "_sample", "model", "metric", *columns]]
     return keyed(children, children["parent_id"]).merge(
         parents.rename(columns={c: f"{c}_parent" for c in columns}),

@@ -58,8 +58,9 @@ def leaderboard_with_ci(
     if bootstrap is None:
         bootstrap = ClusterBootstrap.for_results(ok, n_resamples=n_resamples, seed=seed)
     intervals: dict[tuple[str, str], dict[str, float | None]] = {}
-    for model, frame in ok.groupby("model", sort=False):
-        intervals.update(_model_intervals(str(model), frame, bootstrap, confidence))
+    # Positions, not per-model copies of the table (one copy was ~100 MB at 100,000 cases).
+    for model, rows in ok.groupby("model", sort=False).indices.items():
+        intervals.update(_model_intervals(str(model), ok, rows, bootstrap, confidence))
     out: list[LeaderboardRowCI] = []
     for board_row in leaderboard:
         found: dict[str, float | None] = {}
@@ -77,22 +78,31 @@ def leaderboard_with_ci(
 
 
 def _model_intervals(
-    model: str, frame: pd.DataFrame, bootstrap: ClusterBootstrap, confidence: float
+    model: str,
+    ok: pd.DataFrame,
+    rows: np.ndarray,
+    bootstrap: ClusterBootstrap,
+    confidence: float,
 ) -> dict[tuple[str, str], dict[str, float | None]]:
-    """Intervals of every metric of one model: means by cluster bootstrap (one product for all
-    metrics), pass rates exactly (Clopper–Pearson) when no two cases share a parent question,
-    else by cluster bootstrap too."""
-    codes, names = pd.factorize(frame["metric"])
-    values = frame["value"].to_numpy(dtype=float)
-    clusters = frame[CLUSTER].to_numpy()
+    """Intervals of every metric of one model (the rows at positions ``rows`` of ``ok``):
+    means by cluster bootstrap (one product for all metrics), pass rates exactly
+    (Clopper–Pearson) when no two cases share a parent question, else by cluster bootstrap
+    too."""
+    codes, names = pd.factorize(ok["metric"].iloc[rows])
+    values = ok["value"].to_numpy(dtype=float)[rows]
+    clusters = ok[CLUSTER].to_numpy()[rows]
     low, high = percentile_interval(
         bootstrap.means(clusters, values, codes, len(names)), confidence
     )
-    spread = frame.groupby(codes)["value"].agg(["min", "max"])
-    constant = (spread["min"] == spread["max"]).to_numpy()
-    low[constant] = high[constant] = spread["min"].to_numpy()[constant]
-    judged = frame["passed"].notna().to_numpy()
-    passed = frame["passed"].to_numpy()[judged].astype(bool).astype(float)
+    lowest = np.full(len(names), np.inf)
+    highest = np.full(len(names), -np.inf)
+    np.minimum.at(lowest, codes, values)
+    np.maximum.at(highest, codes, values)
+    constant = lowest == highest
+    low[constant] = high[constant] = lowest[constant]
+    verdicts = ok["passed"].to_numpy()[rows]
+    judged = pd.notna(verdicts)
+    passed = verdicts[judged].astype(bool).astype(float)
     j_codes, j_clusters = codes[judged], clusters[judged]
     successes = np.bincount(j_codes, weights=passed, minlength=len(names))
     totals = np.bincount(j_codes, minlength=len(names))
@@ -152,6 +162,9 @@ def pairwise(
         models = sorted(frame["model"].unique().tolist())
         if len(models) < 2:
             continue
+        # Paired by case id as text (a compact read's ids are categories: the wide table
+        # would order its rows otherwise, and the sums differ in the last digit).
+        frame = frame.assign(case_id=frame["case_id"].astype(str))
         wide = _wide(frame, "value")
         clusters = frame.drop_duplicates("case_id").set_index("case_id")[CLUSTER]
         judged = frame[frame["passed"].notna()]

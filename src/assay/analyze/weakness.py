@@ -78,14 +78,21 @@ def measured(results: pd.DataFrame) -> pd.DataFrame:
         if field in ok:
             ok[field] = _slice_labels(ok[field])
     if "model" in ok:
-        ok["model"] = ok["model"].replace(NONE_LABEL, "")
+        model = ok["model"]
+        if isinstance(model.dtype, pd.CategoricalDtype):
+            ok["model"] = _recode(model, ["" if c == NONE_LABEL else c
+                                          for c in model.cat.categories], "")
+        else:
+            ok["model"] = model.replace(NONE_LABEL, "")
     ok.attrs[_MEASURED] = True
     return ok
 
 
 def _slice_labels(column: pd.Series) -> pd.Series:
-    """A slice field as text, empty and missing values as :data:`NONE_LABEL` (a ``category``
-    column, as :meth:`~assay.rundir.run.EvaluationRun.lean_results` reads it, by its categories).
+    """A slice field as text, empty and missing values as :data:`NONE_LABEL`; a ``category``
+    column (as :meth:`~assay.rundir.run.EvaluationRun.lean_results` reads it) stays one, its
+    categories relabelled in text order (a string per row of a 100,000-case run was ~25 MB a
+    field, issue 23).
 
     Example:
         >>> _slice_labels(pd.Series(pd.Categorical(["a", "", None]))).tolist()
@@ -94,8 +101,17 @@ def _slice_labels(column: pd.Series) -> pd.Series:
     if not isinstance(column.dtype, pd.CategoricalDtype):
         return column.fillna(NONE_LABEL).replace("", NONE_LABEL).astype(str)
     names = [NONE_LABEL if c == "" else str(c) for c in column.cat.categories]
-    labels = np.array([*names, NONE_LABEL], dtype=object)[column.cat.codes.to_numpy()]  # -1: None
-    return pd.Series(labels, index=column.index, dtype=str)
+    return _recode(column, names, NONE_LABEL)
+
+
+def _recode(column: pd.Series, names: list[str], missing: str) -> pd.Series:
+    """A ``category`` column with its categories renamed to ``names`` (several may merge) and
+    missing values as ``missing``; the new categories in text order."""
+    labels = sorted({*names, missing})
+    position = {label: i for i, label in enumerate(labels)}
+    remap = np.array([position[n] for n in names] + [position[missing]], dtype=np.int32)
+    codes = remap[column.cat.codes.to_numpy()]  # code -1 (missing) takes the last entry
+    return pd.Series(pd.Categorical.from_codes(codes, categories=labels), index=column.index)
 
 
 def _orient(higher_is_better: bool) -> float:
@@ -152,7 +168,9 @@ def marginal(
     if bootstrap is None:
         bootstrap = ClusterBootstrap.for_results(ok, n_resamples=n_resamples, seed=seed)
     wanted = [m for m in (metrics or sorted(ok["metric"].unique())) if m in directions]
-    ok = ok[ok["metric"].isin(wanted)]
+    keep = ok["metric"].isin(wanted)
+    if not keep.all():  # no copy of a large table when every metric is analysed
+        ok = ok[keep]
     scopes: list[tuple[str, pd.DataFrame]] = [(ALL_MODELS, ok)]
     if per_model and ok["model"].nunique() > 1:
         scopes += [(str(model), group) for model, group in ok.groupby("model", sort=True)]
@@ -162,7 +180,7 @@ def marginal(
     for scope, frame in scopes:
         scope_fields = [f for f in fields if f in frame and (f != "model" or scope == ALL_MODELS)]
         intervals = _slice_intervals(frame, scope_fields, bootstrap, confidence)
-        for metric, positions in frame.groupby("metric", sort=True).indices.items():
+        for metric, positions in _positions(frame["metric"]).items():
             per_metric = frame.iloc[positions]
             values = per_metric["value"].to_numpy(dtype=float)
             verdicts = _verdicts(per_metric)
@@ -171,7 +189,7 @@ def marginal(
             overall = float(values.mean())
             spread = float(values.std())
             for field in scope_fields:
-                groups = per_metric.groupby(field, sort=True).indices
+                groups = _positions(per_metric[field])
                 if len(groups) < 2:
                     continue
                 for value, idx in groups.items():
@@ -200,7 +218,7 @@ def _slice_intervals(
     clusters = frame[CLUSTER].to_numpy()
     out: dict[tuple[str, str, str], tuple[float | None, float | None]] = {}
     for field in fields:
-        for label, idx in frame.groupby(field, sort=True).indices.items():
+        for label, idx in _positions(frame[field]).items():
             codes = metric_codes[idx]
             means = bootstrap.means(clusters[idx], values[idx], codes, len(metric_names))
             low, high = percentile_interval(means, confidence)
@@ -220,11 +238,41 @@ def _slice_intervals(
     return out
 
 
+def _positions(column: pd.Series) -> dict[Any, np.ndarray]:
+    """Positions of the rows of each value of ``column`` (missing values left out), by value in
+    sorted order: ``groupby(column, sort=True).indices``, without the recoding of a
+    ``category`` column's categories that pandas does on every call (most of the time of
+    :func:`marginal` on a compactly read run).
+
+    Example:
+        >>> _positions(pd.Series(pd.Categorical(["b", "a", "b", None], categories=["a", "b"])))
+        {'a': array([1]), 'b': array([0, 2])}
+    """
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return column.groupby(column, sort=True).indices
+    codes = column.cat.codes.to_numpy()
+    if not codes.size:
+        return {}
+    order = np.argsort(codes, kind="stable")
+    present, starts = np.unique(codes[order], return_index=True)
+    ends = [*starts[1:], len(order)]
+    names = column.cat.categories.tolist()
+    return {
+        names[code]: order[start:end]
+        for code, start, end in zip(present, starts, ends, strict=True)
+        if code >= 0
+    }
+
+
 def _verdicts(frame: pd.DataFrame) -> np.ndarray:
     """Pass / fail verdicts as floats (1 pass, 0 fail, NaN no verdict)."""
     if "passed" not in frame:
         return np.full(len(frame), np.nan)
-    return np.array([np.nan if v is None or v != v else float(bool(v)) for v in frame["passed"]])
+    passed = frame["passed"].to_numpy()
+    judged = ~pd.isna(passed)
+    out = np.full(len(passed), np.nan)
+    out[judged] = passed[judged].astype(bool)
+    return out
 
 
 def _slice_row(

@@ -10,8 +10,9 @@ installed packages add backends through the family's entry-point group
 
 :func:`resolve` turns a spec into a backend: an instance of the family's Protocol is returned as
 is (or wrapped by the family, once per instance); a string is built once per process and shared
-by every caller naming it. There is one cache, keyed by ``(family, normalised spec)``, one lock
-and one :func:`clear_loaded`.
+by every caller naming it. There is one cache, keyed by ``(family, normalised spec)``, and one
+:func:`clear_loaded`; a backend is built under a lock of its own key, so a slow model load holds
+up only the callers naming the same spec.
 
 Example:
     >>> shapes = BackendFamily("shape", list, where="get_shape", expected="a spec or a list")
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Generic, TypeVar
 
 from assay.errors import InvalidInputError
@@ -40,6 +42,7 @@ T = TypeVar("T")
 Builder = Callable[[str], Any]
 
 
+@dataclass(eq=False, repr=False)
 class BackendFamily(Generic[T]):
     """The backends of one family, by name, and how a spec string becomes one.
 
@@ -56,27 +59,21 @@ class BackendFamily(Generic[T]):
         param: the parameter taking the spec, for error messages (default ``name``).
     """
 
-    def __init__(
-        self,
-        name: str,
-        protocol: type[Any],
-        *,
-        where: str,
-        expected: str,
-        fallback: Callable[[str], T] | None = None,
-        wrap: Callable[[Any], T] | None = None,
-        close: Callable[[T], None] | None = None,
-        param: str | None = None,
-    ) -> None:
-        self.name = name
-        self.param = param or name
-        self.protocol = protocol
-        self.where = where
-        self.expected = expected
-        self.fallback = fallback
-        self.wrap = wrap
-        self.close = close
-        self.backends: Registry[Builder] = Registry(f"{name} backend", f"assay.backends.{name}")
+    name: str
+    protocol: type[Any]
+    _: KW_ONLY
+    where: str
+    expected: str
+    fallback: Callable[[str], T] | None = None
+    wrap: Callable[[Any], T] | None = None
+    close: Callable[[T], None] | None = None
+    param: str = ""
+    #: The registered builders, by spec name (built-ins and the family's entry points).
+    backends: Registry[Builder] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.param = self.param or self.name
+        self.backends = Registry(f"{self.name} backend", f"assay.backends.{self.name}")
 
     def register(self, name: str, build: Builder) -> None:
         """Register ``build(argument)`` as the backend of specs ``name`` and ``name:argument``."""
@@ -113,8 +110,18 @@ class BackendFamily(Generic[T]):
 
 #: (family, normalised spec, options) -> (the instance spec kept alive, backend, its family)
 _LOADED: dict[tuple[Any, ...], tuple[Any, Any, BackendFamily[Any]]] = {}
-#: Re-entrant: building one backend may resolve another (a head reads the shared embedder).
-_LOCK = threading.RLock()
+#: One lock per key, held while its backend is built: callers naming the same spec wait for the
+#: one build, callers naming another spec do not (a slow model load blocks only its own spec).
+#: Building one backend may resolve another (a head reads the shared embedder): another key.
+_BUILDING: dict[tuple[Any, ...], threading.Lock] = {}
+#: Backends whose build straddled a :func:`clear_loaded`: handed to their caller, never cached,
+#: closed by the next :func:`clear_loaded` (so every built backend is closed by exactly one).
+_STALE: list[tuple[Any, BackendFamily[Any]]] = []
+#: Counts :func:`clear_loaded` calls: a build started in an earlier generation is stale.
+_generation = 0
+#: Guards ``_LOADED``, ``_BUILDING``, ``_STALE`` and ``_generation``; never held while a backend
+#: is built.
+_LOCK = threading.Lock()
 
 
 def resolve(
@@ -154,17 +161,45 @@ def resolve(
 
 def _cached(family: BackendFamily[T], key: tuple[Any, ...], keep: Any, make: Callable[[], T]
             ) -> T:
-    with _LOCK:
-        held = _LOADED.get((family.name, *key))
-        if held is None or held[0] is not keep:  # an instance key is its id: check it is alive
-            held = _LOADED[(family.name, *key)] = (keep, make(), family)
-        return held[1]
+    full = (family.name, *key)
+    while True:
+        with _LOCK:
+            held = _LOADED.get(full)
+            if held is not None and held[0] is keep:  # an instance key is its id: is it alive?
+                return held[1]
+            generation = _generation
+            building = _BUILDING.setdefault(full, threading.Lock())
+        with building:  # the first caller builds; the others wait for it, then find its backend
+            with _LOCK:
+                if _generation != generation:  # cleared while waiting: this lock is forgotten
+                    continue
+                held = _LOADED.get(full)
+                if held is not None and held[0] is keep:
+                    return held[1]
+            backend = make()
+            with _LOCK:
+                if _generation == generation:
+                    _LOADED[full] = (keep, backend, family)
+                else:  # cleared during the build: a rebuild may be cached already; keep it
+                    _STALE.append((backend, family))
+            return backend
 
 
 def clear_loaded() -> None:
-    """Forget every backend built in this process (closing those whose family says how)."""
+    """Forget every backend built in this process (closing those whose family says how).
+
+    A build in progress meanwhile still hands its backend to its caller, but that backend is
+    not cached (a caller resolving the spec afterwards gets a new build); the next call closes
+    it.
+    """
+    global _generation
     with _LOCK:
-        for _, backend, family in _LOADED.values():
-            if family.close is not None:
-                family.close(backend)
+        _generation += 1
+        loaded = [(backend, family) for _, backend, family in _LOADED.values()]
+        loaded += _STALE
         _LOADED.clear()
+        _BUILDING.clear()
+        _STALE.clear()
+    for backend, family in loaded:
+        if family.close is not None:
+            family.close(backend)

@@ -52,6 +52,9 @@ class Calibrator(ABC):
     multiclass: ClassVar[bool] = False
     #: most metric columns the method accepts (None: any number)
     max_metrics: ClassVar[int | None] = None
+    #: the fitted float arrays that are the model, by their key in the saved state (e.g.
+    #: ``{"coef": "coef_"}``); a model held otherwise overrides ``_get_state`` / ``_set_state``
+    fitted_arrays: ClassVar[dict[str, str]] = {}
 
     def __init__(
         self,
@@ -275,13 +278,18 @@ class Calibrator(ABC):
     def _proba(self, x: FloatArray) -> FloatArray:
         """(n, K) probabilities for oriented scores."""
 
-    @abstractmethod
     def _get_state(self) -> dict[str, Any]:
-        """Model parameters as JSON-serialisable data."""
+        """Model parameters as JSON-serialisable data: by default the :attr:`fitted_arrays`."""
+        if not self.fitted_arrays:
+            raise NotImplementedError(
+                f"{type(self).__name__} declares no fitted_arrays: override _get_state/_set_state"
+            )
+        return {key: getattr(self, attr).tolist() for key, attr in self.fitted_arrays.items()}
 
-    @abstractmethod
     def _set_state(self, state: dict[str, Any]) -> None:
-        """Restore model parameters."""
+        """Restore model parameters saved by :meth:`_get_state`."""
+        for key, attr in self.fitted_arrays.items():
+            setattr(self, attr, np.asarray(state[key], dtype=np.float64))
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v is not None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -34,6 +34,7 @@ class LogisticCalibrator(Calibrator):
     """
 
     kind = "logistic"
+    fitted_arrays: ClassVar[dict[str, str]] = {"coef": "coef_"}
 
     def __init__(
         self,
@@ -64,11 +65,10 @@ class LogisticCalibrator(Calibrator):
         return np.column_stack([1.0 - p, p])
 
     def _get_state(self) -> dict[str, Any]:
-        assert self.coef_ is not None
-        return {"coef": self.coef_.tolist(), "intercept": self.intercept_}
+        return {**super()._get_state(), "intercept": self.intercept_}
 
     def _set_state(self, state: dict[str, Any]) -> None:
-        self.coef_ = np.asarray(state["coef"], dtype=np.float64)
+        super()._set_state(state)
         self.intercept_ = float(state["intercept"])
 
 
@@ -97,6 +97,7 @@ class IsotonicCalibrator(Calibrator):
 
     kind = "isotonic"
     max_metrics = 1
+    fitted_arrays: ClassVar[dict[str, str]] = {"x": "x_thresholds_", "y": "y_thresholds_"}
 
     def __init__(
         self,
@@ -134,11 +135,3 @@ class IsotonicCalibrator(Calibrator):
         rank = np.clip((x[:, 0] - knots[0]) / span, 0.0, 1.0)
         p = (1.0 - _TIE_BREAK) * p + _TIE_BREAK * rank  # strictly increasing, still in [0, 1]
         return np.column_stack([1.0 - p, p])
-
-    def _get_state(self) -> dict[str, Any]:
-        assert self.x_thresholds_ is not None and self.y_thresholds_ is not None
-        return {"x": self.x_thresholds_.tolist(), "y": self.y_thresholds_.tolist()}
-
-    def _set_state(self, state: dict[str, Any]) -> None:
-        self.x_thresholds_ = np.asarray(state["x"], dtype=np.float64)
-        self.y_thresholds_ = np.asarray(state["y"], dtype=np.float64)

@@ -11,7 +11,7 @@ that is installed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
 
@@ -46,6 +46,7 @@ class OrdinalCalibrator(Calibrator):
 
     kind = "ordinal"
     multiclass = True
+    fitted_arrays: ClassVar[dict[str, str]] = {"coef": "coef_", "cutpoints": "cutpoints_"}
 
     def __init__(
         self,
@@ -94,14 +95,6 @@ class OrdinalCalibrator(Calibrator):
         cdf = _sigmoid(self.cutpoints_[None, :] - eta[:, None])
         cdf = np.column_stack([np.zeros(len(x)), cdf, np.ones(len(x))])
         return np.asarray(np.diff(cdf, axis=1), dtype=np.float64)
-
-    def _get_state(self) -> dict[str, Any]:
-        assert self.coef_ is not None and self.cutpoints_ is not None
-        return {"coef": self.coef_.tolist(), "cutpoints": self.cutpoints_.tolist()}
-
-    def _set_state(self, state: dict[str, Any]) -> None:
-        self.coef_ = np.asarray(state["coef"], dtype=np.float64)
-        self.cutpoints_ = np.asarray(state["cutpoints"], dtype=np.float64)
 
 
 def _neg_log_likelihood(

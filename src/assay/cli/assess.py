@@ -6,17 +6,17 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import file_argument, out_option
 from assay.cli.progress import console, progress_bar
 
 
 @click.command("assess")
-@click.argument("plan", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Assessment directory (run/, verdict.json, verdict.md, verdict.html, review_queue.jsonl). "
+@file_argument("plan")
+@out_option(
+    "Assessment directory (run/, verdict.json, verdict.md, verdict.html, review_queue.jsonl). "
     "A complete run made from the same inputs is reused, so re-running after labelling is quick.",
+    directory=True,
+    required=True,
 )
 def command(plan: Path, out: Path) -> None:
     """Evaluate, calibrate to human labels and decide each dimension of PLAN (a TOML file).
@@ -24,6 +24,7 @@ def command(plan: Path, out: Path) -> None:
     Exit status: 0 every system PASSes, 1 a system FAILs, 3 undecided (INCONCLUSIVE),
     2 an error in the plan or the input.
     """
+    from assay.rundir.layout import VERDICT_MD
     from assay.verdict import assess, load_plan
 
     validation = load_plan(plan)
@@ -36,5 +37,5 @@ def command(plan: Path, out: Path) -> None:
         )
         console.print(f"{model}: {assessment.model_decision(model)} ({decisions})", markup=False)
     console.print(f"Verdict: {assessment.decision}", markup=False)
-    click.echo(str(out / "verdict.md"))
+    click.echo(str(out / VERDICT_MD))
     raise SystemExit(assessment.exit_code)

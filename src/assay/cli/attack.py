@@ -7,12 +7,13 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import file_argument, int_option, out_option, seed_option
 from assay.cli.progress import console
 
 
 @click.command("attack")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@file_argument("suite")
+@out_option(required=True)
 @click.option(
     "-c",
     "--category",
@@ -22,7 +23,7 @@ from assay.cli.progress import console
     "jailbreak, system_prompt_extraction, pii_extraction, harmful_compliance, multi_turn "
     "(conversations: crescendo, context_poisoning, roleplay_drift).",
 )
-@click.option("--max-cases", type=click.IntRange(min=1), help="Attack a seeded sample of cases.")
+@int_option("--max-cases", least=1, help="Attack a seeded sample of cases.")
 @click.option(
     "--harmful-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -34,7 +35,7 @@ from assay.cli.progress import console
     help="The target's system prompt, to detect its extraction.",
 )
 @click.option("--system-canary", help="A marker planted in the target's system prompt.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option()
 def command(
     suite: Path,
     out: Path,

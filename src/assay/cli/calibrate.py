@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from assay.cli.labelled import LabelledRun, labels_options
+from assay.cli.options import fraction_option, int_option
 from assay.cli.progress import console
 
 
@@ -16,20 +17,15 @@ from assay.cli.progress import console
     default=None,
     help="Calibrator (default: isotonic for one metric, monotone for several).",
 )
-@click.option(
+@int_option(
     "--n-boot",
-    type=click.IntRange(min=1),
+    least=1,
     default=1000,
-    show_default=True,
     help="Bootstrap resamples of the AUROC separation intervals (at least 1: the separation "
     "verdict is read from the interval).",
 )
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.1,
-    show_default=True,
-    help="Conformal miscoverage: sets cover with prob. >= 1-alpha.",
+@fraction_option(
+    "--alpha", default=0.1, help="Conformal miscoverage: sets cover with prob. >= 1-alpha."
 )
 @click.option(
     "--splits", default="0.5,0.25,0.25", show_default=True, help="Fit / conformal / test fractions."
@@ -63,29 +59,17 @@ def command(
         raise click.BadParameter(
             f"expected three numbers, got {splits!r}", param_hint="--splits"
         ) from None
-    data = labelled.load()
     chosen = method or ("isotonic" if len(names) == 1 else "monotone")
-    report, calibrator, plot = calibration_report(
-        data.scores,
-        data.labels,
-        names,
+    report, calibrator, plot = labelled.report(
+        calibration_report,
+        record={"labels": labelled.labels_source},
         method=chosen,
-        higher_is_better=data.higher_is_better,
-        pass_at=labelled.pass_at,
         alpha=alpha,
         splits=fractions,
         n_boot=n_boot,
-        seed=labelled.seed,
         randomized=randomized,
     )
-    report["run_dir"] = str(labelled.run_dir)
-    report["labels"] = (
-        str(labelled.labels_file) if labelled.labels_file else f"suite labels[{labelled.label}]"
-    )
-    report["dropped"] = data.dropped
     paths = write_calibration(labelled.out_dir, report, plot, calibrator)
-    for warning in report["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
     cal, conf = report["calibration"], report["conformal"]
     console.print(
         f"{chosen} calibration of {', '.join(names)} on {report['n']} labelled cases: held-out "

@@ -7,27 +7,23 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import (
+    choice_option,
+    directory_argument,
+    int_option,
+    out_option,
+    seed_option,
+)
 from assay.cli.progress import console
 
 
 @click.command("compare")
-@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Directory for comparison.json and comparison.md.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["markdown", "json"]),
-    default="markdown",
-    show_default=True,
-    help="What to print on stdout.",
-)
-@click.option("--resamples", type=click.IntRange(min=10), default=1000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@directory_argument("run_a")
+@directory_argument("run_b")
+@out_option("Directory for comparison.json and comparison.md.", directory=True)
+@choice_option("--format", "fmt", choices=["markdown", "json"], help="What to print on stdout.")
+@int_option("--resamples", least=10, default=1000)
+@seed_option()
 @click.option(
     "--fail-on-regression",
     is_flag=True,

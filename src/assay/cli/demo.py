@@ -6,16 +6,15 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import out_option
 from assay.cli.progress import console, progress_bar
 
 
 @click.command("demo")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+@out_option(
+    "Assessment directory to write (its run is reused when complete and unchanged).",
+    directory=True,
     default=Path("demo-run"),
-    show_default=True,
-    help="Assessment directory to write (its run is reused when complete and unchanged).",
 )
 def command(out: Path) -> None:
     """Run the demo's validation plan: evaluate, calibrate to its human labels, decide.
@@ -24,6 +23,7 @@ def command(out: Path) -> None:
     report is ``OUT/run/report.md``. A demo, not a gate: the exit status is 0 whatever the verdict.
     """
     from assay.demo import demo_plan
+    from assay.rundir.layout import VERDICT_MD
     from assay.verdict import assess
 
     plan, missing = demo_plan()
@@ -36,4 +36,4 @@ def command(out: Path) -> None:
         per = assessment.dimension_decisions(model)
         summary = ", ".join(f"{dim} {decision}" for dim, decision in per.items())
         console.print(f"{model}: {assessment.model_decision(model)} ({summary})", markup=False)
-    click.echo(str(out / "verdict.md"))
+    click.echo(str(out / VERDICT_MD))

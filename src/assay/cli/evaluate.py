@@ -6,37 +6,31 @@ from pathlib import Path
 
 import click
 
-from assay.cli.options import parse_params, parse_thresholds, split_names, threshold_option
+from assay.cli.options import (
+    choice_option,
+    evaluators_option,
+    file_argument,
+    int_option,
+    out_option,
+    param_option,
+    parse_params,
+    parse_thresholds,
+    seed_option,
+    split_names,
+    threshold_option,
+)
 from assay.cli.progress import console, progress_bar
 
 
 @click.command("evaluate")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "-e",
-    "--evaluators",
-    "names",
-    required=True,
-    multiple=True,
-    help="Evaluator names, comma-separated (see 'assay evaluators').",
-)
+@file_argument("suite")
+@evaluators_option("Evaluator names, comma-separated (see 'assay evaluators').")
 @threshold_option
-@click.option(
-    "--param",
-    "params",
-    multiple=True,
-    metavar="EVALUATOR.KEY=VALUE",
-    help="Set an evaluator parameter (JSON values); repeatable.",
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Run directory to write.",
-)
+@param_option
+@out_option("Run directory to write.", directory=True, required=True)
 @click.option("--overwrite", is_flag=True, help="Replace an existing run directory.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed recorded in the run.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=512, show_default=True)
+@seed_option("Seed recorded in the run.")
+@int_option("--batch-size", least=1, default=512)
 @click.option(
     "--calibrator",
     "calibrators",
@@ -45,11 +39,9 @@ from assay.cli.progress import console, progress_bar
     help="Calibrator file from 'assay calibrate': adds calibrated probabilities and prediction "
     "sets (calibrated.parquet/.csv); repeatable.",
 )
-@click.option(
+@choice_option(
     "--executor",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
+    choices=["local", "ray"],
     help="Where batches run: in this process, or on a Ray cluster (pip install 'assay[ray]').",
 )
 @click.option(
@@ -58,9 +50,7 @@ from assay.cli.progress import console, progress_bar
     help="Ray cluster address (e.g. 'auto' or 'ray://head:10001'); default: RAY_ADDRESS, "
     "else a local Ray instance.",
 )
-@click.option(
-    "--workers", type=click.IntRange(min=1), default=None, help="Ray workers per evaluator."
-)
+@int_option("--workers", least=1, help="Ray workers per evaluator.")
 @click.option(
     "--worker-cpus", type=click.FloatRange(min=0), default=1.0, show_default=True,
     help="CPUs per Ray worker.",
@@ -69,13 +59,13 @@ from assay.cli.progress import console, progress_bar
     "--worker-gpus", type=click.FloatRange(min=0), default=0.0, show_default=True,
     help="GPUs per Ray actor of a model-based evaluator (fractions allowed).",
 )  # fmt: skip
-@click.option(
-    "--judge-probes", type=click.IntRange(min=0), default=0, show_default=True,
+@int_option(
+    "--judge-probes", least=0, default=0,
     help="Probe each judge evaluator for verbosity and context-order bias on up to N cases "
     "(extra judge calls); findings go to problems.json / insights.json and the report.",
 )  # fmt: skip
-@click.option(
-    "--judge-repeats", type=click.IntRange(min=1), default=1, show_default=True,
+@int_option(
+    "--judge-repeats", least=1, default=1,
     help="Ask each judge K times per case (cases become K linked samples, each judged afresh); "
     "the judge's spread and the cases whose verdict flips go to the report's repeats section "
     "and problems.json; see docs/judge.md.",

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from assay.cli.options import parse_assignments, split_names
+from assay.cli.options import choice_option, out_option, parse_assignments, seed_option, split_names
 from assay.cli.progress import console, progress_bar
 
 
@@ -18,8 +18,8 @@ def _types(values: tuple[str, ...]) -> tuple[str, ...] | None:
 @click.command("generate")
 @click.argument("corpus", nargs=-1, required=True,
                 type=click.Path(exists=True, path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Suite file to write (.jsonl, .json, .csv, .parquet); sidecars go beside it.")
+@out_option("Suite file to write (.jsonl, .json, .csv, .parquet); sidecars go beside it.",
+            required=True)
 @click.option("-n", "--n", "n", type=int, default=50, show_default=True,
               help="Questions wanted.")
 @click.option("--types", "types", multiple=True, metavar="TYPE[,TYPE...]",
@@ -36,15 +36,12 @@ def _types(values: tuple[str, ...]) -> tuple[str, ...] | None:
               help="Most words per chunk.")
 @click.option("--overlap", type=int, default=1, show_default=True,
               help="Sentences shared by consecutive chunks.")
-@click.option("--reducer", type=click.Choice(["pca", "umap", "none"]), default="pca",
-              show_default=True)
-@click.option("--cluster", type=click.Choice(["kmeans", "hdbscan", "dbscan"]),
-              default="kmeans", show_default=True)
+@choice_option("--reducer", choices=["pca", "umap", "none"])
+@choice_option("--cluster", choices=["kmeans", "hdbscan", "dbscan"])
 @click.option("--k", type=int, default=None, help="Number of k-means topics (default: by "
               "silhouette).")
 @click.option("--min-cluster-size", type=int, default=5, show_default=True)
-@click.option("--strategy", type=click.Choice(["proportional", "equal", "weighted"]),
-              default="proportional", show_default=True)
+@choice_option("--strategy", choices=["proportional", "equal", "weighted"])
 @click.option("--weight", "weights", multiple=True, metavar="TOPIC=W",
               help="Importance of a topic id (or 'noise') for --strategy weighted.")
 @click.option("--oversample", type=float, default=1.0, show_default=True,
@@ -53,7 +50,7 @@ def _types(values: tuple[str, ...]) -> tuple[str, ...] | None:
 @click.option("--min-grounding", type=float, default=None)
 @click.option("--duplicate-similarity", type=float, default=None)
 @click.option("--unanswerable-max-similarity", type=float, default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option()
 def command(corpus: tuple[Path, ...], out: Path, n: int, types: tuple[str, ...],
             taxonomy: Path | None, judge: str | None, embedder: str, chunk_size: int,
             overlap: int, reducer: str, cluster: str, k: int | None, min_cluster_size: int,

@@ -8,23 +8,28 @@ from typing import TYPE_CHECKING
 
 import click
 
-from assay.cli.options import parse_params, split_names
+from assay.cli.options import (
+    evaluators_option,
+    file_argument,
+    int_option,
+    param_option,
+    parse_params,
+    split_names,
+)
 
 if TYPE_CHECKING:
     from assay.evaluators.judge_throughput import Throughput
 
 
 @click.command("judge-estimate")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-e", "--evaluators", "names", required=True, multiple=True,
-              help="Evaluator names, comma-separated (judge evaluators are estimated).")
-@click.option("--param", "params", multiple=True, metavar="EVALUATOR.KEY=VALUE",
-              help="Set an evaluator parameter (JSON values); repeatable.")
+@file_argument("suite")
+@evaluators_option("Evaluator names, comma-separated (judge evaluators are estimated).")
+@param_option
 @click.option("--judge", default=None,
               help="Judge spec to price the run with ('openai:gpt-4o-mini' or JSON).")
-@click.option("--measure", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Send this many of the run's real judge requests, one at a time, and report "
-                   "the measured seconds per call, tokens/s and the run's projected duration.")
+@int_option("--measure", least=0, default=0,
+            help="Send this many of the run's real judge requests, one at a time, and report "
+                 "the measured seconds per call, tokens/s and the run's projected duration.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge: str | None,
             measure: int, as_json: bool) -> None:

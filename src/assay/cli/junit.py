@@ -6,17 +6,13 @@ from pathlib import Path
 
 import click
 
-from assay.cli.options import parse_thresholds, threshold_option
+from assay.cli.options import directory_argument, out_option, parse_thresholds, threshold_option
 from assay.cli.progress import console
 
 
 @click.command("junit")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="JUnit XML file to write (default: RUN_DIR/junit.xml).",
-)
+@directory_argument()
+@out_option("JUnit XML file to write (default: RUN_DIR/junit.xml).")
 @click.option(
     "--metric",
     "metrics",
@@ -47,11 +43,12 @@ def command(
     3 INCONCLUSIVE (an undecided check is an error in the XML, never a skipped test).
     """
     from assay.gating import check_run, write_junit
+    from assay.rundir.layout import VERDICT_FILE
     from assay.rundir.run import load_run
-    from assay.verdict.junit import VERDICT_FILE, write_verdict_junit
+    from assay.verdict.junit import write_verdict_junit
 
+    path = out or run_dir / "junit.xml"
     if (run_dir / VERDICT_FILE).is_file():
-        path = out or run_dir / "junit.xml"
         code = write_verdict_junit(run_dir, path)
         console.print(f"Verdict exit status {code} (0 PASS, 1 FAIL, 3 INCONCLUSIVE).")
         click.echo(str(path))
@@ -69,7 +66,7 @@ def command(
     )
     path = write_junit(
         run,
-        out or run_dir / "junit.xml",
+        path,
         gate=gate,
         include_cases=not no_cases,
         primary_only=primary_only,

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import directory_argument, int_option, seed_option
 from assay.cli.progress import console
 
 
 @click.command("label")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@directory_argument()
 # RUN_DIR may be an assessment directory (``assay assess``): its cases routed to REVIEW come first.
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
@@ -26,12 +27,8 @@ from assay.cli.progress import console
     help="Comma-separated criteria: NAME (binary) or NAME:LOW-HIGH (ordinal), e.g. "
     "'grounded,relevant,quality:1-5' [default: those recorded, else grounded].",
 )
-@click.option(
-    "--overlap",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Labels wanted per case, each from a different annotator.",
+@int_option(
+    "--overlap", least=1, default=2, help="Labels wanted per case, each from a different annotator."
 )
 @click.option("--metric", default=None, help="Metric whose score bins stratify the queue.")
 @click.option(
@@ -41,8 +38,8 @@ from assay.cli.progress import console
     help="Calibrator file: uncertain cases first [default: RUN_DIR/calibration/calibrator.json "
     "when present].",
 )
-@click.option("--bins", type=click.IntRange(min=1), default=5, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@int_option("--bins", least=1, default=5)
+@seed_option()
 @click.option(
     "--allow-remote", is_flag=True, help="Allow a non-loopback --host (other machines can connect)."
 )
@@ -74,10 +71,11 @@ def command(
     from assay.label.project import LabelProject
     from assay.label.server import check_bind, serve
     from assay.label.store import Store, database_url
+    from assay.rundir.layout import ASSESSMENT_RUN_DIR, VERDICT_FILE
 
     check_bind(host, allow_remote)
-    if (run_dir / "verdict.json").is_file():  # an assessment: label its run, REVIEW cases first
-        run_dir = run_dir / "run"
+    if (run_dir / VERDICT_FILE).is_file():  # an assessment: label its run, REVIEW cases first
+        run_dir = run_dir / ASSESSMENT_RUN_DIR
     store = Store(database_url(run_dir, db))
     project = LabelProject(
         run_dir,

@@ -4,17 +4,20 @@ human labels, handed to the command as one :class:`LabelledRun`."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from assay.cli.options import split_names
+from assay.cli.options import directory_argument, out_option, seed_option, split_names
+from assay.cli.progress import console
 
 if TYPE_CHECKING:
     from assay.calibrate.dataset import LabelledScores
+
+_Built = TypeVar("_Built", bound=tuple[Any, ...])
 
 
 @dataclass(frozen=True)
@@ -36,11 +39,48 @@ class LabelledRun:
 
         return self.out or self.run_dir / CALIBRATION_DIR
 
+    @property
+    def labels_source(self) -> str:
+        """Where the labels come from: the ``--labels`` file, or the suite's ``labels`` key."""
+        return str(self.labels_file) if self.labels_file else f"suite labels[{self.label}]"
+
     def load(self) -> LabelledScores:
         """The scores of :attr:`metrics` joined with their labels."""
         from assay.calibrate.dataset import load_labelled
 
         return load_labelled(self.run_dir, self.metrics, self.labels_file, self.label)
+
+    def report(
+        self,
+        build: Callable[..., _Built],
+        *,
+        record: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> _Built:
+        """``build`` (:func:`~assay.calibrate.report.calibration_report` or
+        :func:`~assay.calibrate.report.thresholds_report`) on the labelled scores of
+        :attr:`metrics`, with this run's directions, ``--pass-at`` and ``--seed``.
+
+        The report (the first item built) records the run directory, then ``record``, then the
+        labelled rows left out; its warnings are printed.
+        """
+        data = self.load()
+        built = build(
+            data.scores,
+            data.labels,
+            self.metrics,
+            higher_is_better=data.higher_is_better,
+            pass_at=self.pass_at,
+            seed=self.seed,
+            **options,
+        )
+        report = built[0]
+        report["run_dir"] = str(self.run_dir)
+        report.update(record or {})
+        report["dropped"] = data.dropped
+        for warning in report["warnings"]:
+            console.print(f"[yellow]warning:[/yellow] {warning}")
+        return built
 
 
 def labels_options(func: Callable[..., None]) -> Callable[..., None]:
@@ -64,7 +104,7 @@ def labels_options(func: Callable[..., None]) -> Callable[..., None]:
         func(labelled, **rest)
 
     options = [
-        click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path)),
+        directory_argument(),
         click.option(
             "-m",
             "--metric",
@@ -91,16 +131,10 @@ def labels_options(func: Callable[..., None]) -> Callable[..., None]:
             default=None,
             help="Graded labels >= this value count as PASS (e.g. 1.0, or 4 of 5).",
         ),
-        click.option("--seed", type=int, default=0, show_default=True),
-        click.option(
-            "--out",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            help="Output folder (default RUN_DIR/calibration).",
-        ),
+        seed_option(),
+        out_option("Output folder (default RUN_DIR/calibration).", directory=True),
     ]
     decorated: Callable[..., None] = command
     for option in reversed(options):
         decorated = option(decorated)
     return decorated
-

@@ -6,15 +6,13 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import choice_option, directory_argument, out_option
 from assay.cli.progress import console
 
 _db_option = click.option(
     "--db",
     default=None,
     help="Database URL or SQLite file [default: RUN_DIR/labels.sqlite].",
-)
-_run_argument = click.argument(
-    "run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path)
 )
 
 
@@ -32,7 +30,7 @@ def command() -> None:
 
 
 @command.command("add-annotator")
-@_run_argument
+@directory_argument()
 @click.argument("name")
 @_db_option
 def add_annotator(run_dir: Path, name: str, db: str | None) -> None:
@@ -42,7 +40,7 @@ def add_annotator(run_dir: Path, name: str, db: str | None) -> None:
 
 
 @command.command("reset-token")
-@_run_argument
+@directory_argument()
 @click.argument("name")
 @_db_option
 def reset_token(run_dir: Path, name: str, db: str | None) -> None:
@@ -51,7 +49,7 @@ def reset_token(run_dir: Path, name: str, db: str | None) -> None:
 
 
 @command.command("annotators")
-@_run_argument
+@directory_argument()
 @_db_option
 def annotators(run_dir: Path, db: str | None) -> None:
     """List annotators with their label counts."""
@@ -60,26 +58,14 @@ def annotators(run_dir: Path, db: str | None) -> None:
 
 
 @command.command("export")
-@_run_argument
+@directory_argument()
 @_db_option
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="CSV to write [default: RUN_DIR/labels.csv].",
-)
-@click.option(
-    "--mode",
-    type=click.Choice(["majority", "per-annotator"]),
-    default="majority",
-    show_default=True,
-)
+@out_option("CSV to write [default: RUN_DIR/labels.csv].")
+@choice_option("--mode", choices=["majority", "per-annotator"])
 @click.option("--criterion", "criteria", multiple=True, help="Criterion to export (repeatable).")
-@click.option(
+@choice_option(
     "--ties",
-    type=click.Choice(["drop", "low", "high"]),
-    default="drop",
-    show_default=True,
+    choices=["drop", "low", "high"],
     help="Majority ties: leave the case out, or take the lower / higher value.",
 )
 @click.option("--annotator", default=None, help="Only this annotator's labels (per-annotator).")

@@ -1,13 +1,90 @@
-"""Parsing helpers shared by CLI commands."""
+"""Options shared by CLI commands: their declarations, and the parsing of their values.
+
+A declaration used by several commands (the suite or run directory they read, ``--out``,
+``--seed``, ``--param``, ...) is written once here, so its type, checks and default cannot drift
+apart between commands; each command still gives the help text that says what the option means
+for it.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
 import click
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def file_argument(name: str) -> Callable[[_F], _F]:
+    """A positional argument naming an existing file (a suite, a plan, a trace export)."""
+    return click.argument(name, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+
+
+def directory_argument(name: str = "run_dir") -> Callable[[_F], _F]:
+    """A positional argument naming an existing directory (a run or assessment directory)."""
+    return click.argument(name, type=click.Path(exists=True, file_okay=False, path_type=Path))
+
+
+def out_option(
+    help: str | None = None,
+    *,
+    directory: bool = False,
+    required: bool = False,
+    default: Path | None = None,
+) -> Callable[[_F], _F]:
+    """``--out``: the file (or, with ``directory``, the folder) a command writes; a ``default``
+    is shown in the help."""
+    kind = (
+        click.Path(file_okay=False, path_type=Path)
+        if directory
+        else click.Path(dir_okay=False, path_type=Path)
+    )
+    return click.option("--out", type=kind, required=required, help=help, **_shown(default))
+
+
+def seed_option(help: str | None = None) -> Callable[[_F], _F]:
+    """``--seed`` (an integer, default 0)."""
+    return click.option("--seed", type=int, default=0, show_default=True, help=help)
+
+
+def _shown(default: Any) -> dict[str, Any]:
+    """A default worth showing in the help (None means "not given": nothing to show)."""
+    return {"default": default, "show_default": True} if default is not None else {}
+
+
+def int_option(
+    *decls: str, least: int, default: int | None = None, help: str | None = None
+) -> Callable[[_F], _F]:
+    """An integer option of at least ``least`` (a count, a number of resamples); a ``default``
+    is shown in the help."""
+    return click.option(*decls, type=click.IntRange(min=least), help=help, **_shown(default))
+
+
+def fraction_option(
+    *decls: str, default: float | None = None, help: str | None = None
+) -> Callable[[_F], _F]:
+    """A fraction strictly between 0 and 1 (a miscoverage level, a rate, a held-out share); a
+    ``default`` is shown in the help."""
+    fraction = click.FloatRange(0, 1, min_open=True, max_open=True)
+    return click.option(*decls, type=fraction, help=help, **_shown(default))
+
+
+def choice_option(*decls: str, choices: list[str], help: str | None = None) -> Callable[[_F], _F]:
+    """An option taking one of ``choices``, the first being the default (shown in the help)."""
+    return click.option(
+        *decls, type=click.Choice(choices), default=choices[0], show_default=True, help=help
+    )
+
+
+def evaluators_option(help: str) -> Callable[[_F], _F]:
+    """``-e/--evaluators`` (required, repeatable, comma-separated), read by :func:`split_names`."""
+    return click.option("-e", "--evaluators", "names", required=True, multiple=True, help=help)
+
 
 _KEY = re.compile(r"\s*[A-Za-z_][\w.\-]*\s*=")
 _CLOSERS = {"[": "]", "{": "}"}
@@ -100,6 +177,16 @@ threshold_option = click.option(
     multiple=True,
     metavar="METRIC=VALUE",
     help="Override a metric's threshold; repeatable.",
+)
+
+
+#: ``--param EVALUATOR.KEY=VALUE`` (repeatable), read by :func:`parse_params`.
+param_option = click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="EVALUATOR.KEY=VALUE",
+    help="Set an evaluator parameter (JSON values); repeatable.",
 )
 
 

@@ -7,7 +7,13 @@ from typing import Any
 
 import click
 
-from assay.cli.options import parse_assignments, parse_value
+from assay.cli.options import (
+    file_argument,
+    out_option,
+    parse_assignments,
+    parse_value,
+    seed_option,
+)
 from assay.cli.progress import console
 
 
@@ -27,8 +33,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 @click.command("perturb")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@file_argument("suite")
+@out_option(required=True)
 @click.option(
     "-p",
     "--perturbation",
@@ -38,7 +44,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     help="Perturbation to apply (repeatable), e.g. -p typos:rate=0.1 -p counterfactual:axis=age. "
     "Default: the model-free noise set.",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option()
 @click.option(
     "--include-parents/--children-only",
     default=True,

@@ -6,15 +6,13 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import file_argument, out_option
+
 
 @click.command("plan")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("plan.toml"),
-    show_default=True,
-    help="Plan file to write (not replaced if present unless --overwrite).",
+@file_argument("suite")
+@out_option(
+    "Plan file to write (not replaced if present unless --overwrite).", default=Path("plan.toml")
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing plan file.")
 def command(suite: Path, out: Path, overwrite: bool) -> None:

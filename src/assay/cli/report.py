@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from assay.cli.options import directory_argument, int_option, seed_option
 from assay.cli.progress import console
 
 if TYPE_CHECKING:
@@ -24,21 +25,17 @@ def _record(manifest: Manifest, run_dir: Path, written: list[Path]) -> None:
 
 
 @click.command("report")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@directory_argument()
 @click.option(
     "--dimensions",
     "dimensions",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="JSON or TOML file overriding the six-dimension mapping and thresholds.",
 )
-@click.option(
-    "--resamples",
-    type=click.IntRange(min=10),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples for confidence intervals.",
+@int_option(
+    "--resamples", least=10, default=1000, help="Bootstrap resamples for confidence intervals."
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@seed_option("Bootstrap seed.")
 @click.option(
     "--heatmap",
     metavar="ROWS,COLUMNS",

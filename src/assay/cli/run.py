@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from assay.cli.options import file_argument, int_option, out_option, seed_option
 from assay.cli.progress import console, progress_bar
 from assay.errors import RunDirectoryError
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @click.command("run")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@file_argument("suite")
 @click.option(
     "--target",
     "target",
@@ -27,12 +28,7 @@ if TYPE_CHECKING:
     help="Target config file (YAML, JSON or TOML), or TYPE:VALUE (e.g. python:app:answer, "
     "langchain:app.chains:qa, llamaindex:app.rag:engine); see docs/runner.md.",
 )
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Answered suite to write (.jsonl, .json, .csv or .parquet).",
-)
+@out_option("Answered suite to write (.jsonl, .json, .csv or .parquet).", required=True)
 @click.option(
     "--checkpoint",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -41,14 +37,14 @@ if TYPE_CHECKING:
 )
 @click.option("--retry-errors", is_flag=True, help="On resume, ask failed cases again.")
 @click.option("--keep-checkpoint", is_flag=True, help="Keep the checkpoint after success.")
-@click.option("--concurrency", type=click.IntRange(min=1), help="Override the config.")
-@click.option("--retries", type=click.IntRange(min=0), help="Override the config.")
+@int_option("--concurrency", least=1, help="Override the config.")
+@int_option("--retries", least=0, help="Override the config.")
 @click.option(
     "--timeout", "timeout_s", type=click.FloatRange(min=0.001), help="Seconds per request."
 )
-@click.option(
+@int_option(
     "--max-turns",
-    type=click.IntRange(min=1),
+    least=1,
     help="Most user turns of a simulated-user conversation (overrides the config; default 8).",
 )
 @click.option(
@@ -57,12 +53,11 @@ if TYPE_CHECKING:
     help="Simulated user of conversation cases with a scenario and no user turns: "
     "'provider:model', a JSON object, or 'scripted' (offline). Default: $ASSAY_JUDGE.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the back-off jitter.")
-@click.option(
+@seed_option("Seed of the back-off jitter.")
+@int_option(
     "--repeats",
-    type=click.IntRange(min=1),
+    least=1,
     default=1,
-    show_default=True,
     help="Ask every case K times (a non-deterministic target): linked samples CASE#sampleJ, "
     "analysed for variance and flakiness; see docs/repeats.md.",
 )

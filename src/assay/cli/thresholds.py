@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from assay.cli.labelled import LabelledRun, labels_options
-from assay.cli.options import split_names
+from assay.cli.options import choice_option, fraction_option, int_option, split_names
 from assay.cli.progress import console
 
 
@@ -37,38 +37,14 @@ def _risk(value: str) -> str | float:
     show_default=True,
     help="Risk appetite high (90%), moderate (95%), low (99%), or a confidence level.",
 )
-@click.option(
-    "--false-pass-rate",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=None,
-    help="Target false-pass rate (default 1 - confidence).",
-)
-@click.option(
-    "--folds",
-    type=click.IntRange(min=2),
-    default=5,
-    show_default=True,
-    help="K of the kfold method.",
-)
-@click.option(
-    "--aggregate",
-    type=click.Choice(["mean", "max"]),
-    default="mean",
-    show_default=True,
-    help="How kfold combines fold thresholds.",
-)
-@click.option(
-    "--held-out",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.3,
-    show_default=True,
-    help="Fraction kept to measure Type I/II errors.",
-)
-@click.option(
+@fraction_option("--false-pass-rate", help="Target false-pass rate (default 1 - confidence).")
+@int_option("--folds", least=2, default=5, help="K of the kfold method.")
+@choice_option("--aggregate", choices=["mean", "max"], help="How kfold combines fold thresholds.")
+@fraction_option("--held-out", default=0.3, help="Fraction kept to measure Type I/II errors.")
+@int_option(
     "--n-boot",
-    type=click.IntRange(min=0),
+    least=0,
     default=200,
-    show_default=True,
     help="Bootstrap resamples of each threshold's interval (0: no intervals). The AUROC "
     "separation check always uses at least 200.",
 )
@@ -88,7 +64,6 @@ def command(
     from assay.calibrate.report import thresholds_report
     from assay.calibrate.thresholds import METHODS, THRESHOLD_METHODS
 
-    names = labelled.metrics
     known = [*METHODS, *(m for m in THRESHOLD_METHODS.names() if m not in METHODS)]
     chosen = split_names(methods) or known
     unknown = [m for m in chosen if m not in THRESHOLD_METHODS]
@@ -96,26 +71,16 @@ def command(
         raise click.BadParameter(
             f"unknown {unknown}; choose from {', '.join(known)}", param_hint="--method"
         )
-    data = labelled.load()
-    report, plot = thresholds_report(
-        data.scores,
-        data.labels,
-        names,
+    report, plot = labelled.report(
+        thresholds_report,
         methods=chosen,
-        higher_is_better=data.higher_is_better,
-        pass_at=labelled.pass_at,
         n_boot=n_boot,
-        seed=labelled.seed,
         risk=_risk(risk),
         false_pass_rate=false_pass_rate,
         held_out=held_out,
         params={"kfold": {"k": folds, "aggregate": aggregate}},
     )
-    report["run_dir"] = str(labelled.run_dir)
-    report["dropped"] = data.dropped
     paths = write_thresholds(labelled.out_dir, report, plot)
-    for warning in report["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
     for row in report["thresholds"]:
         t = row["threshold"]
         ti, tii = row["held_out"]["type_i"], row["held_out"]["type_ii"]

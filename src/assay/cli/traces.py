@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import file_argument, out_option
+
 
 @click.group("traces")
 def command() -> None:
@@ -14,13 +16,8 @@ def command() -> None:
 
 
 @command.command("import")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Suite file to write (JSONL, JSON, CSV or Parquet).",
-)
+@file_argument("file")
+@out_option("Suite file to write (JSONL, JSON, CSV or Parquet).", required=True)
 @click.option(
     "--unused",
     type=click.Path(dir_okay=False, path_type=Path),

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import file_argument, out_option
+
 
 @click.command("turns")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
+@file_argument("suite")
+@out_option(
+    "Suite file of per-turn cases to write (evaluate it with any single-turn evaluator).",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Suite file of per-turn cases to write (evaluate it with any single-turn evaluator).",
 )
 def command(suite: Path, out: Path) -> None:
     """Split the conversations of SUITE into one case per answered assistant turn."""

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
+from assay.cli.options import file_argument
+
 
 @click.command("validate")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@file_argument("suite")
 def command(suite: Path) -> None:
     """Validate SUITE; print a summary, or every problem with file, row and field."""
     from assay.data import read_suite

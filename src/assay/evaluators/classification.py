@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec
 from assay.evaluators.registry import register
 from assay.params import check
 from assay.safety.masking import scrub
@@ -184,7 +184,7 @@ class ClassificationAccumulator:
 
 
 @register
-class Classification(Evaluator):
+class Classification(CaseByCaseEvaluator):
     """Accuracy, macro / micro precision, recall and F1 of label answers (equal to scikit-learn).
 
     Args:
@@ -264,24 +264,19 @@ class Classification(Evaluator):
         self.positive_label = positive_label
         self.classes = classes
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        out = []
-        for case in cases:
-            raw_predicted = normalize_label(case.actual_answer or "")
-            correct = float(raw_predicted == normalize_label(case.expected_answer or ""))
-            # Labels are shown (explanation, confusion matrix) masked first: once lower-cased, a
-            # key or a PEM header no longer looks like one and would slip past the report's scrub.
-            predicted = normalize_label(scrub(case.actual_answer or ""))
-            true = normalize_label(scrub(case.expected_answer or ""))
-            note = "" if correct else " (wrong)"
-            out.append(
-                CaseResult.ok(
-                    {"clf_accuracy": correct},
-                    f"predicted {predicted!r}, true {true!r}{note}",
-                    {"predicted": predicted, "true": true},
-                )
-            )
-        return out
+    def score_case(self, case: TestCase) -> CaseResult:
+        raw_predicted = normalize_label(case.actual_answer or "")
+        correct = float(raw_predicted == normalize_label(case.expected_answer or ""))
+        # Labels are shown (explanation, confusion matrix) masked first: once lower-cased, a key
+        # or a PEM header no longer looks like one and would slip past the report's scrub.
+        predicted = normalize_label(scrub(case.actual_answer or ""))
+        true = normalize_label(scrub(case.expected_answer or ""))
+        note = "" if correct else " (wrong)"
+        return CaseResult.ok(
+            {"clf_accuracy": correct},
+            f"predicted {predicted!r}, true {true!r}{note}",
+            {"predicted": predicted, "true": true},
+        )
 
     def corpus_accumulator(self) -> ClassificationAccumulator:
         return ClassificationAccumulator(self.labels, self.positive_label, self.classes)

@@ -7,12 +7,13 @@ import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.base import CaseResult
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
     SentenceVectors,
     WeightedEmbeddingEvaluator,
     cosine_matrix,
+    cosine_metric,
     matched_sentences,
     quote,
     rounded,
@@ -85,30 +86,17 @@ class EmbAnswerRelevancy(WeightedEmbeddingEvaluator):
     )
     requires = ("question", "actual_answer")
     metrics = (
-        MetricSpec(
-            "emb_answer_relevancy_mean",
-            "mean over answer sentences of the max similarity to a question sentence",
-            range=(-1.0, 1.0),
-            threshold=0.4,
-            primary=True,
-        ),
-        MetricSpec(
-            "emb_answer_relevancy_weighted",
-            "weighted mean (weights parameter) over answer sentences of the max similarity to a "
-            "question sentence (HCAT §3.4's weighted form)",
-            range=(-1.0, 1.0),
-        ),
-        MetricSpec(
-            "emb_answer_relevancy_max",
-            "similarity of the most relevant answer sentence to the question (H2O Sonar's "
-            "answer relevancy, sentence similarity)",
-            range=(-1.0, 1.0),
-        ),
-        MetricSpec(
-            "emb_answer_relevancy_min",
-            "similarity of the least relevant answer sentence to the question",
-            range=(-1.0, 1.0),
-        ),
+        cosine_metric("emb_answer_relevancy_mean",
+                      "mean over answer sentences of the max similarity to a question sentence",
+                      threshold=0.4, primary=True),
+        cosine_metric("emb_answer_relevancy_weighted",
+                      "weighted mean (weights parameter) over answer sentences of the max "
+                      "similarity to a question sentence (HCAT §3.4's weighted form)"),
+        cosine_metric("emb_answer_relevancy_max",
+                      "similarity of the most relevant answer sentence to the question (H2O "
+                      "Sonar's answer relevancy, sentence similarity)"),
+        cosine_metric("emb_answer_relevancy_min",
+                      "similarity of the least relevant answer sentence to the question"),
     )
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
@@ -148,23 +136,13 @@ class EmbAnswerSimilarity(EmbeddingEvaluator):
     )
     requires = ("actual_answer", "expected_answer")
     metrics = (
-        MetricSpec(
-            "emb_answer_similarity",
-            "cosine similarity of the whole actual and expected answers",
-            range=(-1.0, 1.0),
-            threshold=0.7,
-            primary=True,
-        ),
-        MetricSpec(
-            "emb_answer_sentence_similarity_mean",
-            "mean over actual sentences of the max similarity to an expected sentence",
-            range=(-1.0, 1.0),
-        ),
-        MetricSpec(
-            "emb_answer_sentence_similarity_min",
-            "min over actual sentences of the max similarity to an expected sentence",
-            range=(-1.0, 1.0),
-        ),
+        cosine_metric("emb_answer_similarity",
+                      "cosine similarity of the whole actual and expected answers",
+                      threshold=0.7, primary=True),
+        cosine_metric("emb_answer_sentence_similarity_mean",
+                      "mean over actual sentences of the max similarity to an expected sentence"),
+        cosine_metric("emb_answer_sentence_similarity_min",
+                      "min over actual sentences of the max similarity to an expected sentence"),
     )
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
@@ -206,14 +184,9 @@ class EmbAnswerAccuracy(EmbeddingEvaluator):
     )
     requires = ("actual_answer", "expected_answer")
     metrics = (
-        MetricSpec(
-            "emb_answer_accuracy",
-            "min over actual sentences of the max similarity to an expected sentence "
-            "(lexical score in [0, 1] for short answers)",
-            range=(-1.0, 1.0),
-            threshold=0.7,
-            primary=True,
-        ),
+        cosine_metric("emb_answer_accuracy",
+                      "min over actual sentences of the max similarity to an expected sentence "
+                      "(lexical score in [0, 1] for short answers)", threshold=0.7, primary=True),
     )
 
     def __init__(

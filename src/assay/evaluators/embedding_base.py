@@ -21,7 +21,7 @@ import numpy as np
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
 from assay.backends.embed.base import texts_over_limit
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, Prefetch, Status, problem
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Prefetch, Status, problem
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -215,6 +215,17 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
     def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
         """The result of one case from the batch's ``vectors``, or the reason it is skipped."""
         raise NotImplementedError
+
+
+def cosine_metric(name: str, description: str, *, threshold: float | None = None,
+                  primary: bool = False) -> MetricSpec:
+    """A metric whose value is a cosine similarity: higher is better, in ``[-1, 1]``.
+
+    Example:
+        >>> cosine_metric("emb_x_min", "least similarity of x", threshold=0.5).range
+        (-1.0, 1.0)
+    """
+    return MetricSpec(name, description, range=(-1.0, 1.0), threshold=threshold, primary=primary)
 
 
 class WeightedEmbeddingEvaluator(EmbeddingEvaluator):
@@ -450,22 +461,31 @@ def check_weights(weights: Any, where: str) -> None:
     check(ok, "weights", where, "'length', 'uniform' or a list of non-negative numbers", weights)
 
 
-def answer_and_context(case: TestCase) -> tuple[list[str], list[str], list[int]] | str:
-    """The answer's sentences, the context's sentences and the chunk of each, or why the case
-    is skipped (the evaluators that score an answer against its context).
+class AnswerAgainstContext(EmbeddingEvaluator):
+    """An embedding evaluator that scores the answer's sentences against the retrieved
+    context's: it encodes both and skips a case where either has no sentence; a subclass writes
+    :meth:`score_sentences` (groundedness: each answer sentence's best context match;
+    completeness: each context sentence's best answer match)."""
 
-    Example:
-        >>> answer_and_context(TestCase(id="1", actual_answer="Fees are low.",
-        ...                             retrieved_context=["A. B.", "C."]))
-        (['Fees are low.'], ['A. B.', 'C.'], [0, 1])
-    """
-    answer = sentences_of(case.actual_answer)
-    context, owners = chunk_sentences(case.retrieved_context)
-    if not answer:
-        return "the answer has no sentences"
-    if not context:
-        return "the context has no sentences"
-    return answer, context, owners
+    requires = ("actual_answer", "retrieved_context")
+
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
+
+    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
+        answer = sentences_of(case.actual_answer)
+        context, owners = chunk_sentences(case.retrieved_context)
+        if not answer:
+            return "the answer has no sentences"
+        if not context:
+            return "the context has no sentences"
+        return self.score_sentences(answer, context, owners, vectors)
+
+    def score_sentences(self, answer: list[str], context: list[str], owners: list[int],
+                        vectors: SentenceVectors) -> CaseResult:
+        """The result of a case from its answer sentences, context sentences (``owners``: the
+        chunk of each) and the batch's ``vectors``."""
+        raise NotImplementedError
 
 
 def matched_sentences(

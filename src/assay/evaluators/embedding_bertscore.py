@@ -15,11 +15,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.base import CaseResult
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
     chunk_sentences,
     cosine_matrix,
+    cosine_metric,
     quote,
     rounded,
     sentences_of,
@@ -119,23 +120,12 @@ class EmbBertScore(_TokenMatch):
     requires = ("actual_answer", "expected_answer")
     prefix = "emb_bertscore"
     metrics = (
-        MetricSpec(
-            "emb_bertscore_f1",
-            "harmonic mean of token precision and recall",
-            range=(-1.0, 1.0),
-            threshold=0.6,
-            primary=True,
-        ),
-        MetricSpec(
-            "emb_bertscore_precision",
-            "mean over answer tokens of the best similarity to an expected-answer token",
-            range=(-1.0, 1.0),
-        ),
-        MetricSpec(
-            "emb_bertscore_recall",
-            "mean over expected-answer tokens of the best similarity to an answer token",
-            range=(-1.0, 1.0),
-        ),
+        cosine_metric("emb_bertscore_f1", "harmonic mean of token precision and recall",
+                      threshold=0.6, primary=True),
+        cosine_metric("emb_bertscore_precision",
+                      "mean over answer tokens of the best similarity to an expected-answer token"),
+        cosine_metric("emb_bertscore_recall",
+                      "mean over expected-answer tokens of the best similarity to an answer token"),
     )
 
     def reference(self, case: TestCase) -> list[str]:
@@ -155,23 +145,13 @@ class EmbContextBertScore(_TokenMatch):
     requires = ("actual_answer", "retrieved_context")
     prefix = "emb_context_bertscore"
     metrics = (
-        MetricSpec(
-            "emb_context_bertscore_precision",
-            "mean over answer tokens of the best similarity to a context token",
-            range=(-1.0, 1.0),
-            threshold=0.6,
-            primary=True,
-        ),
-        MetricSpec(
-            "emb_context_bertscore_recall",
-            "mean over context tokens of the best similarity to an answer token",
-            range=(-1.0, 1.0),
-        ),
-        MetricSpec(
-            "emb_context_bertscore_f1",
-            "harmonic mean of token precision and recall against the context",
-            range=(-1.0, 1.0),
-        ),
+        cosine_metric("emb_context_bertscore_precision",
+                      "mean over answer tokens of the best similarity to a context token",
+                      threshold=0.6, primary=True),
+        cosine_metric("emb_context_bertscore_recall",
+                      "mean over context tokens of the best similarity to an answer token"),
+        cosine_metric("emb_context_bertscore_f1",
+                      "harmonic mean of token precision and recall against the context"),
     )
 
     def reference(self, case: TestCase) -> list[str]:

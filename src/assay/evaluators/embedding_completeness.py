@@ -24,19 +24,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, Embedder
-from assay.data.case import TestCase
 from assay.errors import require
 from assay.evaluators.base import CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.embedding_base import (
+    AnswerAgainstContext,
     SentenceVectors,
     WeightedEmbeddingEvaluator,
-    answer_and_context,
-    chunk_sentences,
     cosine_matrix,
+    cosine_metric,
     quote,
     rounded,
     sentence_weights,
-    sentences_of,
     stack,
 )
 from assay.evaluators.registry import register
@@ -106,7 +104,7 @@ def wasserstein_pot(costs: np.ndarray) -> float:
 
 
 @register
-class EmbCompleteness(WeightedEmbeddingEvaluator):
+class EmbCompleteness(AnswerAgainstContext, WeightedEmbeddingEvaluator):
     """Coverage of the context by the answer, sentence by sentence and as distributions."""
 
     name = "emb_completeness"
@@ -114,20 +112,13 @@ class EmbCompleteness(WeightedEmbeddingEvaluator):
         "Per context sentence, max similarity to an answer sentence (mean, weighted mean); "
         "Wasserstein distance between context and answer sentences (exact OT and approximation)."
     )
-    requires = ("actual_answer", "retrieved_context")
     metrics = (
-        MetricSpec(
-            "emb_completeness_mean",
-            "mean over context sentences of the max similarity to an answer sentence",
-            range=(-1.0, 1.0),
-            threshold=0.5,
-            primary=True,
-        ),
-        MetricSpec(
-            "emb_completeness_weighted",
-            "weighted mean over context sentences (weights parameter) of the max similarity",
-            range=(-1.0, 1.0),
-        ),
+        cosine_metric("emb_completeness_mean",
+                      "mean over context sentences of the max similarity to an answer sentence",
+                      threshold=0.5, primary=True),
+        cosine_metric("emb_completeness_weighted",
+                      "weighted mean over context sentences (weights parameter) of the max "
+                      "similarity"),
         MetricSpec(
             "emb_completeness_wasserstein",
             "exact optimal-transport distance between context and answer sentences",
@@ -162,14 +153,8 @@ class EmbCompleteness(WeightedEmbeddingEvaluator):
         self.cost = cost
         self.approx = approx
 
-    def texts_to_encode(self, case: TestCase) -> list[str]:
-        return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
-
-    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
-        parts = answer_and_context(case)
-        if isinstance(parts, str):
-            return parts
-        answer, context, _ = parts
+    def score_sentences(self, answer: list[str], context: list[str], owners: list[int],
+                        vectors: SentenceVectors) -> CaseResult:
         sims = cosine_matrix(stack(vectors, context), stack(vectors, answer))
         best = sims.max(axis=1)
         weights = sentence_weights(context, self.weights, self.name)

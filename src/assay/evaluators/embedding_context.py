@@ -23,6 +23,7 @@ from assay.evaluators.embedding_base import (
     WeightedEmbeddingEvaluator,
     chunk_sentences,
     cosine_matrix,
+    cosine_metric,
     matched_sentences,
     quote,
     rounded,
@@ -61,33 +62,19 @@ class EmbContextRelevancy(WeightedEmbeddingEvaluator):
     )
     requires = ("question", "retrieved_context")
     metrics = (
-        MetricSpec(
-            "emb_context_relevancy_mean",
-            "mean over question sentences of the max similarity to a context sentence",
-            range=(-1.0, 1.0),
-            threshold=0.5,
-            primary=True,
-        ),
-        MetricSpec(
-            "emb_context_relevancy_weighted",
-            "weighted mean over question sentences (weights parameter) of the max similarity",
-            range=(-1.0, 1.0),
-        ),
-        MetricSpec(
-            "emb_context_relevancy_minimax",
-            "min over question sentences of the max similarity to a context sentence",
-            range=(-1.0, 1.0),
-        ),
-        MetricSpec(
-            "emb_context_soft_recall",
-            "max over chunks of the chunk relevancy (best question-to-sentence similarity)",
-            range=(-1.0, 1.0),
-        ),
-        MetricSpec(
-            "emb_context_soft_precision",
-            "mean over chunks of the chunk relevancy",
-            range=(-1.0, 1.0),
-        ),
+        cosine_metric("emb_context_relevancy_mean",
+                      "mean over question sentences of the max similarity to a context sentence",
+                      threshold=0.5, primary=True),
+        cosine_metric("emb_context_relevancy_weighted",
+                      "weighted mean over question sentences (weights parameter) of the max "
+                      "similarity"),
+        cosine_metric("emb_context_relevancy_minimax",
+                      "min over question sentences of the max similarity to a context "
+                      "sentence"),
+        cosine_metric("emb_context_soft_recall",
+                      "max over chunks of the chunk relevancy (best question-to-sentence "
+                      "similarity)"),
+        cosine_metric("emb_context_soft_precision", "mean over chunks of the chunk relevancy"),
     )
 
     def texts_to_encode(self, case: TestCase) -> list[str]:

@@ -4,25 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.base import CaseResult
 from assay.evaluators.embedding_base import (
-    EmbeddingEvaluator,
+    AnswerAgainstContext,
     SentenceVectors,
-    answer_and_context,
-    chunk_sentences,
     cosine_matrix,
+    cosine_metric,
     matched_sentences,
     quote,
     rounded,
-    sentences_of,
     stack,
 )
 from assay.evaluators.registry import register
 
 
 @register
-class EmbGroundedness(EmbeddingEvaluator):
+class EmbGroundedness(AnswerAgainstContext):
     """Per answer sentence, the best cosine similarity to any context sentence; min and mean.
 
     The primary metric is the min over answer sentences, as in H2O Sonar's groundedness
@@ -37,34 +34,21 @@ class EmbGroundedness(EmbeddingEvaluator):
         "Per answer sentence, max cosine similarity to the context sentences; min (primary, "
         "H2O Sonar's groundedness) and mean, with the least grounded sentence."
     )
-    requires = ("actual_answer", "retrieved_context")
     metrics = (
-        MetricSpec(
-            "emb_groundedness_mean",
-            "mean over answer sentences of the max similarity to a context sentence",
-            range=(-1.0, 1.0),
-            threshold=0.6,
-        ),
+        cosine_metric("emb_groundedness_mean",
+                      "mean over answer sentences of the max similarity to a context sentence",
+                      threshold=0.6),
         # H2O Sonar's threshold is 0.75 for bge-small-en-v1.5, whose cosines of unrelated
         # sentences already sit near 0.5; all-MiniLM-L6-v2's sit near 0 (docs/reference-
         # definitions.md, embedding).
-        MetricSpec(
-            "emb_groundedness_min",
-            "similarity of the least grounded answer sentence to its best context sentence",
-            range=(-1.0, 1.0),
-            threshold=0.5,
-            primary=True,
-        ),
+        cosine_metric("emb_groundedness_min",
+                      "similarity of the least grounded answer sentence to its best context "
+                      "sentence",
+                      threshold=0.5, primary=True),
     )
 
-    def texts_to_encode(self, case: TestCase) -> list[str]:
-        return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
-
-    def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
-        parts = answer_and_context(case)
-        if isinstance(parts, str):
-            return parts
-        answer, context, owners = parts
+    def score_sentences(self, answer: list[str], context: list[str], owners: list[int],
+                        vectors: SentenceVectors) -> CaseResult:
         sims = cosine_matrix(stack(vectors, answer), stack(vectors, context))
         best = sims.max(axis=1)
         worst = int(np.argmin(best))

@@ -1,14 +1,15 @@
 """A judge-free hallucination score: one calibrated, monotone combination of support signals.
 
-Each answer sentence gets six signals from :mod:`assay.evaluators.hallucination_signals` (NLI
+Each answer sentence gets seven signals from :mod:`assay.evaluators.hallucination_signals` (NLI
 head entailment and contradiction, embedding similarity, token precision, supported facts,
-unsupported key facts: names, numbers, dates, negations, antonyms), all "higher = better
-supported". The shipped ``hallucination`` head, a logistic regression with non-negative weights
-(so more support never raises the score) fitted on held-out NLI pairs and synthetic detail edits
+unsupported key facts: names, numbers, dates, negations, antonyms, and the details it takes
+from outside the context window it aligns with), all "higher = better supported". The shipped
+``hallucination`` head, a logistic regression with non-negative weights (so more support never
+raises the score) fitted on held-out NLI pairs and synthetic detail edits in small documents
 (``scripts/train_heads.py --head hallucination``; data and figures in its model card), turns
-them into P(sentence supported). The case score is the probability
-that the *least* supported sentence is unsupported, ``1 - min P(supported)``; the explanation
-names that sentence and the signal that pulled it down most.
+them into P(sentence supported). The case score is the probability that the *least* supported
+sentence is unsupported, ``1 - min P(supported)``; the explanation names that sentence and the
+signal that pulled it down most.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from assay.evaluators.hallucination_signals import (
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
 from assay.evaluators.registry import register
 from assay.params import check
+from assay.text.alignment import ContextIndex
 
 #: How each signal reads when it is the one that pulled a sentence down.
 _REASONS = {
@@ -45,7 +47,29 @@ _REASONS = {
                      "(supported share {:.2f})",
     "key_facts_supported": "the context does not support its names, numbers, dates or "
                            "negations: {}",
+    "aligned_support": "the context passage it matches best does not hold {}, found elsewhere "
+                       "in the context (a detail moved to the wrong place?)",
 }
+
+#: How the signals that name words read when another signal is the main reason.
+_ALSO = {
+    "key_facts_supported": "unsupported key facts: {}",
+    "aligned_support": "taken from elsewhere in the context: {}",
+}
+
+
+def _named_details(sentence: str, chunks: list[str], values: np.ndarray) -> dict[str, str]:
+    """The words behind the signals that name them (unsupported key facts, details moved from
+    elsewhere), quoted, for each of those signals that is below full support."""
+    named: dict[str, str] = {}
+    context, owners = chunk_sentences(chunks)
+    if values[SIGNALS.index("key_facts_supported")] < 0:
+        facts = unsupported_key_facts(sentence, context_facts(context))
+        named["key_facts_supported"] = ", ".join(repr(quote(f.text)) for f in facts)
+    if values[SIGNALS.index("aligned_support")] < 1:
+        moved = ContextIndex.of(context, owners).moved_details(sentence)[1]
+        named["aligned_support"] = ", ".join(repr(quote(w)) for w in moved)
+    return named
 
 
 @register
@@ -71,9 +95,9 @@ class HallucinationScore(NLIEvaluator):
     description = (
         "Judge-free: a monotone logistic combination (non-negative weights, fitted on held-out "
         "NLI pairs and synthetic detail edits) of NLI-head entailment/contradiction, embedding "
-        "similarity, token precision, supported facts and unsupported key facts (names, "
-        "numbers, dates, negations, antonyms) per answer sentence; 1 - min over sentences of "
-        "P(supported)."
+        "similarity, token precision, supported facts, unsupported key facts (names, "
+        "numbers, dates, negations, antonyms) and details moved from outside the aligned "
+        "context window, per answer sentence; 1 - min over sentences of P(supported)."
     )
     requires = ("actual_answer", "retrieved_context")
     metrics = (
@@ -149,15 +173,15 @@ class HallucinationScore(NLIEvaluator):
         weight = head.layers[-1][0][:, 0].astype(np.float64)
         pull = weight * (values[worst] - head.mean) / head.scale  # each signal's contribution
         signal = SIGNALS[int(np.argmin(pull))]
-        if signal == "key_facts_supported":
-            facts = unsupported_key_facts(sentences[worst],
-                                          context_facts(chunk_sentences(chunks)[0]))
-            reason = _REASONS[signal].format(", ".join(repr(quote(f.text)) for f in facts))
+        named = _named_details(sentences[worst], chunks, values[worst])
+        if signal in named:
+            reason = _REASONS[signal].format(named.pop(signal))
         else:
             shown = values[worst][SIGNALS.index(signal)]
             if signal == "nli_not_contradiction":
                 shown = 1.0 - shown
             reason = _REASONS[signal].format(shown)
+        reason += "".join(f"; {_ALSO[other].format(listed)}" for other, listed in named.items())
         score = 1.0 - float(supported[worst])
         explanation = (
             f"least supported sentence (P(supported) {supported[worst]:.2f}): "

@@ -16,6 +16,7 @@ from assay.backends.embed import CachedEmbedder
 from assay.backends.nli import CONTRADICTION, ENTAILMENT, NLIModel
 from assay.evaluators.embedding_base import chunk_sentences, cosine_matrix
 from assay.evaluators.lexical_groundedness import token_precision
+from assay.text.alignment import ContextIndex
 from assay.text.facts import (
     Fact,
     content_stems,
@@ -28,7 +29,7 @@ from assay.text.facts import (
 )
 
 #: Name of this signal set (recorded in the head; the evaluator refuses other sets).
-FEATURE_SET = "hallucination-v2"
+FEATURE_SET = "hallucination-v3"
 #: The fact kinds a detail edit changes (counted by ``key_facts_supported``, with the content
 #: words whose antonym the context uses instead).
 KEY_KINDS = ("number", "date", "name", "negation")
@@ -42,6 +43,8 @@ SIGNALS = (
     "token_precision",  # share of the sentence's tokens found in the context
     "facts_support",  # share of its words, numbers, names found in the context
     "key_facts_supported",  # -(unsupported numbers, dates, names, negations, antonyms), cap 5
+    "aligned_support",  # 1 - IDF share of its details found in the context but not in the
+    # window it aligns with (assay.text.alignment: a detail moved from elsewhere)
 )
 
 #: A context as the key-fact check reads it: its normalised keys, and each sentence's content
@@ -118,13 +121,15 @@ def sentence_signals(
     index = {t: i for i, t in enumerate(ordered)}
     out: list[np.ndarray] = []
     row = 0
-    analysed: dict[tuple[str, ...], ContextFacts] = {}  # cases often share their context
+    # cases often share their context: analyse each one once
+    analysed: dict[tuple[str, ...], tuple[ContextFacts, ContextIndex]] = {}
     for claims, chunks in zip(sentences, contexts, strict=True):
         joined = "\n".join(chunks)
-        context_sentences = chunk_sentences(chunks)[0]
+        context_sentences, owners = chunk_sentences(chunks)
         if tuple(chunks) not in analysed:
-            analysed[tuple(chunks)] = context_facts(context_sentences)
-        key_context = analysed[tuple(chunks)]
+            analysed[tuple(chunks)] = (context_facts(context_sentences),
+                                       ContextIndex.of(context_sentences, owners))
+        key_context, alignment = analysed[tuple(chunks)]
         keys = key_context[0]
         context_rows = matrix[[index[s] for s in context_sentences]]
         claim_rows = matrix[[index[c] for c in claims]]
@@ -144,6 +149,7 @@ def sentence_signals(
                 1.0 if precision is None else precision,
                 sum(flags) / len(flags) if flags else 1.0,
                 -float(min(len(unsupported_key_facts(claim, key_context)), KEY_CAP)),
+                1.0 - alignment.moved_details(claim)[0],
             ]
         out.append(values)
     return out

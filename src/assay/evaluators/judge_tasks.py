@@ -23,64 +23,42 @@ _request = functools.partial(build_request, package=PROMPTS)
 _FLAG = {"type": ["boolean", "integer", "string"]}
 
 
-def string_list_schema(key: str) -> dict[str, Any]:
-    """The JSON Schema of a reply holding one list of strings under ``key`` (statements, facts,
-    claims): the judge tasks, question generation and fact-check claim extraction ask for it.
+_STRING = {"type": "string"}
+_NUMBER = {"type": ["number", "string"]}
+
+
+def object_schema(properties: dict[str, Any], *required: str) -> dict[str, Any]:
+    """The JSON Schema of an object with ``properties``, of which ``required`` must be present:
+    the shape of every reply the judge tasks, question writing, the fact-check agent and the
+    simulated user ask for.
 
     Example:
-        >>> string_list_schema("facts")["required"]
-        ['facts']
+        >>> object_schema({"score": {"type": "number"}}, "score")
+        {'type': 'object', 'properties': {'score': {'type': 'number'}}, 'required': ['score']}
     """
-    return {
-        "type": "object",
-        "properties": {key: {"type": "array", "items": {"type": "string"}}},
-        "required": [key],
-    }
+    return {"type": "object", "properties": properties, "required": list(required)}
 
 
-STATEMENTS_SCHEMA = string_list_schema("statements")
-VERDICTS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "verdicts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": ["integer", "string"]},
-                    "verdict": _FLAG,
-                    "reason": {"type": "string"},
-                },
-                "required": ["id", "verdict"],
-            },
-        }
-    },
-    "required": ["verdicts"],
-}
-QUESTIONS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "questions": {"type": "array", "items": {"type": "string"}},
-        "noncommittal": _FLAG,
-    },
-    "required": ["questions"],
-}
-SCORE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"score": {"type": ["number", "string"]}, "reason": {"type": "string"}},
-    "required": ["score"],
-}
-VERDICT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"verdict": _FLAG, "reason": {"type": "string"}},
-    "required": ["verdict"],
-}
-VERDICT_SCORE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"verdict": _FLAG, "score": {"type": ["number", "string"]},
-                   "reason": {"type": "string"}},
-    "required": ["verdict", "score"],
-}
+def list_schema(key: str, items: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON Schema of a reply holding one list under ``key``: of strings (statements, facts,
+    claims) unless ``items`` gives the schema of an item (verdicts, written questions).
+
+    Example:
+        >>> list_schema("facts")["properties"]
+        {'facts': {'type': 'array', 'items': {'type': 'string'}}}
+    """
+    return object_schema({key: {"type": "array", "items": items or _STRING}}, key)
+
+
+STATEMENTS_SCHEMA = list_schema("statements")
+VERDICTS_SCHEMA = list_schema("verdicts", object_schema(
+    {"id": {"type": ["integer", "string"]}, "verdict": _FLAG, "reason": _STRING}, "id", "verdict"))
+QUESTIONS_SCHEMA = object_schema(
+    {"questions": {"type": "array", "items": _STRING}, "noncommittal": _FLAG}, "questions")
+SCORE_SCHEMA = object_schema({"score": _NUMBER, "reason": _STRING}, "score")
+VERDICT_SCHEMA = object_schema({"verdict": _FLAG, "reason": _STRING}, "verdict")
+VERDICT_SCORE_SCHEMA = object_schema(
+    {"verdict": _FLAG, "score": _NUMBER, "reason": _STRING}, "verdict", "score")
 _TRUE = {"true", "yes", "y", "1", "supported", "good", "pass", "relevant", "useful"}
 _FALSE = {"false", "no", "n", "0", "unsupported", "bad", "fail", "irrelevant", "not useful"}
 

@@ -64,10 +64,27 @@ class RougeScore(NamedTuple):
     fmeasure: float
 
 
-def _stem_token(token: str) -> str | None:
-    stemmed = porter_stem(token) if len(token) > 3 else token
-    return stemmed if _VALID.match(stemmed) else None
+#: Words kept by :class:`_StemCache` before it starts afresh (a bound whatever the answers).
+STEM_CACHE_WORDS = 1 << 17
 
+
+class _StemCache(dict[str, str]):
+    """Word → its token after rouge-score's stemming step ('' when the step drops it).
+
+    A dict filled by ``__missing__`` rather than an LRU-cached function: ``map(cache.__getitem__,
+    words)`` runs in C for every word seen before, which made tokenising most of ROUGE's time
+    through the public API (issue 23).
+    """
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= STEM_CACHE_WORDS:
+            self.clear()
+        stemmed = porter_stem(word) if len(word) > 3 else word
+        token = self[word] = stemmed if _VALID.match(stemmed) else ""
+        return token
+
+
+_STEMS = _StemCache()
 
 #: Texts up to this length are cached (so the cache stays small whatever the answers).
 CACHED_TEXT_CHARS = 4096
@@ -82,8 +99,7 @@ def _tokenize(text: str, use_stemmer: bool, tokenizer: str = "rouge_score") -> t
     tokens = _NON_ALNUM.sub(" ", text.lower()).split()
     if not use_stemmer:
         return tuple(tokens)
-    stems = (_stem_token(t) for t in tokens)
-    return tuple(s for s in stems if s is not None)
+    return tuple(filter(None, map(_STEMS.__getitem__, tokens)))
 
 
 def has_non_ascii_words(text: str) -> bool:
@@ -97,6 +113,13 @@ def has_non_ascii_words(text: str) -> bool:
 
 
 _tokens = lru_cache(maxsize=4096)(_tokenize)
+
+
+def clear_caches() -> None:
+    """Forget every cached tokenisation and stem (benchmarks time cold passes with it)."""
+    _tokens.cache_clear()
+    _STEMS.clear()
+    porter_stem.cache_clear()
 
 
 def rouge_tokens(
@@ -182,9 +205,21 @@ def _lcs_score(target: Sequence[str], prediction: Sequence[str], beta: float = 1
 
 
 def _lsum_score(
-    target: str, prediction: str, tokens: Callable[[str], tuple[str, ...]], beta: float
+    target: str,
+    prediction: str,
+    tokens: Callable[[str], tuple[str, ...]],
+    beta: float,
+    rouge_l: RougeScore,
 ) -> RougeScore:
-    """rougeLsum: sentences are the non-empty lines (rouge-score's default)."""
+    """rougeLsum: sentences are the non-empty lines (rouge-score's default).
+
+    Two single-line texts score ``rouge_l`` (their ROUGE-L with the same ``beta``): the union of
+    one LCS's positions is that LCS, and every position of it is a hit, since a common
+    subsequence never uses a token more often than either text holds it; so ``hits`` is the LCS
+    length and ``m``, ``n`` the token counts, as in ROUGE-L (bit-for-bit: the same divisions).
+    """
+    if "\n" not in target and "\n" not in prediction:
+        return rouge_l
     hits, m, n = summary_lcs(
         [tokens(line) for line in target.split("\n") if line],
         [tokens(line) for line in prediction.split("\n") if line],
@@ -242,12 +277,30 @@ def rouge(
     """
     target_tokens = rouge_tokens(target, use_stemmer, tokenizer=tokenizer)
     prediction_tokens = rouge_tokens(prediction, use_stemmer, cache=False, tokenizer=tokenizer)
+    return _rouge_of_tokens(
+        (target, target_tokens), (prediction, prediction_tokens), types, use_stemmer, tokenizer,
+        beta,
+    )  # fmt: skip
+
+
+def _rouge_of_tokens(
+    target: tuple[str, Sequence[str]],
+    prediction: tuple[str, Sequence[str]],
+    types: Sequence[str],
+    use_stemmer: bool,
+    tokenizer: str,
+    beta: float,
+) -> dict[str, RougeScore]:
+    """:func:`rouge` of (text, tokens) pairs tokenised once by the caller."""
     plain = [t for t in types if t != "rougeLsum"]
-    out = rouge_from_tokens(target_tokens, prediction_tokens, plain, beta)
+    if "rougeLsum" in types and "rougeL" not in plain:
+        plain.append("rougeL")
+    out = rouge_from_tokens(target[1], prediction[1], plain, beta)
     if "rougeLsum" in types:
         out["rougeLsum"] = _lsum_score(
-            target, prediction, lambda t: rouge_tokens(t, use_stemmer, False, tokenizer), beta
-        )
+            target[0], prediction[0], lambda t: rouge_tokens(t, use_stemmer, False, tokenizer),
+            beta, out["rougeL"],
+        )  # fmt: skip
     return {kind: out[kind] for kind in types}
 
 
@@ -262,7 +315,15 @@ def rouge_multi(
         >>> round(s["rouge1"].fmeasure, 4)
         0.5714
     """
-    scores = [rouge(t, prediction, types, **options) for t in targets]
+    return _best_per_type([rouge(t, prediction, types, **options) for t in targets], types)
+
+
+def _best_per_type(
+    scores: Sequence[dict[str, RougeScore]], types: Sequence[str]
+) -> dict[str, RougeScore]:
+    """Per type, the score with the highest F-measure (the first on ties: ``score_multi``)."""
+    if len(scores) == 1:
+        return scores[0]
     return {kind: max((s[kind] for s in scores), key=lambda x: x.fmeasure) for kind in types}
 
 
@@ -358,10 +419,13 @@ class Rouge(CaseByCaseEvaluator):
                 f"the {tokenizer} tokeniser finds no token in {lost[:40]!r} although it has "
                 "letters or digits (a script it drops?): use tokenizer='unicode'",
             )
-        options: dict[str, Any] = {
-            "use_stemmer": self.use_stemmer, "tokenizer": tokenizer, "beta": self.beta,
-        }  # fmt: skip
-        scores = rouge_multi(references, answer, ALL_TYPES, **options)
+        per_reference = [
+            _rouge_of_tokens(
+                (r, t), (answer, prediction), ALL_TYPES, self.use_stemmer, tokenizer, self.beta
+            )
+            for r, t in zip(references, targets, strict=True)
+        ]
+        scores = _best_per_type(per_reference, ALL_TYPES)
         values: dict[str, float] = {}
         for kind, s in scores.items():
             values[f"{kind}_f1"] = s.fmeasure

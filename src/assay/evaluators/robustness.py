@@ -72,12 +72,19 @@ def _pair_key(case: TestCase) -> tuple[str, str]:
 
 
 class _PairedEvaluator(Evaluator):
-    """Shared machinery: group by parent, find each child's parent, compare base outcomes."""
+    """Shared machinery: group by parent, find each child's parent, compare base outcomes.
+
+    Subclasses override ``__init__`` only to declare their default ``base``.
+    """
 
     grouped = True
-    base: str
-    base_params: dict[str, Any] | None
-    threshold: float | None
+
+    def __init__(self, base: str, base_params: dict[str, Any] | None = None,
+                 threshold: float | None = None) -> None:
+        check(isinstance(base, str), "base", type(self).__name__, "an evaluator name", base)
+        self.base = base
+        self.base_params = base_params
+        self.threshold = threshold
 
     def group_key(self, case: TestCase) -> Any:
         return _pair_key(case)
@@ -162,16 +169,9 @@ class PerturbationRobustness(_PairedEvaluator):
         ),
     )
 
-    def __init__(
-        self,
-        base: str = "token_f1",
-        base_params: dict[str, Any] | None = None,
-        threshold: float | None = None,
-    ) -> None:
-        check(isinstance(base, str), "base", "PerturbationRobustness", "an evaluator name", base)
-        self.base = base
-        self.base_params = base_params
-        self.threshold = threshold
+    def __init__(self, base: str = "token_f1", base_params: dict[str, Any] | None = None,
+                 threshold: float | None = None) -> None:
+        super().__init__(base, base_params, threshold)
 
     def compare(
         self, child: TestCase, parent: TestCase, mine: _Outcome, theirs: _Outcome
@@ -234,16 +234,9 @@ class CounterfactualFairness(ResolvesOnce, _PairedEvaluator):
         ),
     )
 
-    def __init__(
-        self,
-        base: str = REFUSAL,
-        base_params: dict[str, Any] | None = None,
-        threshold: float | None = None,
-    ) -> None:
-        check(isinstance(base, str), "base", "CounterfactualFairness", "an evaluator name", base)
-        self.base = base
-        self.base_params = base_params
-        self.threshold = threshold
+    def __init__(self, base: str = REFUSAL, base_params: dict[str, Any] | None = None,
+                 threshold: float | None = None) -> None:
+        super().__init__(base, base_params, threshold)
 
     def applies(self, case: TestCase) -> str | None:
         if case.parent_id is None:

@@ -22,31 +22,22 @@ from assay.backends.llm.prompts import build_request, load_prompt, numbered
 from assay.backends.llm.scripted import TASK_REPLIES
 from assay.corpus.chunking import Chunk
 from assay.errors import JudgeParseError, PlaceholderError
-from assay.evaluators.judge_tasks import string_list_schema
+from assay.evaluators.judge_tasks import list_schema
 from assay.generate.sampling import Slot
 from assay.generate.taxonomy import QueryType
 from assay.text import split_sentences
 
 #: The package whose ``prompts/`` folder holds the generation prompts.
 PROMPTS = "assay.generate"
-FACTS_SCHEMA = string_list_schema("facts")
-QUESTIONS_SCHEMA: dict[str, Any] = {
-    "type": "object",
+FACTS_SCHEMA = list_schema("facts")
+QUESTIONS_SCHEMA = list_schema("questions", {
+    "type": ["object", "string"],
     "properties": {
-        "questions": {
-            "type": "array",
-            "items": {
-                "type": ["object", "string"],
-                "properties": {
-                    "question": {"type": "string"},
-                    "answer": {"type": "string"},
-                    "options": {"type": "array", "items": {"type": "string"}},
-                },
-            },
-        }
+        "question": {"type": "string"},
+        "answer": {"type": "string"},
+        "options": {"type": "array", "items": {"type": "string"}},
     },
-    "required": ["questions"],
-}
+})
 #: Expected answer recorded for unanswerable questions.
 UNANSWERABLE_ANSWER = "The documents do not contain this information."
 _FORMAT_RULES = {

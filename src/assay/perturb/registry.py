@@ -7,45 +7,30 @@ from __future__ import annotations
 from typing import Any
 
 from assay.errors import InvalidInputError
+from assay.perturb import context, demographic, paraphrase, rewrite, text
 from assay.perturb.base import Perturbation
-from assay.perturb.context import Copies, Distractors, OutOfDistribution
-from assay.perturb.demographic import DemographicCounterfactual
-from assay.perturb.paraphrase import LLMParaphrase
-from assay.perturb.rewrite import Colloquial, Contractions
-from assay.perturb.text import (
-    Casing,
-    CharDrop,
-    CharDuplicate,
-    CharSwap,
-    Encoding,
-    Homoglyphs,
-    KeyboardTypos,
-    Leetspeak,
-    PunctuationNoise,
-    WhitespaceNoise,
-)
 from assay.registry import GROUPS, Registry
 
 #: The perturbations: assay's own and plugins of the entry-point group ``assay.perturbations``.
 PERTURBATIONS: Registry[type[Perturbation]] = Registry("perturbation", GROUPS["perturbation"])
 for _cls in (
-        KeyboardTypos,
-        CharSwap,
-        CharDrop,
-        CharDuplicate,
-        Casing,
-        WhitespaceNoise,
-        PunctuationNoise,
-        Contractions,
-        Colloquial,
-        Leetspeak,
-        Homoglyphs,
-        Encoding,
-        Distractors,
-        OutOfDistribution,
-        Copies,
-        DemographicCounterfactual,
-        LLMParaphrase,
+        text.KeyboardTypos,
+        text.CharSwap,
+        text.CharDrop,
+        text.CharDuplicate,
+        text.Casing,
+        text.WhitespaceNoise,
+        text.PunctuationNoise,
+        rewrite.Contractions,
+        rewrite.Colloquial,
+        text.Leetspeak,
+        text.Homoglyphs,
+        text.Encoding,
+        context.Distractors,
+        context.OutOfDistribution,
+        context.Copies,
+        demographic.DemographicCounterfactual,
+        paraphrase.LLMParaphrase,
 ):
     PERTURBATIONS.register(_cls.name, _cls)
 #: A robustness set that needs no model: wording noise that should not change the answer.

@@ -87,10 +87,7 @@ def forest(
     body: list[str] = []
     for i, row in enumerate(rows):
         y = top + row_h * i + row_h / 2
-        body.append(
-            f'<text x="{label_width - 8}" y="{y + 4}" text-anchor="end">'
-            f"{_label(str(row['label']), 26)}</text>"
-        )
+        body.append(_row_label(str(row["label"]), 26, label_width - 8, y + 4))
         if row.get("value") is None:
             body.append(f'<text x="{label_width}" y="{y + 4}" fill="#888">not measured</text>')
             continue
@@ -150,10 +147,7 @@ def heatmap(
         )
     for i, label in enumerate(rows):
         y = top + cell_h * i
-        body.append(
-            f'<text x="{left - 6}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end">'
-            f"{_label(label, 20)}</text>"
-        )
+        body.append(_row_label(label, 20, left - 6, f"{y + cell_h / 2 + 4:.1f}"))
         for j, value in enumerate(grid["mean"][i]):
             x = left + cell_w * j
             n = grid["n"][i][j]
@@ -195,10 +189,7 @@ def boxplot(
     for i, box in enumerate(boxes):
         y = top + row_h * i + row_h / 2
         label = f"{box['slice']} (n={box['n']})"
-        body.append(
-            f'<text x="{label_width - 8}" y="{y + 4}" text-anchor="end">'
-            f"{_label(label, 28)}</text>"
-        )
+        body.append(_row_label(label, 28, label_width - 8, y + 4))
         px = {
             k: _x(float(box[k]), lo, hi, label_width, plot_w)
             for k in ("whisker_low", "q1", "median", "q3", "whisker_high", "mean")
@@ -272,6 +263,11 @@ def reliability(bins: Sequence[dict[str, Any]], *, title: str) -> Markup:
 
 def _truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _row_label(text: str, limit: int, x: float, y: float | str) -> str:
+    """A row's :func:`_label`, right-aligned so that it ends at ``x`` (on baseline ``y``)."""
+    return f'<text x="{x}" y="{y}" text-anchor="end">{_label(text, limit)}</text>'
 
 
 def _label(text: str, limit: int) -> str:

@@ -52,8 +52,14 @@ THRESHOLD_FILES = {
 }
 #: Sub-directory where ``assay calibrate`` writes by default.
 CALIBRATION_DIR = "calibration"
-#: Per-case verdicts of ``assay assess`` (written beside the run directory).
+#: An assessment directory (``assay assess --out``): its run directory, then beside it the
+#: verdict (JSON, Markdown, HTML), the per-case verdicts and the cases routed to REVIEW.
+ASSESSMENT_RUN_DIR = "run"
+VERDICT_FILE = "verdict.json"
+VERDICT_MD = "verdict.md"
+VERDICT_HTML = "verdict.html"
 VERDICT_CASES_FILE = "verdict_cases.csv"
+REVIEW_QUEUE_FILE = "review_queue.jsonl"
 
 #: Long text columns of the results table, left out when only values are needed.
 TEXT_COLUMNS = ("reason", "explanation", "details")

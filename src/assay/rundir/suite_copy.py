@@ -125,7 +125,11 @@ class StagedSuite:
 
 
 def stage_suite(
-    suite: TestSuite | str | Path, directory: Path, *, count_words: bool = False
+    suite: TestSuite | str | Path,
+    directory: Path,
+    *,
+    count_words: bool = False,
+    chunk_size: int = CHUNK_SIZE,
 ) -> StagedSuite:
     """Validate ``suite``, copy it into ``directory`` and index it.
 
@@ -133,6 +137,7 @@ def stage_suite(
         suite: the cases in memory, or a suite file (streamed: never held whole).
         directory: the run directory being written.
         count_words: also index the words of each answer (:attr:`CaseIndex.answer_words`).
+        chunk_size: cases validated and copied at a time (what staging holds of the suite).
 
     Raises:
         InvalidInputError: a suite file with invalid rows (every problem named), or none.
@@ -141,12 +146,12 @@ def stage_suite(
     path = directory / SUITE_FILE
     with ParquetSuiteWriter(path) as writer:
         if isinstance(suite, TestSuite):
-            for start in range(0, len(suite.cases), CHUNK_SIZE):
-                chunk = suite.cases[start : start + CHUNK_SIZE]
+            for start in range(0, len(suite.cases), chunk_size):
+                chunk = suite.cases[start : start + chunk_size]
                 writer.write(chunk)
                 index.add(chunk)
             return StagedSuite(index, path, suite.cases, source=suite.source, sha256=suite.sha256)
-        for chunk in iter_suite(suite):
+        for chunk in iter_suite(suite, chunk_size=chunk_size):
             writer.write(chunk)
             index.add(chunk)
     return StagedSuite(index, path, None, source=str(suite), sha256=sha256_file(Path(suite)))

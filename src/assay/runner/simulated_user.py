@@ -19,19 +19,15 @@ from assay.backends.llm.scripted import TASK_REPLIES
 from assay.data.case import TestCase
 from assay.data.dialogue import Turn, transcript
 from assay.errors import JudgeParseError
-from assay.evaluators.judge_tasks import as_flag
+from assay.evaluators.judge_tasks import as_flag, object_schema
 
 #: The task name of simulated user turns (and of their prompt file).
 TASK = "simulate_user"
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "goal_met": {"type": ["boolean", "integer", "string"]},
-        "stop": {"type": ["boolean", "integer", "string"]},
-        "message": {"type": "string"},
-    },
-    "required": ["goal_met", "stop", "message"],
-}
+SCHEMA = object_schema({
+    "goal_met": {"type": ["boolean", "integer", "string"]},
+    "stop": {"type": ["boolean", "integer", "string"]},
+    "message": {"type": "string"},
+}, "goal_met", "stop", "message")
 _OPENING = "(no messages yet: write the user's opening message)"
 TASK_REPLIES.register_lazy(TASK, "assay.runner.scripted:simulate_user_reply")
 

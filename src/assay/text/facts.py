@@ -18,7 +18,8 @@ from importlib.resources import files
 from assay.text.porter import porter_stem
 from assay.text.sentences import split_sentences
 
-_TOKEN = re.compile(r"(?P<num>\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)", re.UNICODE)
+#: A number or a word (inner apostrophes kept): the tokens every fact check reads.
+TOKEN = re.compile(r"(?P<num>\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)", re.UNICODE)
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
     before being below between both but by can could did do does doing down during each few for
@@ -108,7 +109,7 @@ def extract_facts(text: str | None) -> list[Fact]:
     """
     facts: dict[str, Fact] = {}
     for index, sentence in enumerate(split_sentences(text)):
-        for position, match in enumerate(_TOKEN.finditer(sentence)):
+        for position, match in enumerate(TOKEN.finditer(sentence)):
             token = match.group(0)
             if match.group("num"):
                 fact = Fact(token, "number", f"num:{normalise_number(token)}", index)
@@ -137,7 +138,7 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
     """
     keys: set[str] = set()
     for chunk in chunks or []:
-        for match in _TOKEN.finditer(chunk):
+        for match in TOKEN.finditer(chunk):
             token = match.group(0)
             if match.group("num"):
                 keys.add(f"num:{normalise_number(token)}")
@@ -160,7 +161,7 @@ def content_stems(sentence: str) -> frozenset[str]:
     """
     return frozenset(
         porter_stem(m.group(0).lower())
-        for m in _TOKEN.finditer(sentence)
+        for m in TOKEN.finditer(sentence)
         if m.group("word") and m.group(0).lower() not in STOPWORDS
     )
 
@@ -169,7 +170,7 @@ def is_negated(sentence: str) -> bool:
     """Whether a sentence holds a negation word."""
     return any(
         _word_key(m.group(0).lower())[0] == "negation"
-        for m in _TOKEN.finditer(sentence)
+        for m in TOKEN.finditer(sentence)
         if m.group("word")
     )
 

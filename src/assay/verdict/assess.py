@@ -22,7 +22,14 @@ import pandas as pd
 from assay.data.samples import question_of
 from assay.errors import InvalidInputError
 from assay.fileio import write_text
-from assay.rundir.layout import VERDICT_CASES_FILE
+from assay.rundir.layout import (
+    ASSESSMENT_RUN_DIR,
+    REVIEW_QUEUE_FILE,
+    VERDICT_CASES_FILE,
+    VERDICT_FILE,
+    VERDICT_HTML,
+    VERDICT_MD,
+)
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import Key, labels_from_cases, labels_from_file, labels_from_store
@@ -31,10 +38,6 @@ from assay.verdict.samples import collapse_samples
 
 logger = logging.getLogger(__name__)
 
-VERDICT_FILE = "verdict.json"
-CASES_FILE = VERDICT_CASES_FILE
-REVIEW_FILE = "review_queue.jsonl"
-RUN_SUBDIR = "run"
 
 
 @dataclass
@@ -158,7 +161,7 @@ def _evaluate(
 
     suite_sha = hashlib.sha256(plan.suite_path.read_bytes()).hexdigest()
     fingerprint = _run_fingerprint(plan, suite_sha)
-    run_dir = out / RUN_SUBDIR if out is not None else None
+    run_dir = out / ASSESSMENT_RUN_DIR if out is not None else None
     stamp = out / "run.fingerprint" if out is not None else None
     if run_dir is not None and stamp is not None and stamp.is_file():
         try:
@@ -271,7 +274,7 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
     cases_table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     verdict = redact(assessment.as_dict())  # shared like the reports: PII and secrets masked
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
-    write_text(out / CASES_FILE, cases_table.to_csv(index=False))
+    write_text(out / VERDICT_CASES_FILE, cases_table.to_csv(index=False))
     review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
     wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()
     lines = [  # a repeated case under review: every sample of it
@@ -279,6 +282,6 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
         for case in cases
         if (case.sample_of or case.id, str(case.model)) in wanted
     ]
-    write_text(out / REVIEW_FILE, "".join(line + "\n" for line in lines))
-    write_text(out / "verdict.md", verdict_markdown(assessment))
-    write_text(out / "verdict.html", verdict_html(assessment))
+    write_text(out / REVIEW_QUEUE_FILE, "".join(line + "\n" for line in lines))
+    write_text(out / VERDICT_MD, verdict_markdown(assessment))
+    write_text(out / VERDICT_HTML, verdict_html(assessment))

@@ -14,8 +14,7 @@ from typing import Any
 from assay.errors import InvalidInputError
 from assay.fileio import write_text
 from assay.gating.junit import _finish, _suite, _text
-
-VERDICT_FILE = "verdict.json"
+from assay.rundir.layout import VERDICT_FILE
 
 
 def load_verdict(directory: Path) -> dict[str, Any]:

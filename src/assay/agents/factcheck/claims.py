@@ -16,22 +16,18 @@ from assay.backends.llm.client import JsonTask
 from assay.backends.llm.prompts import build_request, load_prompt
 from assay.backends.llm.scripted import TASK_REPLIES
 from assay.errors import JudgeParseError
-from assay.evaluators.judge_tasks import string_list_schema
+from assay.evaluators.judge_tasks import list_schema, object_schema
 
 VERDICTS = ("supported", "refuted", "not_enough_evidence")
-CLAIMS_SCHEMA = string_list_schema("claims")
-STEP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "action": {"type": "string"},
-        "tool": {"type": "string"},
-        "query": {"type": "string"},
-        "verdict": {"type": "string"},
-        "evidence": {"type": "array", "items": {"type": ["string", "integer"]}},
-        "reason": {"type": "string"},
-    },
-    "required": ["action"],
-}
+CLAIMS_SCHEMA = list_schema("claims")
+STEP_SCHEMA = object_schema({
+    "action": {"type": "string"},
+    "tool": {"type": "string"},
+    "query": {"type": "string"},
+    "verdict": {"type": "string"},
+    "evidence": {"type": "array", "items": {"type": ["string", "integer"]}},
+    "reason": {"type": "string"},
+}, "action")
 #: The package whose ``prompts/`` folder holds the fact-check prompts; the system prompt is the
 #: judge evaluators' (``JUDGE_PROMPTS``).
 PROMPTS = "assay.agents.factcheck"

@@ -16,11 +16,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from assay.errors import InvalidInputError
+from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text import words
 from assay.text.porter import porter_stem
@@ -173,8 +174,12 @@ def _passages(corpus: Any) -> list[tuple[str, str, str]]:
     return out
 
 
-class CorpusSearch:
+class CorpusSearch(ResolvesOnce):
     """Offline search over a user corpus, by BM25 (default) or embedding cosine.
+
+    The BM25 index and the passage embeddings are built on first search and held through
+    :class:`~assay.evaluators.resolved.ResolvesOnce`; the embeddings stay out of pickles (a
+    shipped tool encodes its corpus again where it runs), the index travels with the tool.
 
     Args:
         corpus: A folder or file (read and chunked as by ``assay generate``), a list of texts
@@ -189,6 +194,9 @@ class CorpusSearch:
         ['corpus:1']
     """
 
+    #: The passage embeddings are rebuilt in the process a tool is shipped to.
+    unpickled: ClassVar[tuple[str, ...]] = (*ResolvesOnce.unpickled, "_matrix")
+
     def __init__(self, corpus: Any, method: str = "bm25", embedder: Any = "minilm",
                  name: str = "corpus") -> None:
         check(method in ("bm25", "embedding"), "method", "CorpusSearch",
@@ -199,8 +207,6 @@ class CorpusSearch:
                             "keyword query")
         self.passages = _passages(corpus)
         self.embedder = embedder
-        self._bm25: BM25 | None = None
-        self._matrix: Any = None
 
     def _embedder(self) -> Any:
         from assay.backends.embed import get_embedder
@@ -213,23 +219,18 @@ class CorpusSearch:
         if not self.passages:
             return []
         if self.method == "bm25":
-            if self._bm25 is None:
-                self._bm25 = BM25([tokens(t) for _, t, _ in self.passages])
-            scores = np.array(self._bm25.scores(tokens(query)))
+            index = self.resolve_once(lambda: BM25([tokens(t) for _, t, _ in self.passages]),
+                                      "_bm25")
+            scores = np.array(index.scores(tokens(query)))
         else:
             embedder = self._embedder()
-            if self._matrix is None:
-                self._matrix = embedder.encode([t for _, t, _ in self.passages])
-            scores = self._matrix @ embedder.encode([query])[0]
+            matrix = self.resolve_once(
+                lambda: embedder.encode([t for _, t, _ in self.passages]), "_matrix")
+            scores = matrix @ embedder.encode([query])[0]
         order = np.argsort(-scores, kind="stable")[:k]
         return [Evidence(f"{self.name}:{self.passages[i][0]}", self.passages[i][1],
                          self.passages[i][2], float(scores[i]))
                 for i in order if self.method != "bm25" or scores[i] > 0]
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_matrix"] = None
-        return state
 
 
 class WebSearch:

@@ -19,6 +19,7 @@ import numpy as np
 
 from assay.backends.classify.base import ClassScores
 from assay.errors import BackendError, require
+from assay.params import PickledAsParams
 
 #: Checkpoint file names that ``detoxify`` downloads, per model type.
 CHECKPOINTS = {
@@ -53,7 +54,7 @@ def weights_present(model_type: str = "original") -> bool:
     return installed and hub_checkpoint(model_type) is not None
 
 
-class DetoxifyClassifier:
+class DetoxifyClassifier(PickledAsParams):
     """A detoxify model; categories as detoxify names them.
 
     Args:
@@ -116,11 +117,6 @@ class DetoxifyClassifier:
         categories = tuple(raw)
         scores = np.array([np.atleast_1d(raw[c]) for c in categories], dtype=np.float64).T
         return ClassScores(categories, scores.reshape(len(texts), len(categories)))
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_model"] = None
-        return state
 
     def __repr__(self) -> str:
         return f"DetoxifyClassifier({self.model_type!r})"

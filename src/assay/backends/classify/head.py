@@ -12,7 +12,7 @@ Outputs (``head.json`` → ``training.output``):
   category never exceeds the toxicity score (as in ToxicSpans' annotation scheme).
 * ``"binary"`` (bias): one logit; categories ``("Non-biased", "Biased")`` = ``(1 - p, p)``.
 
-A head whose ``head.json`` has a ``training.deobfuscate`` section (the toxicity head) reads each
+A head whose weights file holds a ``deobfuscate`` lexicon (the toxicity head) reads each
 text through :func:`assay.text.deobfuscate.deobfuscate` first, so that ``k1ll`` or ``w o m e n``
 reach the encoder as the words they spell; ordinary text is unchanged and keeps its cached
 vector. The rewritten text is returned as :attr:`ClassScores.read_as`.
@@ -29,6 +29,7 @@ import numpy as np
 
 from assay.backends.classify.base import ClassScores
 from assay.errors import BackendError
+from assay.params import PickledAsParams
 from assay.text.deobfuscate import Lexicon, deobfuscate
 
 #: The feature set the text heads read: the L2-normalised all-MiniLM-L6-v2 sentence vector.
@@ -78,7 +79,7 @@ def head_scores(labels: Sequence[str], output: str, logits: np.ndarray,
     raise BackendError(f"unknown head output kind {output!r} (expected 'subtypes' or 'binary')")
 
 
-class HeadClassifier:
+class HeadClassifier(PickledAsParams):
     """A :class:`~assay.backends.classify.base.TextClassifier` from a shipped text head.
 
     Args:
@@ -122,7 +123,7 @@ class HeadClassifier:
                         raise BackendError(
                             f"head {head.name!r} was trained on {minilm.MODEL_ID}; the embedder "
                             f"{embedder.model_id} gives other vectors")
-                    words = head.header.get("training", {}).get("deobfuscate")
+                    words = head.data.get("deobfuscate")
                     if words:
                         self._lexicon = Lexicon.from_wordpiece_vocab(
                             minilm.model_dir() / "vocab.txt", words["words"], words["salient"])
@@ -157,12 +158,6 @@ class HeadClassifier:
         read = self.read(texts)
         scores = self.scores_of(np.asarray(embedder.encode(read), dtype=np.float32))
         return dataclasses.replace(scores, read_as=tuple(read)) if self._lexicon else scores
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"head": self.head, "embedder": self.embedder}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(**state)  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return f"HeadClassifier({self.head!r}, embedder={self.embedder!r})"

@@ -18,6 +18,7 @@ import numpy as np
 
 from assay.backends.classify.base import ClassScores
 from assay.errors import BackendError, MissingDependencyError
+from assay.params import PickledAsParams
 
 #: sha256 of the files of alt-profanity-check 1.9.1 (the model is unchanged since 1.2).
 PINNED_SHA256 = {
@@ -41,7 +42,7 @@ def data_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "data"
 
 
-class ProfanityCheckClassifier:
+class ProfanityCheckClassifier(PickledAsParams):
     """Category ``profanity``: P(offensive) from alt-profanity-check, sha256-verified.
 
     Example:
@@ -94,12 +95,6 @@ class ProfanityCheckClassifier:
             warnings.simplefilter("ignore")
             probs = model.predict_proba(vectorizer.transform(list(texts)))[:, 1]
         return ClassScores(self.categories, np.asarray(probs, dtype=np.float64).reshape(-1, 1))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return "ProfanityCheckClassifier()"

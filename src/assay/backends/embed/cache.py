@@ -26,6 +26,7 @@ import numpy as np
 
 from assay.backends.embed.base import DTYPE, Embedder
 from assay.errors import BackendError
+from assay.params import PickledAsParams
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def round_tokens(matrix: np.ndarray) -> np.ndarray:
     return np.asarray(matrix, dtype=_TOKEN_DTYPE).astype(DTYPE)
 
 
-class EmbeddingCache:
+class EmbeddingCache(PickledAsParams):
     """One SQLite database per model identity under ``directory``.
 
     Args:
@@ -168,12 +169,6 @@ class EmbeddingCache:
                 conn.close()
             self._connections.clear()
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {"directory": self.directory}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["directory"])  # type: ignore[misc]
-
 
 class _Lru(OrderedDict[str, Any]):
     def __init__(self, maxsize: int) -> None:
@@ -186,7 +181,7 @@ class _Lru(OrderedDict[str, Any]):
             self.popitem(last=False)
 
 
-class CachedEmbedder:
+class CachedEmbedder(PickledAsParams):
     """Deduplicating, memory- and disk-caching wrapper around an :class:`Embedder`.
 
     Args:
@@ -336,23 +331,6 @@ class CachedEmbedder:
             self.cache.put(self.model_id, items)
         except sqlite3.Error as exc:
             logger.warning("could not write to the embedding cache: %s", exc)
-
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {
-            "backend": self.backend,
-            "cache": self.cache,
-            "memory_items": self.memory_items,
-            "memory_token_items": self.memory_token_items,
-        }
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(  # type: ignore[misc]
-            state["backend"],
-            state["cache"],
-            memory_items=state["memory_items"],
-            memory_token_items=state["memory_token_items"],
-        )
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.backend!r})"

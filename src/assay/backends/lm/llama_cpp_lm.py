@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from assay.errors import BackendError, require
+from assay.params import PickledAsParams
 
 
-class LlamaCppLM:
+class LlamaCppLM(PickledAsParams):
     """A GGUF causal LM.
 
     Args:
@@ -109,13 +110,6 @@ class LlamaCppLM:
         log_norm = np.log(np.exp(shifted).sum(axis=1))
         picked = shifted[np.arange(n - 1), np.asarray(ids[1:])]
         return np.asarray(picked - log_norm)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"model_path": self.model_path, "n_ctx": self.n_ctx, "n_threads": self.n_threads}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._reset()
 
     def __repr__(self) -> str:
         return f"LlamaCppLM({self.model_path or 'smollm2'!r}, n_ctx={self.n_ctx})"

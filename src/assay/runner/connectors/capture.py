@@ -11,7 +11,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from assay.data.case import TestCase
+from assay.data.dialogue import ToolCall
 from assay.errors import InvalidInputError
+from assay.runner.connectors.base import TargetResponse
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +34,31 @@ def split_passages(found: Sequence[Passage]) -> tuple[list[str], list[str] | Non
     texts = [text for text, _ in found]
     ids = [key for _, key in found if key is not None]
     return texts, (ids if len(ids) == len(texts) else None)
+
+
+def framework_response(
+    answer: str,
+    passages: Sequence[Passage],
+    calls: Sequence[ToolCall],
+    usage: dict[str, int] | None = None,
+) -> TargetResponse:
+    """What an in-process framework answered, with the passages it retrieved (ids as
+    ``context_ids`` when every passage has one) and the tools it called; each None when the
+    framework reported none.
+
+    Example:
+        >>> r = framework_response("12 euros", [("Fee: 12 euros.", "c1")], [])
+        >>> r.retrieved_context, r.context_ids, r.tool_calls
+        (['Fee: 12 euros.'], ['c1'], None)
+    """
+    texts, ids = split_passages(passages)
+    return TargetResponse(
+        answer=answer,
+        retrieved_context=texts if passages else None,
+        context_ids=ids if passages else None,
+        usage=dict(usage or {}),
+        tool_calls=list(calls) or None,
+    )
 
 
 def json_safe(value: Any) -> Any:

@@ -21,9 +21,9 @@ from assay.runner.connectors.base import TargetError, TargetResponse, chat_messa
 from assay.runner.connectors.capture import (
     Passage,
     arguments_of,
+    framework_response,
     json_safe,
     resolve_target,
-    split_passages,
     warn_undelivered,
 )
 from assay.runner.connectors.python import call_with_timeout
@@ -212,15 +212,7 @@ class LangChainConnector:
         output = call_with_timeout(lambda: self.runnable.invoke(given, config=config), timeout_s)
         answer, documents = self._answer(output)
         passages = list(recorder.passages) or [document_passage(d) for d in documents]
-        texts, ids = split_passages(passages)
-        calls = recorder.tool_calls()
-        return TargetResponse(
-            answer=answer,
-            retrieved_context=texts if passages else None,
-            context_ids=ids if passages else None,
-            usage=dict(recorder.usage),
-            tool_calls=calls or None,
-        )
+        return framework_response(answer, passages, recorder.tool_calls(), recorder.usage)
 
     def _answer(self, output: Any) -> tuple[str, list[Any]]:
         """The answer text and any documents returned with it."""

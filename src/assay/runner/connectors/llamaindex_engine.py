@@ -21,9 +21,9 @@ from assay.runner.connectors.base import TargetError, TargetResponse, chat_messa
 from assay.runner.connectors.capture import (
     Passage,
     arguments_of,
+    framework_response,
     json_safe,
     resolve_target,
-    split_passages,
     warn_undelivered,
 )
 from assay.runner.connectors.python import call_with_timeout
@@ -151,13 +151,7 @@ class LlamaIndexConnector:
                 kind="bad_response",
                 retryable=False,
             )
-        texts, ids = split_passages(passages)
-        return TargetResponse(
-            answer=text,
-            retrieved_context=texts if passages else None,
-            context_ids=ids if passages else None,
-            tool_calls=calls or None,
-        )
+        return framework_response(text, passages, calls)
 
     def _ask(self, case: TestCase) -> tuple[Any, list[Passage], list[ToolCall]]:
         """The answer text, the retrieved passages and the tool calls of one case."""
