@@ -8,12 +8,13 @@ answer sentence is a hypothesis. Supported = entailment; unsupported = neutral o
 plus synthetic *detail edits* of the entailed hypotheses (:mod:`heads.edits`: a number changed,
 a name swapped for another of the premise, a negation flipped, two roles exchanged, a word
 replaced by another word of the premise, a name, number or word moved in from another premise
-of the document): NLI's unsupported hypotheses mostly add new content, while a hallucinating
-answer often keeps the source's words and changes one detail, and a combination fitted on NLI
-alone leans on word overlap, which cannot see that. The model is a logistic regression on
-standardised signals with every weight constrained to be >= 0 (scipy L-BFGS-B with bounds, L2
-1e-2), so the combination is monotone: more support never raises the hallucination score; every
-kind of unsupported row has the same total weight (:func:`kind_weights`). Quality is reported
+of the document), and joined claims (:func:`with_joined`): NLI's unsupported hypotheses mostly
+add new content, while a hallucinating answer often keeps the source's words and changes one
+detail, and a combination fitted on NLI alone leans on word overlap, which cannot see that. The
+model is a logistic regression on standardised signals with every weight constrained to be >= 0
+(scipy L-BFGS-B with bounds, L2 1e-2), so the combination is monotone: more support never raises
+the hallucination score; every kind of unsupported row has the same total weight
+(:func:`kind_weights`). Quality is reported
 with 5-fold cross-validation grouped by premise.
 """
 
@@ -28,6 +29,7 @@ import numpy as np
 from assay.backends.heads.store import save_head
 from assay.backends.nli.head_nli import HeadNLI
 from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS, sentence_signals
+from assay.text.facts import STOPWORDS
 from heads.common import SHIPPED, embedder, logger, stable_fraction
 from heads.edits import EDITS, detail_edits, move_detail
 from heads.nli import LICENCES, load, premise_key, split
@@ -135,8 +137,8 @@ def grouped_cv_auroc(
 
 def with_documents(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
     """Each row with a ``context``: its premise among 0 to ``MAX_OTHER_PREMISES`` other premises
-    of the same source file (one per line, in a seeded order), and ``elsewhere``, the text of
-    those others. The same premise always gets the same document.
+    of the same source file (one per line, in a seeded order), ``others``, those premises, and
+    ``elsewhere``, their text. The same premise always gets the same document.
 
     Why: a user's context has many sentences, and a detail moved from one of them into a claim
     about another is what :mod:`assay.text.alignment` sees; single-premise contexts could not
@@ -147,7 +149,7 @@ def with_documents(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]
     for r in rows:
         by_source.setdefault(r["source"], set()).add(r["premise"])
     pool = {source: sorted(found) for source, found in by_source.items()}
-    documents: dict[tuple[str, str], tuple[str, str]] = {}
+    documents: dict[tuple[str, str], tuple[str, list[str]]] = {}
     for source, premises in pool.items():
         for premise in premises:
             count = int(rng.integers(MAX_OTHER_PREMISES + 1))
@@ -156,10 +158,63 @@ def with_documents(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]
             others = [o for o in others if o != premise][:count]
             lines = [*others, premise]
             order = rng.permutation(len(lines))
-            documents[(source, premise)] = ("\n".join(lines[int(i)] for i in order),
-                                            " ".join(others))
-    return [{**r, "context": documents[(r["source"], r["premise"])][0],
-             "elsewhere": documents[(r["source"], r["premise"])][1]} for r in rows]
+            documents[(source, premise)] = ("\n".join(lines[int(i)] for i in order), others)
+    out = []
+    for r in rows:
+        context, others = documents[(r["source"], r["premise"])]
+        out.append({**r, "context": context, "others": others, "elsewhere": " ".join(others)})
+    return out
+
+
+def _join(first: str, second: str) -> str:
+    """Two claims as one sentence ("A; b"), the second's first letter lowered when its first
+    word is a function or number word (so it does not read as a name).
+
+    Example:
+        >>> _join("A man sleeps.", "Two dogs run.")
+        'A man sleeps; two dogs run.'
+        >>> _join("A man sleeps", "Anna runs.")
+        'A man sleeps; Anna runs.'
+    """
+    head = first.rstrip().rstrip(".!?")
+    word = second.split(" ", 1)[0].lower()
+    if word in STOPWORDS or word in ("two", "three", "four", "five", "there", "some", "people"):
+        second = second[:1].lower() + second[1:]
+    return f"{head}; {second}"
+
+
+def with_joined(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Claims that join a row's entailed hypothesis with a hypothesis of *another* premise of
+    its document: supported (kind ``joined_entailment``) when that one is entailed by its own
+    premise, unsupported (``joined_unsupported``) when it is neutral or a contradiction.
+
+    Why: an answer sentence often condenses two passages; it is then less close to any one
+    sentence, the NLI head judges it against one sentence at a time, and the words of the
+    second passage lie outside the window it aligns with. Without such supported rows the head
+    would read every condensing sentence as unsupported.
+    """
+    rng = np.random.default_rng(seed)
+    hypotheses: dict[str, dict[str, list[str]]] = {}
+    for r in rows:
+        if r["kind"].startswith("nli_"):
+            found = hypotheses.setdefault(r["premise"], {"supported": [], "unsupported": []})
+            found["supported" if r["label"] == "entailment" else "unsupported"].append(
+                r["hypothesis"])
+    out = list(rows)
+    for r in rows:
+        if r["kind"] != "nli_entailment" or not r["others"]:
+            continue
+        other = hypotheses.get(r["others"][int(rng.integers(len(r["others"])))])
+        if other is None:
+            continue
+        for side, kind in (("supported", "joined_entailment"), ("unsupported",
+                                                                 "joined_unsupported")):
+            if other[side]:
+                second = other[side][int(rng.integers(len(other[side])))]
+                out.append({**r, "hypothesis": _join(r["hypothesis"], second),
+                            "label": "entailment" if side == "supported" else "joined",
+                            "kind": kind})
+    return out
 
 
 def with_edits(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
@@ -184,8 +239,8 @@ def train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rows = load(args.data, args.limit, args.seed)
     held = split(rows)
-    rows = with_edits(with_documents([r for r, h in zip(rows, held, strict=True) if h],
-                                     args.seed), args.seed)
+    rows = with_joined(with_edits(with_documents(
+        [r for r, h in zip(rows, held, strict=True) if h], args.seed), args.seed), args.seed)
     logger.info("hallucination pairs (NLI-head validation premises and their edits): %d",
                 len(rows))
     emb = embedder(args.cache_dir)
@@ -254,7 +309,9 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "unsupported), and synthetic *detail edits* of their entailed hypotheses "
         f"(`scripts/heads/edits.py`, at most {EDITS_PER_CLAIM} per hypothesis, of different "
         f"kinds: {', '.join(EDITS)}; plus one `moved` edit, a name, number or word taken from "
-        "another premise of the row's document), unsupported: the edit is the only change. "
+        "another premise of the row's document), unsupported: the edit is the only change; and "
+        "*joined* claims, an entailed hypothesis joined with a hypothesis of another premise of "
+        "its document (supported when that one is entailed, unsupported otherwise). "
         f"The context of a row is its premise among 0 to {MAX_OTHER_PREMISES} other premises "
         "of the same source file, one per line. Every kind of unsupported row has the same "
         "total weight in the fit. Rows by kind: "

@@ -16,7 +16,12 @@ if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 
 from heads.edits import EDITS, detail_edits, move_detail  # noqa: E402
-from heads.hallucination import MAX_OTHER_PREMISES, kind_weights, with_documents  # noqa: E402
+from heads.hallucination import (  # noqa: E402
+    MAX_OTHER_PREMISES,
+    kind_weights,
+    with_documents,
+    with_joined,
+)
 
 PREMISE = ("Maria Lopez opened the branch in Porto in 2019 with 12 staff. The branch is not open "
            "on Sundays, and the manager greets every client at the door.")
@@ -116,3 +121,25 @@ def test_documents_surround_each_premise_with_others_of_its_source_seeded() -> N
     assert any(len(r["context"].split("\n")) > 1 for r in first)
     weights = kind_weights(np.array(["ok", "x", "y", "y"]), np.array([1, 0, 0, 0]))
     assert weights.tolist() == [1.0, 1.5, 0.75, 0.75]  # each unsupported kind weighs 1.5 in all
+
+
+def test_joined_claims_take_their_second_half_from_another_premise_of_the_document() -> None:
+    rows = []
+    for i in range(6):
+        premise = f"Premise {i} tells a story."
+        rows.append({"premise": premise, "hypothesis": f"Claim {i} holds.", "label": "entailment",
+                     "source": "a", "kind": "nli_entailment"})
+        rows.append({"premise": premise, "hypothesis": f"Claim {i} is new.", "label": "neutral",
+                     "source": "a", "kind": "nli_neutral"})
+    rows = with_documents(rows, 0)
+    joined = with_joined(rows, 0)
+    assert joined[: len(rows)] == rows and joined == with_joined(rows, 0)
+    added = joined[len(rows):]
+    assert {r["kind"] for r in added} == {"joined_entailment", "joined_unsupported"}
+    for row in added:
+        first, second = row["hypothesis"].split("; ")
+        assert row["hypothesis"].startswith(first) and first in {r["hypothesis"].rstrip(".")
+                                                                 for r in rows}
+        number = second.split()[1]
+        assert f"Premise {number} tells a story." in row["others"]  # another premise's claim
+        assert (row["label"] == "entailment") == second.endswith("holds.")

@@ -51,6 +51,26 @@ _REASONS = {
                        "in the context (a detail moved to the wrong place?)",
 }
 
+#: How the signals that name words read when another signal is the main reason.
+_ALSO = {
+    "key_facts_supported": "unsupported key facts: {}",
+    "aligned_support": "taken from elsewhere in the context: {}",
+}
+
+
+def _named_details(sentence: str, chunks: list[str], values: np.ndarray) -> dict[str, str]:
+    """The words behind the signals that name them (unsupported key facts, details moved from
+    elsewhere), quoted, for each of those signals that is below full support."""
+    named: dict[str, str] = {}
+    context, owners = chunk_sentences(chunks)
+    if values[SIGNALS.index("key_facts_supported")] < 0:
+        facts = unsupported_key_facts(sentence, context_facts(context))
+        named["key_facts_supported"] = ", ".join(repr(quote(f.text)) for f in facts)
+    if values[SIGNALS.index("aligned_support")] < 1:
+        moved = ContextIndex.of(context, owners).moved_details(sentence)[1]
+        named["aligned_support"] = ", ".join(repr(quote(w)) for w in moved)
+    return named
+
 
 @register
 class HallucinationScore(NLIEvaluator):
@@ -153,18 +173,15 @@ class HallucinationScore(NLIEvaluator):
         weight = head.layers[-1][0][:, 0].astype(np.float64)
         pull = weight * (values[worst] - head.mean) / head.scale  # each signal's contribution
         signal = SIGNALS[int(np.argmin(pull))]
-        if signal == "key_facts_supported":
-            facts = unsupported_key_facts(sentences[worst],
-                                          context_facts(chunk_sentences(chunks)[0]))
-            reason = _REASONS[signal].format(", ".join(repr(quote(f.text)) for f in facts))
-        elif signal == "aligned_support":
-            moved = ContextIndex.of(*chunk_sentences(chunks)).moved_details(sentences[worst])[1]
-            reason = _REASONS[signal].format(", ".join(repr(quote(w)) for w in moved))
+        named = _named_details(sentences[worst], chunks, values[worst])
+        if signal in named:
+            reason = _REASONS[signal].format(named.pop(signal))
         else:
             shown = values[worst][SIGNALS.index(signal)]
             if signal == "nli_not_contradiction":
                 shown = 1.0 - shown
             reason = _REASONS[signal].format(shown)
+        reason += "".join(f"; {_ALSO[other].format(listed)}" for other, listed in named.items())
         score = 1.0 - float(supported[worst])
         explanation = (
             f"least supported sentence (P(supported) {supported[worst]:.2f}): "

@@ -26,6 +26,9 @@ from assay.text.porter import porter_stem
 
 #: Consecutive context sentences (of one passage) a claim is aligned with.
 WINDOW = 2
+#: Words outside the aligned window that another window holds together, at least: a sentence
+#: condensing a second passage, not a moved detail.
+CONDENSED = 2
 
 
 def detail_keys(sentence: str) -> dict[str, str]:
@@ -36,15 +39,31 @@ def detail_keys(sentence: str) -> dict[str, str]:
         >>> detail_keys("The CEO resigned in 2,019 and the CEO left.")
         {'ceo': 'CEO', 'resign': 'resigned', '#2019': '2,019', 'left': 'left'}
     """
-    keys: dict[str, str] = {}
+    return {key: surface for key, (surface, _) in _details(sentence).items()}
+
+
+def _details(sentence: str) -> dict[str, tuple[str, int]]:
+    """:func:`detail_keys` with a detail number for each key: the words of one multi-word name
+    (capitalised words separated only by spaces) share one number.
+
+    Example:
+        >>> list(_details("Then Tom Reyes met Ana in 2021.").values())
+        [('Tom', 0), ('Reyes', 0), ('met', 1), ('Ana', 2), ('2021', 4)]
+    """
+    keys: dict[str, tuple[str, int]] = {}
+    detail, previous_end, previous_name = -1, -1, False
     for match in TOKEN.finditer(sentence):
         token = match.group(0)
+        name = token[:1].isupper()
+        if not (name and previous_name and sentence[previous_end:match.start()].isspace()):
+            detail += 1
+        previous_end, previous_name = match.end(), name
         if match.group("num"):
-            keys.setdefault(f"#{normalise_number(token)}", token)
+            keys.setdefault(f"#{normalise_number(token)}", (token, detail))
             continue
         lower = token.lower()
         if lower not in STOPWORDS and len(lower) > 1:
-            keys.setdefault(porter_stem(lower.replace("’", "'")), token)
+            keys.setdefault(porter_stem(lower.replace("’", "'")), (token, detail))
     return keys
 
 
@@ -100,11 +119,17 @@ class ContextIndex:
             >>> index.moved_details("The CEO resigned in 2019.")
             (0.0, [])
         """
-        keys = detail_keys(claim)
+        details = _details(claim)
+        keys = {key: surface for key, (surface, _) in details.items()}
         if not keys or not self.windows:
             return 0.0, []
         weight = {k: self.idf.get(k, self.unseen_idf) for k in keys}
         best = max(self.windows, key=lambda window: sum(weight[k] for k in keys if k in window))
         moved = [k for k in keys if k in self.idf and k not in best]
+        while moved:  # another window holding two details or more: a condensed second passage
+            other = max(self.windows, key=lambda w: len({details[k][1] for k in moved if k in w}))
+            if len({details[k][1] for k in moved if k in other}) < CONDENSED:
+                break
+            moved = [k for k in moved if k not in other]
         share = sum(weight[k] for k in moved) / sum(weight.values())
         return share, [keys[k] for k in moved]
