@@ -13,9 +13,11 @@ as a user runs it (sentence split, max over sentences):
 * a text-length baseline (characters): a detector that does not beat it has learnt length.
 
 AUROC with a 1,000-resample bootstrap 95 % interval. Then the functional breakdown on assay's own
-hand-written diagnostic lists (:mod:`toxicity_functional`, NOT the owner's held-out suite):
-recall@0.5 on lists that should be flagged, and the share correctly left unflagged on lists
-that should not. Speed: the head's added cost (its spelling-variant normaliser and its layer)
+hand-written diagnostic lists (:mod:`toxicity_functional`, on which the head's design was
+chosen) and on its larger held-out HateCheck-style suite (:mod:`toxicity_heldout`, written
+before the tuning; neither is the owner's held-out suite): recall@0.5 on lists that should be
+flagged, the share correctly left unflagged on lists that should not, AUROC over all lists.
+Speed: the head's added cost (its spelling-variant normaliser and its layer)
 against the all-MiniLM-L6-v2 pass whose vectors it reuses (same distinct sentences, no cache),
 and alt-profanity-check's parity with its package.
 Writes ``benchmarks/results/toxicity.md``.
@@ -43,6 +45,7 @@ from assay.data.case import TestCase
 from assay.evaluators.toxicity import CATEGORY_METRICS, Toxicity
 from results_file import publish
 from toxicity_functional import FUNCTIONAL
+from toxicity_heldout import HELDOUT, TEMPLATES
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "toxicity" / "davidson_labeled_data.csv"
@@ -141,26 +144,31 @@ def davidson_rows(frame: pd.DataFrame, signals: dict[str, np.ndarray]) -> list[s
     return rows
 
 
-def functional_rows(scorers: dict[str, dict[str, np.ndarray]]) -> tuple[list[str], list[str]]:
-    """Per functionality, each scorer's recall (label 1) or correct-pass share (label 0); and
-    each scorer's AUROC over all the lists."""
+def functional_rows(lists: dict[str, tuple[int, list[str]]],
+                    scorers: dict[str, dict[str, np.ndarray]]) -> tuple[list[str], list[str]]:
+    """Per functionality of ``lists``, each scorer's recall (label 1) or correct-pass share
+    (label 0); and per scorer its AUROC over all the lists and its lowest recall among the
+    functionalities that should be flagged."""
     names = list(scorers)
     head = ["| functionality | should flag | n | " + " | ".join(names) + " |",
             "|---|:---:|---:|" + "---:|" * len(names)]
     rows, start = [], 0
-    labels = np.concatenate([[lab] * len(t) for lab, t in FUNCTIONAL.values()])
-    for functionality, (label, texts) in FUNCTIONAL.items():
+    labels = np.concatenate([[lab] * len(t) for lab, t in lists.values()])
+    lowest: dict[str, tuple[float, str]] = {name: (2.0, "") for name in names}
+    for functionality, (label, texts) in lists.items():
         cells = []
         for name in names:
             s = scorers[name]["toxicity_score"][start : start + len(texts)]
-            share = (s >= 0.5).mean() if label else (s < 0.5).mean()
+            share = float((s >= 0.5).mean() if label else (s < 0.5).mean())
+            if label and share < lowest[name][0]:
+                lowest[name] = (share, functionality)
             cells.append(f"{share:.0%}")
         rows.append(f"| {functionality} | {'yes' if label else 'no'} | {len(texts)} | "
                     + " | ".join(cells) + " |")
         start += len(texts)
-    aurocs = [f"{name}: AUROC {roc_auc_score(labels, scorers[name]['toxicity_score']):.3f}"
-              for name in names]
-    return head + rows, aurocs
+    summary = [f"{name}: AUROC {roc_auc_score(labels, scorers[name]['toxicity_score']):.3f}, "
+               f"lowest recall {lowest[name][0]:.0%} ({lowest[name][1]})" for name in names]
+    return head + rows, summary
 
 
 def main() -> int:
@@ -195,9 +203,15 @@ def main() -> int:
         results["head+profanity"]["toxicity_score"])
     signals["text length (characters), baseline"] = frame["text"].str.len().to_numpy(float)
 
-    functional_texts = [t for _, lst in FUNCTIONAL.values() for t in lst]
-    functional = {specs[s]: run_evaluator(s, functional_texts)[0] for s in specs}
-    table, aurocs = functional_rows(functional)
+    tables = {}
+    for lists in (FUNCTIONAL, HELDOUT):
+        texts_of = [t for _, lst in lists.values() for t in lst]
+        tables[id(lists)] = functional_rows(
+            lists, {specs[s]: run_evaluator(s, texts_of)[0] for s in specs})
+    table, aurocs = tables[id(FUNCTIONAL)]
+    held_table, held_aurocs = tables[id(HELDOUT)]
+    n_held = sum(len(t) for _, t in HELDOUT.values())
+    n_templates = sum(len(t) for _, t in TEMPLATES.values())
 
     labels = frame["toxic"].to_numpy()
     lines = [
@@ -227,6 +241,21 @@ def main() -> int:
         *table,
         "",
         "Over all lists: " + "; ".join(aurocs) + ".",
+        "",
+        "## Functional breakdown, held-out suite (the honest estimate)",
+        "",
+        f"`benchmarks/toxicity_heldout.py`: HateCheck's 29 functionalities (Röttger et al. "
+        f"2021) as {n_templates} templates hand-written for assay, groups filled with HateCheck's"
+        f" 7 protected groups (slurs: one per group): {n_held:,} sentences. Written and "
+        "committed before the head was tuned, and not used to choose its design (which was "
+        "chosen on the lists above and on held-out training data). Labels as HateCheck's: "
+        "abuse aimed at individuals, objects and non-protected groups is *not* hateful, so a "
+        "toxicity scorer that flags insults fails F22–F24 by design. Not HateCheck's own data "
+        "and not the project owner's suite.",
+        "",
+        *held_table,
+        "",
+        "Over the held-out suite: " + "; ".join(held_aurocs) + ".",
         "",
         "## Speed",
         "",

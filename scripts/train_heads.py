@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 #: The heads this script trains: ``--head`` name -> module under ``scripts/heads/``.
 HEADS = {
     "nli": "heads.nli",
+    "nli-token": "heads.nli_token",
     "hallucination": "heads.hallucination",
     "toxicity": "heads.toxicity",
     "bias": "heads.bias",

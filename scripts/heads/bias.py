@@ -14,8 +14,7 @@ from __future__ import annotations
 import argparse
 
 from heads.toxicity import LICENCES as TOXICITY_LICENCES
-from heads.toxicity import add_arguments as add_toxicity_arguments
-from heads.toxicity import fit_and_save
+from heads.toxicity import add_fit_arguments, fit_and_save
 from heads.toxicity_data import bias_examples
 
 #: Licence per source-name prefix.
@@ -24,8 +23,8 @@ LICENCES = {"sbic": "CC BY 4.0 (Social Bias Frames, Sap et al. 2020)",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of this head (those of the toxicity head)."""
-    add_toxicity_arguments(parser)
+    """Options of this head (those of every logistic text head)."""
+    add_fit_arguments(parser)
 
 
 def train(args: argparse.Namespace) -> int:

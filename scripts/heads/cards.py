@@ -66,7 +66,7 @@ def _card(head: str, what: str, digest: str, info: dict[str, Any], licences: dic
 def toxicity_card(info: dict[str, Any], digest: str, licences: dict[str, str]) -> str:
     """The toxicity head's MODEL_CARD.md."""
     m = info["metrics"]
-    lexicon = info["deobfuscate"]
+    lexicon = info["data"]["deobfuscate"]
     return _card("toxicity", (
         "Six logistic heads on the frozen, standardised all-MiniLM-L6-v2 sentence vector (384 "
         "inputs, one linear layer, 6 outputs): `toxicity` (fitted on every labelled text); "
@@ -80,7 +80,8 @@ def toxicity_card(info: dict[str, Any], digest: str, licences: dict[str, str]) -
         f"{info['C']}; seed {info['seed']}. Before embedding, each sentence goes through "
         "assay's spelling-variant normaliser (`assay.text.deobfuscate`: `k1ll`, `f*ck`, "
         "`k i l l`, `ihatewomen`, `wmoen` read as the words they spell; ordinary text is "
-        f"unchanged), whose lexicon ships here: {len(lexicon['salient']):,} salient words "
+        f"unchanged), whose lexicon ships inside `weights.npz` (so the sha256 covers it): "
+        f"{len(lexicon['salient']):,} salient words "
         "(in ≥ 5 toxic training texts and toxic in ≥ half their texts; the only targets of "
         f"its spelling corrections) and {len(lexicon['words']):,} training words that "
         "MiniLM's vocabulary lacks. The default backend of assay's `toxicity` evaluator."),
@@ -94,6 +95,11 @@ def toxicity_card(info: dict[str, Any], digest: str, licences: dict[str, str]) -
         "insult ≥ 1/2); ConvAbuse abuse types (identity: racist/sexist/homophobic/transphobic/"
         "ableist; obscene: explicit or sexual harassment; insult: intellectual); Stormfront and "
         "ToxiGen hate = identity attack; SBIC group-targeted = identity attack, lewd = obscene. "
+        "Hard negatives (`counter_speech`, labelled not toxic): 1,600 short Stormfront, ToxiGen "
+        "and SBIC identity attacks quoted inside a denouncing frame ('We condemn the message "
+        "\"...\"'), 1,200 reported as a rejected claim ('It is ignorant and cruel to claim "
+        "that ...'), and their '<group> are <insult>' sentences with a 'not' (eight, six and "
+        "one frames of assay's own, `scripts/heads/toxicity_data.py`). "
         "`threat`: ToxicSpans threat spans (≥ 1/3 of raters) against every other labelled text. "
         "`severe_toxicity` is a proxy (no source labels it): ConvAbuse mean severity ≤ −2 vs > "
         "−1.5, and ToxicSpans posts that half the raters marked threat or identity attack, or "
@@ -110,11 +116,18 @@ def toxicity_card(info: dict[str, Any], digest: str, licences: dict[str, str]) -
             "threat in plain words (\"I will find you\") is often missed, and the "
             "class-balanced `threat` head also fires on some insults and on counter-speech "
             "that names violence.",
-            "A sentence vector sees topic and tone more than who says what to whom: "
-            "counter-speech that quotes or names the hate it rebuts, and negated hate (\"X are "
-            "not vermin\"), are mostly flagged; harmless profanity often is.",
+            "A sentence vector sees topic and tone more than who says what to whom: even with "
+            "the counter-speech and negation hard negatives, much counter-speech that quotes or "
+            "names the hate it rebuts, and most negated hate (\"X are not vermin\"), are still "
+            "flagged, and a hateful negated positive (\"X are not human\") scores lower than "
+            "before; harmless profanity is sometimes flagged.",
             "Reclaimed slurs and in-group terms are scored like the slur: it cannot tell who "
             "speaks.",
+            "On assay's held-out HateCheck-style suite (`benchmarks/toxicity_heldout.py`) it "
+            "flags under half of implicit derogation, hate by pronoun reference, hate phrased "
+            "as an opinion and hate as a negated positive statement (\"X are not worth "
+            "anything\"), and it flags insults of an individual, which HateCheck labels not "
+            "hateful (figures in `benchmarks/results/toxicity.md`).",
             "Spelling variants: the normaliser undoes digits/symbols inside a word, spaced "
             "letters, words run together and one swapped or dropped letter — only towards its "
             "lexicon; a variant of a word the training data lacks, two edits, or a substituted "

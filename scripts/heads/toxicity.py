@@ -6,8 +6,11 @@ one linear layer of assay's head format. ``toxicity`` is fitted on every labelle
 subtypes severe toxicity, obscene, insult and identity attack only on toxic texts, and score
 ``P(toxic) * P(subtype | toxic)`` at inference (:mod:`assay.backends.classify.head`); ``threat``
 (:data:`DIRECT`) is fitted against every labelled text and scored on its own, and a threat
-counts as toxic. The head also ships the lexicon of its spelling-variant normaliser
-(:func:`heads.toxicity_data.deobfuscation_lexicon`). Labels and sources:
+counts as toxic. Counter-speech and negated hate made from the training data's own hateful
+sentences (:func:`heads.toxicity_data.counter_speech_examples`) are negatives of every head
+fitted against all texts (``toxicity``, ``threat``). The head also ships the lexicon of its
+spelling-variant normaliser (:func:`heads.toxicity_data.deobfuscation_lexicon`) inside its
+weights file. Labels and sources:
 :mod:`heads.toxicity_data`. Validity figures in the model card are held-out (5-fold
 cross-validation, and leave-one-source-out for ``toxicity``); Davidson and the functional
 breakdown are measured by ``benchmarks/bench_toxicity.py``, never used here.
@@ -30,6 +33,7 @@ from heads.common import SHIPPED, embedder, standardise
 from heads.toxicity_data import (
     TOXICITY_TARGETS,
     Example,
+    counter_speech_examples,
     deobfuscation_lexicon,
     toxicity_examples,
 )
@@ -45,15 +49,23 @@ LICENCES = {
     "toxigen": "MIT / CDLA-Permissive-2.0 (ToxiGen demonstrations)",
     "wikipedia": "Apache-2.0 repo, CC BY-SA 3.0 text (Dixon et al. debiasing set)",
     "sbic": "CC BY 4.0 (Social Bias Frames)",
+    "counter_speech": "derived from the Stormfront, ToxiGen and SBIC sentences (their licences)",
     "mnli": "OANC (free use); fiction CC BY 3.0 / CC BY-SA 3.0 (MultiNLI); TaxiNLI C-UDA 1.0",
 }
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of this head."""
+def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of every logistic text head (this one and the bias head)."""
     parser.add_argument("--C", type=float, default=0.01, dest="c",
                         help="inverse L2 strength of every logistic head")
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (0: none)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of this head."""
+    add_fit_arguments(parser)
+    parser.add_argument("--no-counter-speech", action="store_false", dest="counter_speech",
+                        help="leave out the counter-speech and negation hard negatives")
 
 
 def labels_of(examples: Sequence[Example], target: str) -> np.ndarray:
@@ -151,10 +163,12 @@ def fit_targets(x: np.ndarray, examples: Sequence[Example], targets: Sequence[st
 def fit_and_save(args: argparse.Namespace, name: str, examples: Sequence[Example],
                  targets: Sequence[str], labels: Sequence[str], output: str,
                  card: Callable[[dict[str, Any], str], str], *, direct: Sequence[str] = (),
-                 extra: dict[str, Any] | None = None) -> int:
+                 extra: dict[str, Any] | None = None, data: dict[str, Any] | None = None) -> int:
     """Embed ``examples``, fit one logistic head per target, measure, and write head ``name``
     (weights, ``head.json``, ``MODEL_CARD.md`` from ``card(info, digest)``). ``direct``: see
-    :func:`fit_targets`; ``extra``: more entries for ``head.json``'s ``training`` section."""
+    :func:`fit_targets`; ``extra``: more entries for ``head.json``'s ``training`` section;
+    ``data``: JSON stored inside the weights (their sha256 covers it), also given to ``card``
+    under ``info["data"]``."""
     started = time.perf_counter()
     emb = embedder(args.cache_dir)
     x = np.asarray(emb.encode([e.text for e in examples]), dtype=np.float32)
@@ -174,8 +188,9 @@ def fit_and_save(args: argparse.Namespace, name: str, examples: Sequence[Example
     }
     out = args.out or SHIPPED / name
     digest = save_head(out, name=name, labels=labels, features=FEATURE_SET, layers=layers,
-                       mean=mean, scale=scale, info=info)
-    (out / "MODEL_CARD.md").write_text(card(info, digest), encoding="utf-8")
+                       mean=mean, scale=scale, info=info, data=data)
+    (out / "MODEL_CARD.md").write_text(card({**info, "data": data or {}}, digest),
+                                       encoding="utf-8")
     logger.info("wrote %s (sha256 %s)", out, digest[:16])
     return 0
 
@@ -186,7 +201,11 @@ def train(args: argparse.Namespace) -> int:
 
     examples = toxicity_examples(args.data, limit=args.limit, seed=args.seed)
     vocabulary = set((minilm.model_dir() / "vocab.txt").read_text(encoding="utf-8").split())
-    return fit_and_save(args, "toxicity", examples, TOXICITY_TARGETS, TOXICITY_TARGETS,
-                        "subtypes", lambda info, digest: toxicity_card(info, digest, LICENCES),
-                        direct=DIRECT,
-                        extra={"deobfuscate": deobfuscation_lexicon(examples, vocabulary)})
+    # The normaliser's lexicon comes from the labelled texts only: the counter-speech frames
+    # repeat hateful words as non-toxic and would dilute which words are salient.
+    lexicon = deobfuscation_lexicon(examples, vocabulary)
+    hard = counter_speech_examples(examples) if args.counter_speech else []
+    return fit_and_save(args, "toxicity", [*examples, *hard], TOXICITY_TARGETS,
+                        TOXICITY_TARGETS, "subtypes",
+                        lambda info, digest: toxicity_card(info, digest, LICENCES),
+                        direct=DIRECT, data={"deobfuscate": lexicon})

@@ -172,6 +172,77 @@ def toxicity_examples(root: Path, *, limit: int | None = None, seed: int = 0,
     return [Example(clip(e.text), e.source, e.labels) for e in out if e.text.strip()]
 
 
+#: Frames that quote a hateful training sentence to denounce it (counter-speech).
+QUOTING_FRAMES = (
+    'Posts like "{x}" are hate speech and should be reported.',
+    'Someone on the forum wrote "{x}" and the moderators removed it.',
+    'We condemn the message "{x}".',
+    'Repeating lines like "{x}" only spreads hatred.',
+    '"{x}" - this kind of comment is unacceptable.',
+    'There is no truth at all in the statement "{x}".',
+    'My teacher explained why a remark like "{x}" is harmful.',
+    'The campaign collects hateful slogans such as "{x}" to show how prejudice spreads.',
+)
+#: Frames that report a hateful claim without quoting it, to reject it.
+REPORTING_FRAMES = (
+    "It is ignorant and cruel to claim that {x}.",
+    "Anyone who believes that {x} needs to meet more people.",
+    "I am tired of hearing people claim that {x}.",
+    "The idea that {x} is a prejudice with no basis in fact.",
+    "Our school teaches children why thinking that {x} is wrong.",
+    "She was fired for telling customers that {x}, and rightly so.",
+)
+_COPULA = re.compile(r"^(.{2,40}?) (are|is) (?!not )(.+)$")
+_NOT_A_STATEMENT = re.compile(r"(?i)^(how|why|what|explain|roses)")
+
+
+def _hateful_sentences(examples: Sequence[Example], seed: int, *, questions: bool
+                       ) -> list[str]:
+    """Short identity attacks of Stormfront, ToxiGen and SBIC (4-18 words, no quotes, links
+    or handles; no questions unless ``questions``), distinct, in a seeded order."""
+    texts = sorted({e.text for e in examples
+                    if e.labels.get("identity_attack") == 1
+                    and e.source in ("stormfront", "toxigen", "sbic")
+                    and 4 <= len(e.text.split()) <= 18
+                    and not any(c in e.text for c in ('"', "http", "@"))
+                    and (questions or "?" not in e.text)})
+    random.Random(seed).shuffle(texts)
+    return texts
+
+
+def counter_speech_examples(examples: Sequence[Example], *, quoting: int = 1600,
+                            reporting: int = 1200, negated: int = 600) -> list[Example]:
+    """Hard negatives made from the training data's own hate: counter-speech and negation.
+
+    Every labelled source teaches "hateful words about a group = toxic"; none shows the same
+    words denounced, so the head flagged counter-speech and negated hate (70 % and 87 % of
+    assay's diagnostic lists). Here ``quoting`` hateful training sentences are quoted inside a
+    denouncing frame (:data:`QUOTING_FRAMES`), ``reporting`` are reported as a rejected claim
+    (:data:`REPORTING_FRAMES`), and up to ``negated`` "<group> are <insult>" sentences get a
+    ``not``; all are labelled not toxic (source ``counter_speech``). The frames are assay's
+    own; none comes from a test list. Deterministic (fixed seeds on sorted texts).
+
+    Example:
+        >>> hate = [Example("immigrants are vermin everywhere", "stormfront",
+        ...                 {"toxicity": 1, "identity_attack": 1})]
+        >>> [e.text for e in counter_speech_examples(hate)][-1]
+        'immigrants are not vermin everywhere'
+    """
+    out: list[Example] = []
+    pool = _hateful_sentences(examples, 0, questions=True)
+    for i, text in enumerate(pool[:quoting]):
+        out.append(QUOTING_FRAMES[i % len(QUOTING_FRAMES)].format(x=text.strip().rstrip(".!?")))
+    for i, text in enumerate(_hateful_sentences(examples, 1, questions=False)[:reporting]):
+        text = text.strip().rstrip(".!")
+        if text[0].isupper() and not text[:2].isupper() and not text.startswith(("I ", "I'")):
+            text = text[0].lower() + text[1:]
+        out.append(REPORTING_FRAMES[i % len(REPORTING_FRAMES)].format(x=text))
+    matches = [m for m in map(_COPULA.match, pool) if m][:negated]
+    out.extend(f"{m.group(1)} {m.group(2)} not {m.group(3)}" for m in matches
+               if "?" not in m.group(0) and not _NOT_A_STATEMENT.match(m.group(0)))
+    return [Example(clip(text), "counter_speech", {"toxicity": 0}) for text in out]
+
+
 def bias_examples(root: Path, *, limit: int | None = None, seed: int = 0) -> list[Example]:
     """SBIC posts (``biased`` = at least one annotator wrote an implied stereotype), and the
     everyday sentences of :func:`neutral_texts` as negatives."""
@@ -195,11 +266,12 @@ def deobfuscation_lexicon(examples: Sequence[Example], vocabulary: set[str]
                           ) -> dict[str, list[str]]:
     """What :func:`assay.text.deobfuscate.deobfuscate` needs beyond the model's ``vocabulary``:
     ``words`` (training words it lacks, in 3+ texts, most frequent first) and ``salient`` (words
-    over-represented in toxic training texts: the targets of its spelling corrections).
+    over-represented in toxic training texts: the targets of its spelling corrections; the
+    most toxic-specific first, the order in which a masked token such as ``f**k`` tries them).
 
     Example:
         >>> ex = [Example("you vermin", "s", {"toxicity": 1})] * 6 + [
-        ...     Example("you are kind", "s", {"toxicity": 0})] * 6
+        ...     Example("you are kind", "s", {"toxicity": 0})] * 8
         >>> deobfuscation_lexicon(ex, {"you", "are", "kind"})
         {'words': ['vermin'], 'salient': ['vermin']}
     """
@@ -212,6 +284,9 @@ def deobfuscation_lexicon(examples: Sequence[Example], vocabulary: set[str]
             toxic.update(words)
     extra = sorted((w for w, n in texts.items() if n >= WORD_MIN_TEXTS and len(w) > 1
                     and w not in vocabulary), key=lambda w: (-texts[w], w))
-    salient = sorted(w for w, n in toxic.items() if n >= SALIENT_MIN_TOXIC and len(w) >= 3
-                     and (n + 1) / (texts[w] + 2) >= SALIENT_MIN_SHARE)
+    def share(word: str) -> float:
+        return (toxic[word] + 1) / (texts[word] + 2)
+
+    salient = sorted((w for w, n in toxic.items() if n >= SALIENT_MIN_TOXIC and len(w) >= 3
+                      and share(w) >= SALIENT_MIN_SHARE), key=lambda w: (-share(w), w))
     return {"words": extra, "salient": salient}

@@ -26,6 +26,7 @@ from assay.data.suite import TestSuite, read_suite
 from assay.engine.executors import Executor, open_executor
 from assay.engine.score import ProgressCallback, check_thresholds, resolve_evaluators, score
 from assay.evaluators.base import Evaluator
+from assay.memory import release_memory
 from assay.params import check
 from assay.rundir.directory import RunDirectory
 from assay.rundir.layout import SUITE_FILE
@@ -209,6 +210,7 @@ def _run_pipeline(
         )
     finally:
         writer.close()
+    release_memory()  # the pages of scored chunks and written batches, before the analysis
     stages["scoring"] = time.perf_counter() - clock
     clock = time.perf_counter()
     # -- analyse

@@ -51,6 +51,23 @@ def test_a_tampered_head_is_refused(tmp_path: Path) -> None:
         HeadClassifier(str(folder)).predict(["hello"])
 
 
+def test_the_normaliser_lexicon_is_covered_by_the_weights_sha256(tmp_path: Path) -> None:
+    """The lexicon changes what the head computes, so it lives inside weights.npz: editing it
+    changes the digest (refused), and head.json no longer carries a copy that could be edited
+    unnoticed."""
+    import json
+
+    from assay.backends.heads.store import head_dir, load_head
+
+    head = load_head("toxicity")
+    lexicon = head.data["deobfuscate"]
+    assert "fuck" in lexicon["salient"] and len(lexicon["words"]) > 1000
+    assert "deobfuscate" not in json.loads(
+        (head_dir("toxicity") / "head.json").read_text(encoding="utf-8"))["training"]
+    assert HeadClassifier("toxicity").read(["F**k you", "k1ll them"]) == ["fuck you",
+                                                                         "kill them"]
+
+
 def test_specs_pickling_and_model_cards() -> None:
     from assay.backends.heads.store import head_dir
 

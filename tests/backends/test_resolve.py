@@ -143,6 +143,45 @@ def test_a_build_may_resolve_another_spec_and_a_failed_build_is_not_kept() -> No
     assert resolve(family, "flaky") == ["flaky"] and len(attempts) == 2
 
 
+def test_a_build_straddling_a_clear_is_not_cached_and_is_closed_by_the_next_clear() -> None:
+    started, release = threading.Event(), threading.Event()
+    closed: list[list[str]] = []
+    family: BackendFamily[list[str]] = BackendFamily(
+        "straddle", list, where="w", expected="e", close=closed.append)
+    builds: list[list[str]] = []
+
+    def build(argument: str) -> list[str]:
+        backend = [f"build {len(builds) + 1}"]
+        builds.append(backend)
+        if len(builds) == 1:  # the first build is held until the clear and a rebuild are done
+            started.set()
+            assert release.wait(10), "the first build was never released"
+        return backend
+
+    family.register("model", build)
+    first: list[list[str]] = []
+    waited: list[list[str]] = []
+    old = threading.Thread(target=lambda: first.append(resolve(family, "model")))
+    old.start()
+    assert started.wait(10)
+    waiter = threading.Thread(target=lambda: waited.append(resolve(family, "model")))
+    waiter.start()  # before or after the clear: either way it must end with the rebuild
+    try:
+        clear_loaded()
+        rebuilt = resolve(family, "model")  # a new build, not a wait for the one in progress
+        assert rebuilt is builds[1] and not first
+    finally:
+        release.set()
+        old.join(10)
+        waiter.join(10)
+    assert first == [builds[0]] and first[0] is builds[0]  # its caller still gets its backend
+    assert waited[0] is rebuilt and len(builds) == 2
+    assert resolve(family, "model") is rebuilt  # the stale build did not overwrite the rebuild
+    assert closed == []
+    clear_loaded()
+    assert sorted(map(id, closed)) == sorted(map(id, builds))  # both closed, each once
+
+
 def test_unknown_specs_name_the_parameter() -> None:
     with pytest.raises(InvalidInputError, match=r"'classifier' parameter of get_classifier"
                                                 r".*profanity-check"):

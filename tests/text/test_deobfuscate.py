@@ -46,6 +46,25 @@ def test_ordinary_text_is_returned_unchanged(text: str) -> None:
     assert deobfuscate(text, LEXICON) == text
 
 
+MASKED = Lexicon.of(["shot", "shut", "fake", "bench", "bunch", "you", "off", "happens", "what",
+                     "the"],
+                    # salient, most toxic-specific first (as the toxicity head ships them)
+                    ["fuck", "bitch", "shit", "fucking", "bench", "bunch", "shot", "shut"])
+
+
+@pytest.mark.parametrize(("masked", "meant"), [
+    ("F**k you", "fuck you"),  # was read as "fake you": one swap from a leet reading
+    ("F**K off", "fuck off"),
+    ("you b**ch", "you bitch"),  # "bench" and "bunch" fit too, but are less toxic-specific
+    ("sh*t happens", "shit happens"),  # not "shot": a masked word is one the writer hid
+    ("what the f*ck", "what the fuck"),
+    ("f**king hell", "fucking hell"),
+])
+def test_masked_letters_are_read_as_the_most_toxic_specific_word_that_fits(
+        masked: str, meant: str) -> None:
+    assert deobfuscate(masked, MASKED).lower() == meant
+
+
 def test_hostile_input_is_bounded() -> None:
     started = time.perf_counter()
     for text in ("a" * 50_000, "a " * 20_000, "k1" * 20_000, "*" * 50_000,

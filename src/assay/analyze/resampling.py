@@ -177,7 +177,7 @@ class ClusterBootstrap:
         """
         if columns is None:
             columns = np.zeros(len(values), dtype=np.intp)
-        local, inverse = np.unique(clusters, return_inverse=True)
+        local, inverse = self._local(clusters)
         key = inverse * n_columns + columns
         size = local.size * n_columns
         sums = np.bincount(key, weights=values, minlength=size).reshape(local.size, n_columns)
@@ -195,6 +195,14 @@ class ClusterBootstrap:
                 totals += stacked[:, start : start + step] @ block
         with np.errstate(invalid="ignore", divide="ignore"):
             return (totals[:n_columns] / totals[n_columns:]).T
+
+    def _local(self, clusters: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """``np.unique(clusters, return_inverse=True)`` by marking the codes present among all
+        clusters: linear, and no sorted copies of a 1.8 M-row column (issue 23)."""
+        present = np.zeros(self.weights.shape[0], dtype=bool)
+        present[clusters] = True
+        position = np.cumsum(present, dtype=np.intp) - 1
+        return np.flatnonzero(present), position[clusters]
 
     def difference_test(
         self, clusters: NDArray[np.intp], diffs: NDArray[np.float64], confidence: float

@@ -114,7 +114,13 @@ _LOADED: dict[tuple[Any, ...], tuple[Any, Any, BackendFamily[Any]]] = {}
 #: one build, callers naming another spec do not (a slow model load blocks only its own spec).
 #: Building one backend may resolve another (a head reads the shared embedder): another key.
 _BUILDING: dict[tuple[Any, ...], threading.Lock] = {}
-#: Guards ``_LOADED`` and ``_BUILDING``; never held while a backend is built.
+#: Backends whose build straddled a :func:`clear_loaded`: handed to their caller, never cached,
+#: closed by the next :func:`clear_loaded` (so every built backend is closed by exactly one).
+_STALE: list[tuple[Any, BackendFamily[Any]]] = []
+#: Counts :func:`clear_loaded` calls: a build started in an earlier generation is stale.
+_generation = 0
+#: Guards ``_LOADED``, ``_BUILDING``, ``_STALE`` and ``_generation``; never held while a backend
+#: is built.
 _LOCK = threading.Lock()
 
 
@@ -156,28 +162,44 @@ def resolve(
 def _cached(family: BackendFamily[T], key: tuple[Any, ...], keep: Any, make: Callable[[], T]
             ) -> T:
     full = (family.name, *key)
-    with _LOCK:
-        held = _LOADED.get(full)
-        if held is not None and held[0] is keep:  # an instance key is its id: check it is alive
-            return held[1]
-        building = _BUILDING.setdefault(full, threading.Lock())
-    with building:  # the first caller builds; the others wait for it, then find its backend
+    while True:
         with _LOCK:
             held = _LOADED.get(full)
-            if held is not None and held[0] is keep:
+            if held is not None and held[0] is keep:  # an instance key is its id: is it alive?
                 return held[1]
-        backend = make()
-        with _LOCK:
-            _LOADED[full] = (keep, backend, family)
-        return backend
+            generation = _generation
+            building = _BUILDING.setdefault(full, threading.Lock())
+        with building:  # the first caller builds; the others wait for it, then find its backend
+            with _LOCK:
+                if _generation != generation:  # cleared while waiting: this lock is forgotten
+                    continue
+                held = _LOADED.get(full)
+                if held is not None and held[0] is keep:
+                    return held[1]
+            backend = make()
+            with _LOCK:
+                if _generation == generation:
+                    _LOADED[full] = (keep, backend, family)
+                else:  # cleared during the build: a rebuild may be cached already; keep it
+                    _STALE.append((backend, family))
+            return backend
 
 
 def clear_loaded() -> None:
-    """Forget every backend built in this process (closing those whose family says how)."""
+    """Forget every backend built in this process (closing those whose family says how).
+
+    A build in progress meanwhile still hands its backend to its caller, but that backend is
+    not cached (a caller resolving the spec afterwards gets a new build); the next call closes
+    it.
+    """
+    global _generation
     with _LOCK:
-        loaded = list(_LOADED.values())
+        _generation += 1
+        loaded = [(backend, family) for _, backend, family in _LOADED.values()]
+        loaded += _STALE
         _LOADED.clear()
         _BUILDING.clear()
-    for _, backend, family in loaded:
+        _STALE.clear()
+    for backend, family in loaded:
         if family.close is not None:
             family.close(backend)

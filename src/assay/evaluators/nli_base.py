@@ -55,6 +55,13 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
         model = self.resolved_nli()
         return model.resolved_embedder() if isinstance(model, HeadNLI) else None
 
+    @property
+    def needs_tokens(self) -> bool:
+        """Whether the model reads token matrices (the token NLI head): the engine's encoding
+        pass then keeps them, so scoring encodes nothing more."""
+        model = self.resolved_nli()
+        return isinstance(model, HeadNLI) and model.reads_tokens
+
     def texts_to_encode(self, case: TestCase) -> list[str]:
         """The sentences the head embeds when scoring ``case``: the answer's and the context's
         (an NLI head embeds premises and hypotheses sentence by sentence)."""

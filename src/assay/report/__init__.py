@@ -45,6 +45,7 @@ def write_reports(
 
     from assay.analyze.summary import analyze_run
     from assay.analyze.uncertainty import DEFAULT_RESAMPLES
+    from assay.memory import release_memory
     from assay.report.drilldown import SELECTION_COLUMNS, read_calibration, run_drilldown
     from assay.report.html import render_html
     from assay.safety.masking import redact
@@ -58,6 +59,7 @@ def write_reports(
         heatmap_axes=heatmap_axes,
         seed=seed,
     ))
+    release_memory()  # the analysed table's pages, before the drill-down reads
     shown = dataclasses.replace(  # the manifest is assay's own record (hashes, versions): kept
         run,
         leaderboard=redact(run.leaderboard),

@@ -11,7 +11,10 @@ order, each only when its result is a known word:
    adjacent lower-case fragments, one unknown, are joined when together they make a salient word
    (``hu rt``);
 2. digits and symbols *inside* a token are read as letters (``0``→o/u, ``1``→i/l, ``3``→e,
-   ``4``→a, ``5``→s, ``7``→t, ``@``→a, ``$``→s, ``!``→i, ``|``→l, ``*`` any letter);
+   ``4``→a, ``5``→s, ``7``→t, ``@``→a, ``$``→s, ``!``→i, ``|``→l); a ``*`` masks one letter,
+   and a masked token becomes the first salient word (most toxic-specific first) of its length
+   that fits (``F**k`` → ``fuck``, ``b**ch`` → ``bitch``): people mask the words they know
+   are offensive, so a masked ``sh*t`` is not ``shot``;
 3. an unknown token of 3+ letters that is a salient word with two adjacent letters swapped, or
    (4+ letters) with an inner letter dropped, becomes that word (``wmoen`` → ``women``,
    ``vermn`` → ``vermin``);
@@ -71,6 +74,7 @@ class Lexicon:
     Attributes:
         ranks: known word -> rank.
         salient: words preferred over any other candidate (the head's toxic vocabulary).
+        masked_order: the salient words in the order a masked token (``f**k``) tries them.
 
     Example:
         >>> lex = Lexicon.of(["the", "kill", "idiot", "women", "hate", "all"], ["vermin"])
@@ -80,17 +84,19 @@ class Lexicon:
 
     ranks: dict[str, int] = field(default_factory=dict)
     salient: frozenset[str] = frozenset()
+    masked_order: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, words: Iterable[str], salient: Iterable[str] = ()) -> Lexicon:
-        """A lexicon from words in preference order, and salient words."""
+        """A lexicon from words in preference order, and salient words (most toxic-specific
+        first: the order in which a masked token tries them)."""
         ranks: dict[str, int] = {}
         for word in words:
             ranks.setdefault(word.lower(), len(ranks))
-        chosen = frozenset(w.lower() for w in salient)
-        for word in sorted(chosen):
+        order = tuple(dict.fromkeys(w.lower() for w in salient))
+        for word in sorted(order):
             ranks.setdefault(word, len(ranks))
-        return cls(ranks, chosen)
+        return cls(ranks, frozenset(order), order)
 
     @classmethod
     def from_wordpiece_vocab(cls, path: Path, words: Iterable[str] = (),
@@ -135,11 +141,30 @@ def _correct(word: str, lexicon: Lexicon) -> str | None:
     return lexicon.best(c for c in _restorations(word) if c in lexicon.salient)
 
 
+def _unmask(token: str, lexicon: Lexicon) -> str | None:
+    """Rule 2 for a token with ``*`` inside: the first salient word of its length whose letters
+    fit (``*`` any letter, other leet characters their letters).
+
+    Example:
+        >>> _unmask("F**k", Lexicon.of([], ["fuck", "fork"]))
+        'fuck'
+        >>> _unmask("sh*t", Lexicon.of(["shot"], ["shit"]))
+        'shit'
+    """
+    fits = [_LETTERS if ch == "*" else _LEET.get(ch, ch.lower()) for ch in token]
+    return next((w for w in lexicon.masked_order if len(w) == len(token)
+                 and all(c in fit for c, fit in zip(w, fits, strict=True))), None)
+
+
 def _unleet(token: str, lexicon: Lexicon) -> str | None:
     """Rule 2: a token with leet characters inside read as a known word (or one edit from one)."""
     inner = token[1:-1]
     if len(token) > _MAX_WORD or not any(ch in _LEET for ch in inner):
         return None
+    if "*" in inner:
+        masked = _unmask(token, lexicon)
+        if masked is not None:
+            return masked
     options = [(_LEET[ch] if (0 < i < len(token) - 1 and ch in _LEET) else ch.lower())
                for i, ch in enumerate(token)]
     if any(not o.isalpha() for o in options):  # a digit or symbol without a letter reading

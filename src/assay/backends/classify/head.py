@@ -12,7 +12,7 @@ Outputs (``head.json`` → ``training.output``):
   category never exceeds the toxicity score (as in ToxicSpans' annotation scheme).
 * ``"binary"`` (bias): one logit; categories ``("Non-biased", "Biased")`` = ``(1 - p, p)``.
 
-A head whose ``head.json`` has a ``training.deobfuscate`` section (the toxicity head) reads each
+A head whose weights file holds a ``deobfuscate`` lexicon (the toxicity head) reads each
 text through :func:`assay.text.deobfuscate.deobfuscate` first, so that ``k1ll`` or ``w o m e n``
 reach the encoder as the words they spell; ordinary text is unchanged and keeps its cached
 vector. The rewritten text is returned as :attr:`ClassScores.read_as`.
@@ -123,7 +123,7 @@ class HeadClassifier(PickledAsParams):
                         raise BackendError(
                             f"head {head.name!r} was trained on {minilm.MODEL_ID}; the embedder "
                             f"{embedder.model_id} gives other vectors")
-                    words = head.header.get("training", {}).get("deobfuscate")
+                    words = head.data.get("deobfuscate")
                     if words:
                         self._lexicon = Lexicon.from_wordpiece_vocab(
                             minilm.model_dir() / "vocab.txt", words["words"], words["salient"])

@@ -13,7 +13,7 @@ agree on what "supported" means), and sizes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -121,6 +121,27 @@ def lexical_features(premise: str, hypothesis: str, best_sentence: str) -> list[
             float(min(antonymous, 5))]
 
 
+def sentence_pair(
+    matrix: np.ndarray, index: Mapping[str, int], premise: str, hypothesis: str
+) -> tuple[np.ndarray, np.ndarray, list[float]]:
+    """The closest premise sentence's vector ``u``, the hypothesis' vector ``v`` and the pair's
+    :data:`SCALARS`, from the sentence rows ``matrix`` of the texts in ``index``
+    (:func:`texts_of_pairs` order)."""
+    sentences = premise_sentences(premise)
+    u_all = matrix[[index[s] for s in sentences]]
+    v = matrix[index[hypothesis]]
+    cos = u_all @ v
+    best = int(np.argmax(cos))
+    scalars = [
+        float(cos[best]),
+        float(cos.mean()),
+        *lexical_features(premise, hypothesis, sentences[best]),
+        float(np.log1p(len(words(hypothesis)))),
+        float(np.log1p(len(words(premise)))),
+    ]
+    return u_all[best], v, scalars
+
+
 def pair_features(
     embedder: Embedder, premises: Sequence[str], hypotheses: Sequence[str]
 ) -> np.ndarray:
@@ -138,19 +159,7 @@ def pair_features(
     index = {text: row for row, text in enumerate(texts)}
     out = np.empty((len(premises), N_FEATURES), dtype=np.float32)
     for i, (premise, hypothesis) in enumerate(zip(premises, hypotheses, strict=True)):
-        sentences = premise_sentences(premise)
-        u_all = matrix[[index[s] for s in sentences]]
-        v = matrix[index[hypothesis]]
-        cos = u_all @ v
-        best = int(np.argmax(cos))
-        u = u_all[best]
-        scalars = [
-            float(cos[best]),
-            float(cos.mean()),
-            *lexical_features(premise, hypothesis, sentences[best]),
-            float(np.log1p(len(words(hypothesis)))),
-            float(np.log1p(len(words(premise)))),
-        ]
+        u, v, scalars = sentence_pair(matrix, index, premise, hypothesis)
         out[i, :DIM] = u
         out[i, DIM : 2 * DIM] = v
         out[i, 2 * DIM : 3 * DIM] = np.abs(u - v)

@@ -3,7 +3,11 @@
 A head is a folder ``shipped/<name>/`` holding ``head.json`` (labels, layer sizes, the feature set
 it expects, the sha256 of its weights, how it was trained), ``weights.npz`` (float32 arrays:
 ``mean``/``scale`` standardise the input, then ``W0, b0, W1, b1, ...`` dense layers with ReLU
-between them and none after the last) and ``MODEL_CARD.md`` (data, licences, metrics, limits).
+between them and none after the last; optionally ``data``, UTF-8 JSON as bytes: inert data the
+head's reader needs, such as the toxicity head's normaliser lexicon, inside what the sha256
+covers; a head whose features are themselves learnt, such as the token NLI head's alignment
+layers, keeps those arrays under ``x_<name>``) and ``MODEL_CARD.md`` (data, licences, metrics,
+limits).
 ``scripts/train_heads.py`` writes all three. The forward pass is plain numpy: a head adds a few
 matrix products to the embedding pass whose vectors it reuses, and needs no torch.
 
@@ -34,6 +38,9 @@ SHIPPED = Path(__file__).resolve().parent / "shipped"
 WEIGHTS = "weights.npz"
 HEADER = "head.json"
 CARD = "MODEL_CARD.md"
+#: Member of the weights file holding the head's JSON data (UTF-8 bytes as a uint8 array).
+DATA = "data"
+_EXTRA = "x_"  # prefix of the feature-layer arrays in weights.npz
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: identical weights give identical bytes
 
 
@@ -50,6 +57,9 @@ class Head:
         scale: per-feature divisor applied after the mean.
         sha256: digest of the weights file (the head's identity in manifests).
         header: the whole ``head.json`` (training data sizes, metrics, seed, ...).
+        data: JSON data stored in the weights file (covered by ``sha256``), e.g. a lexicon.
+        extra: arrays of the feature layers that come before the dense classifier (empty for a
+            head over fixed features), by name.
 
     Example:
         >>> head = Head("toy", ("no", "yes"), "toy", [(np.eye(2, dtype=np.float32),
@@ -68,6 +78,8 @@ class Head:
     scale: np.ndarray
     sha256: str = ""
     header: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def model_id(self) -> str:
@@ -139,6 +151,9 @@ def _load(folder: Path, digest_on_disk: str) -> Head:
         n_layers = int(header["n_layers"])
         layers = [(arrays[f"W{i}"], arrays[f"b{i}"]) for i in range(n_layers)]
         mean, scale = arrays["mean"], arrays["scale"]
+        data = json.loads(arrays[DATA].tobytes().decode("utf-8")) if DATA in arrays else {}
+        extra = {key[len(_EXTRA):]: arrays[key] for key in arrays.files
+                 if key.startswith(_EXTRA)}
     return Head(
         name=str(header["name"]),
         labels=tuple(header["labels"]),
@@ -148,6 +163,8 @@ def _load(folder: Path, digest_on_disk: str) -> Head:
         scale=scale,
         sha256=digest_on_disk,
         header=header,
+        data=data,
+        extra=extra,
     )
 
 
@@ -185,26 +202,46 @@ def save_head(
     mean: np.ndarray,
     scale: np.ndarray,
     info: Mapping[str, Any],
+    extra: Mapping[str, np.ndarray] | None = None,
+    data: Mapping[str, Any] | None = None,
 ) -> str:
     """Write ``weights.npz`` (byte-reproducible) and ``head.json``; return the weights' sha256.
 
-    ``info`` (data sizes, metrics, seed, ...) is stored in ``head.json`` under ``"training"``.
+    ``info`` (data sizes, metrics, seed, ...) is stored in ``head.json`` under ``"training"``;
+    ``data`` (JSON), which changes what the head computes, inside ``weights.npz``, so that the
+    sha256 and the model id cover it; ``extra`` arrays (feature layers before the classifier)
+    are stored as ``x_<name>``.
+
+    Example:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp()) / "toy"
+        >>> layer = (np.eye(2, dtype=np.float32), np.zeros(2, np.float32))
+        >>> _ = save_head(folder, name="toy", labels=("no", "yes"), features="toy",
+        ...               layers=[layer], mean=np.zeros(2, np.float32),
+        ...               scale=np.ones(2, np.float32), info={}, data={"words": ["a"]})
+        >>> load_head(folder).data
+        {'words': ['a']}
     """
     arrays: dict[str, np.ndarray] = {"mean": mean, "scale": scale}
+    arrays.update({f"{_EXTRA}{key}": value for key, value in (extra or {}).items()})
     for i, (weight, bias) in enumerate(layers):
         arrays[f"W{i}"], arrays[f"b{i}"] = weight, bias
+    if data:
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        arrays[DATA] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for key in sorted(arrays):
             member = io.BytesIO()
-            np.lib.format.write_array(member, np.ascontiguousarray(arrays[key], np.float32),
+            dtype = np.uint8 if key == DATA else np.float32
+            np.lib.format.write_array(member, np.ascontiguousarray(arrays[key], dtype),
                                       allow_pickle=False)
             archive.writestr(zipfile.ZipInfo(f"{key}.npy", _EPOCH), member.getvalue(),
                              compress_type=zipfile.ZIP_DEFLATED)
-    data = buffer.getvalue()
+    payload = buffer.getvalue()
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / WEIGHTS).write_bytes(data)
-    digest = bytes_sha256(data)
+    (folder / WEIGHTS).write_bytes(payload)
+    digest = bytes_sha256(payload)
     header = {
         "name": name,
         "labels": list(labels),

@@ -1,7 +1,8 @@
 """Turning an NLI spec (a string or an instance) into a ready model, once per process.
 
-Specs: ``"head"`` (the default: assay's shipped NLI head over the offline MiniLM vectors, see
-:mod:`assay.backends.nli.head_nli`), any Hugging Face model name (e.g.
+Specs: ``"head"`` (the default: assay's shipped NLI head over the offline MiniLM sentence
+vectors, also ``"head-sentence"``), ``"head-token"`` (the shipped head over MiniLM token
+vectors; see :mod:`assay.backends.nli.head_nli`), any Hugging Face model name (e.g.
 ``"cross-encoder/nli-deberta-v3-base"``, needs network access once), the path of a local folder
 (a Hugging Face model, or a head folder written by ``scripts/train_heads.py``), ``"fake"`` (the
 deterministic test model), ``"tiny"`` and ``"tiny-hhem"`` (tiny random transformers models built
@@ -33,6 +34,12 @@ def _head(argument: str) -> NLIModel:
     from assay.backends.nli.head_nli import HeadNLI
 
     return HeadNLI()
+
+
+def _token_head(argument: str) -> NLIModel:
+    from assay.backends.nli.head_nli import HeadNLI
+
+    return HeadNLI("nli-token")
 
 
 def _tiny(argument: str) -> NLIModel:
@@ -68,6 +75,8 @@ NLI_MODELS: BackendFamily[NLIModel] = BackendFamily(
 NLI_MODELS.register("fake", _fake)
 NLI_MODELS.register("head", _head)
 NLI_MODELS.register("assay-nli-head", _head)
+NLI_MODELS.register("head-sentence", _head)
+NLI_MODELS.register("head-token", _token_head)
 NLI_MODELS.register("tiny", _tiny)
 NLI_MODELS.register("tiny-hhem", _tiny_hhem)
 

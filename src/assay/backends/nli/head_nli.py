@@ -1,10 +1,19 @@
-"""The offline default NLI model: assay's shipped NLI head over all-MiniLM-L6-v2 vectors.
+"""The offline NLI models: assay's shipped NLI heads over all-MiniLM-L6-v2 vectors.
 
-No pretrained NLI cross-encoder can be installed offline, so assay trains a small head
-(``scripts/train_heads.py --head nli``) on frozen MiniLM sentence-pair features
-(:mod:`assay.backends.heads.nli_features`) and ships it with a sha256 and a model card
-(``src/assay/backends/heads/shipped/nli/MODEL_CARD.md``). It is far weaker than a cross-encoder
-(see the model card) but answers every pair, offline, in a fraction of the embedding time.
+No pretrained NLI cross-encoder can be installed offline, so assay trains small heads on frozen
+MiniLM features and ships them with a sha256 and a model card
+(``src/assay/backends/heads/shipped/<name>/MODEL_CARD.md``):
+
+- ``nli`` (``scripts/train_heads.py --head nli``) reads sentence-pair features
+  (:mod:`assay.backends.heads.nli_features`);
+- ``nli-token`` (``--head nli-token``) soft-aligns the hypothesis' *token* vectors to the
+  premise's (:mod:`assay.backends.heads.nli_tokens`), so it sees a one-word detail edit that a
+  sentence vector barely registers. It reads the token matrices of the same MiniLM pass as the
+  sentence vectors (kept in the embedding cache).
+
+Both are far weaker than a cross-encoder (see the model cards) but answer every pair, offline,
+in a fraction of the embedding time. :class:`HeadNLI` picks the computation from the head's
+feature set.
 
 The head's last layer is linear, so the HCAT distance ``z_e / ‖w_e‖`` it reports is exactly the
 signed distance of the pair's last hidden vector to the entailment decision hyperplane.
@@ -18,20 +27,25 @@ from collections.abc import Sequence
 import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
-from assay.backends.heads.nli_features import FEATURE_SET, pair_features, texts_of_pairs
+from assay.backends.heads import nli_features, nli_tokens
+from assay.backends.heads.nli_features import pair_features, texts_of_pairs
+from assay.backends.heads.nli_tokens import TokenAligner, token_pair_features
 from assay.backends.heads.store import Head, load_head
 from assay.backends.nli.base import ENTAILMENT, NLIScores, softmax
 from assay.errors import BackendError
 from assay.params import check
 
 _LOCK = threading.Lock()
+#: Feature sets HeadNLI computes.
+FEATURE_SETS = (nli_features.FEATURE_SET, nli_tokens.FEATURE_SET)
 
 
 class HeadNLI:
     """NLI by the shipped MiniLM head (or a head folder trained by ``scripts/train_heads.py``).
 
     Args:
-        head: shipped head name or a head folder.
+        head: shipped head name (``"nli"``: sentence features; ``"nli-token"``: token
+            alignment) or a head folder.
         embedder: the embedder spec or instance whose vectors the head was trained on (the
             default shares the run's cached, prefetched MiniLM vectors).
 
@@ -48,6 +62,7 @@ class HeadNLI:
         self.head = head
         self.embedder = embedder
         self._head: Head | None = None
+        self._aligner: TokenAligner | None = None
 
     def load(self) -> Head:
         """The verified head (loaded once)."""
@@ -55,12 +70,14 @@ class HeadNLI:
             with _LOCK:
                 if self._head is None:
                     loaded = load_head(self.head)
-                    if loaded.features != FEATURE_SET or ENTAILMENT not in loaded.labels:
+                    if loaded.features not in FEATURE_SETS or ENTAILMENT not in loaded.labels:
                         raise BackendError(
                             f"head {self.head!r} expects features {loaded.features!r} and labels "
-                            f"{list(loaded.labels)}; HeadNLI needs {FEATURE_SET!r} with an "
-                            "'entailment' label"
+                            f"{list(loaded.labels)}; HeadNLI needs one of {list(FEATURE_SETS)} "
+                            "with an 'entailment' label"
                         )
+                    if loaded.features == nli_tokens.FEATURE_SET:
+                        self._aligner = TokenAligner.from_arrays(loaded.extra)
                     self._head = loaded
         return self._head
 
@@ -70,6 +87,12 @@ class HeadNLI:
         (``clear_loaded``, a new cache directory), and the engine's prefetch would then fill a
         different embedder than the one the head reads."""
         return get_embedder(self.embedder)
+
+    @property
+    def reads_tokens(self) -> bool:
+        """Whether the head reads token matrices (the run's embedding pass must keep them)."""
+        self.load()
+        return self._aligner is not None
 
     @property
     def model_id(self) -> str:
@@ -85,7 +108,11 @@ class HeadNLI:
         check(len(premises) == len(hypotheses), "hypotheses", "HeadNLI.predict",
               f"as many as the premises ({len(premises)})", len(hypotheses))
         head = self.load()
-        features = pair_features(self.resolved_embedder(), premises, hypotheses)
+        embedder = self.resolved_embedder()
+        if self._aligner is not None:
+            features = token_pair_features(embedder, self._aligner, premises, hypotheses)
+        else:
+            features = pair_features(embedder, premises, hypotheses)
         logits = head.logits(features)
         distance = logits[:, head.labels.index(ENTAILMENT)] / head.row_norm(ENTAILMENT)
         return NLIScores(head.labels, logits, softmax(logits), distance,
