@@ -14,7 +14,7 @@ from assay.backends.llm.stats import JudgeStats
 from assay.data.case import TestCase
 from assay.data.samples import judge_sample
 from assay.errors import AssayError
-from assay.evaluators.base import CaseResult, Evaluator
+from assay.evaluators.base import CaseResult, Evaluator, ResultBatch
 from assay.evaluators.resolved import ResolvesOnce
 
 #: A planned call: the request (exact, or a stand-in for a later stage) and expected reply tokens.
@@ -83,23 +83,23 @@ class JudgeEvaluator(ResolvesOnce, Evaluator):
         data["counterpart"] = self.counterpart
         return data
 
-    def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+    def evaluate(self, cases: Sequence[TestCase]) -> ResultBatch:
         """:meth:`Evaluator.evaluate`, one repeated judgement at a time: the cases of a batch are
         scored in groups of the same :func:`~assay.data.samples.judge_sample`, whose index every
         request of the group carries (its own cache entry and seed)."""
         groups: dict[int, list[int]] = {}
         for index, case in enumerate(cases):
             groups.setdefault(judge_sample(case), []).append(index)
-        results: list[CaseResult | None] = [None] * len(cases)
+        parts: list[tuple[list[int], ResultBatch]] = []
         try:
             for sample, indices in groups.items():
                 self._judge_sample = sample
-                scored = super().evaluate([cases[i] for i in indices])
-                for index, result in zip(indices, scored, strict=True):
-                    results[index] = result
+                parts.append((indices, super().evaluate([cases[i] for i in indices])))
         finally:
             self._judge_sample = 0
-        return [r for r in results if r is not None]
+        if len(parts) == 1:
+            return parts[0][1]
+        return ResultBatch.stack(len(cases), parts) if parts else super().evaluate(cases)
 
     def run(self, tasks: Sequence[JsonTask | None]) -> list[JsonOutcome | None]:
         """Send every task concurrently (None entries are passed through) and account for them."""
