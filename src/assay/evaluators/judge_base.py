@@ -39,15 +39,18 @@ def usage_details(judge: Judge, outcomes: Sequence[JsonOutcome]) -> dict[str, An
     }
 
 
-def counterpart_text(counterpart: Sequence[str], use: Mapping[str, str]) -> str:
-    """The judge-free counterparts as listed in a description and a spec: each registered name,
-    followed by how it is used where that needs saying.
+def counterpart_text(counterpart: Sequence[str], use: Mapping[str, str], quote: str = "") -> str:
+    """The judge-free counterparts as listed in a description, a spec and the docs: each
+    registered name (between ``quote``), followed by how it is used where that needs saying.
 
     Example:
         >>> counterpart_text(("retrieval", "token_f1"), {"retrieval": "recall_at_k"})
         'retrieval (recall_at_k), token_f1'
+        >>> counterpart_text(("token_f1",), {}, quote="`")
+        '`token_f1`'
     """
-    return ", ".join(f"{name} ({use[name]})" if name in use else name for name in counterpart)
+    return ", ".join(f"{quote}{name}{quote}" + (f" ({use[name]})" if name in use else "")
+                     for name in counterpart)
 
 
 class JudgeEvaluator(ResolvesOnce, Evaluator):
