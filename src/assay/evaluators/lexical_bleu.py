@@ -29,7 +29,7 @@ from typing import Any
 
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
-from assay.evaluators.batch import BatchBuilder, LazyColumn, ResultBatch
+from assay.evaluators.batch import BatchBuilder, LazyColumn, ResultBatch, without_cyclic_gc
 from assay.evaluators.registry import register
 from assay.params import check
 
@@ -366,11 +366,12 @@ class Bleu(Evaluator):
         row is read (design note 0036)."""
         out = BatchBuilder(self.metric_names())  # corpus_bleu, last, is not per case
         n_references: list[int] = []
-        for case in cases:
-            references = case.references
-            stats = bleu_statistics(case.actual_answer or "", references, self.lowercase)
-            out.ok(self._sentence_bleus(stats), None, {"stats": stats})
-            n_references.append(len(references))
+        with without_cyclic_gc():  # counters and tuples, no cycles
+            for case in cases:
+                references = case.references
+                stats = bleu_statistics(case.actual_answer or "", references, self.lowercase)
+                out.ok(self._sentence_bleus(stats), None, {"stats": stats})
+                n_references.append(len(references))
         return out.build(LazyColumn(out.n, partial(_explanation, out.rows, out.details,
                                                    n_references)))
 

@@ -38,7 +38,7 @@ from typing import Any
 
 from assay.data.case import TestCase
 from assay.evaluators.base import Evaluator, MetricSpec, Status, field_present
-from assay.evaluators.batch import BatchBuilder, LazyColumn, ResultBatch
+from assay.evaluators.batch import BatchBuilder, LazyColumn, ResultBatch, without_cyclic_gc
 from assay.evaluators.registry import register
 from assay.evaluators.retrieval_ids import ID_MATCHES, disjoint_spaces, judgement, misaligned
 from assay.params import check
@@ -310,18 +310,19 @@ class RetrievalMetrics(Evaluator):
         disjoint = disjoint_spaces(judgements) if self.id_match != "text" else None
         out = BatchBuilder(self.metric_names())
         ranked: list[_Ranked] = []
-        for case, judged in zip(cases, judgements, strict=True):
-            ranking, relevance = judged.ranking, judged.relevance
-            problem = judged.error or misaligned(case) or (
-                disjoint if ranking and relevance else None)
-            if problem is not None:
-                out.not_scored(Status.ERROR, problem)
-            elif max(relevance.values(), default=0.0) <= 0:
-                out.not_scored(Status.SKIPPED, _NO_RELEVANT)
-            else:
-                one = _Ranked(ranking, relevance)
-                out.ok(_score_row(one, self.k, self.precision))
-                ranked.append(one)
+        with without_cyclic_gc():  # rankings reduced to lists of numbers, no cycles
+            for case, judged in zip(cases, judgements, strict=True):
+                ranking, relevance = judged.ranking, judged.relevance
+                problem = judged.error or misaligned(case) or (
+                    disjoint if ranking and relevance else None)
+                if problem is not None:
+                    out.not_scored(Status.ERROR, problem)
+                elif max(relevance.values(), default=0.0) <= 0:
+                    out.not_scored(Status.SKIPPED, _NO_RELEVANT)
+                else:
+                    one = _Ranked(ranking, relevance)
+                    out.ok(_score_row(one, self.k, self.precision))
+                    ranked.append(one)
         return out.build(
             LazyColumn(len(ranked), partial(_explanation, ranked, self.k)),
             LazyColumn(len(ranked), partial(_details, ranked, self.k, self.id_match,
