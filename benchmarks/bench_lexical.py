@@ -1,16 +1,18 @@
 """ROUGE and BLEU throughput of assay against rouge-score and sacrebleu, on the same pairs.
 
-Run: ``python benchmarks/bench_lexical.py [N_PAIRS]`` (default 10,000). Scores must be identical
-(the script fails otherwise); speeds are reported as ratios. Writes benchmarks/results/lexical.md.
-Every cache of assay is cleared before each timed pass, so the speed-up comes from the algorithms
-(bit-parallel LCS, per-word stem cache within the pass), not from having seen the texts before.
+Run: ``python benchmarks/bench_lexical.py [N_PAIRS] [--rounds R]`` (default 10,000 pairs, 3
+rounds). Scores must be identical (the script fails otherwise); speeds are reported as ratios of
+the medians of interleaved rounds, CPU and wall. Each round scores pairs of its own (a seed per
+round) and starts cold: every cache of assay is cleared and the reference objects are fresh, so
+the speed-up comes from the algorithms (bit-parallel LCS, per-word stem cache within the pass),
+not from having seen the texts before. Writes benchmarks/results/lexical.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import platform
 import sys
-import time
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
@@ -19,16 +21,21 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from assay.data.case import TestCase  # noqa: E402
 from assay.evaluators.lexical_bleu import (  # noqa: E402
+    Bleu,
     _cached_13a,
     bleu_from_statistics,
     bleu_statistics,
 )
 from assay.evaluators.lexical_rouge import clear_caches, rouge  # noqa: E402
-from assay.fileio import write_text  # noqa: E402
 from lexical_data import answer_pairs  # noqa: E402
+from results_file import publish  # noqa: E402
+from rounds import Timing, interleaved, load_average, machine_note  # noqa: E402
 
-REPEATS = 2
+Pairs = list[tuple[str, str]]
+#: Builds a fresh scorer (new reference objects / cleared caches) and scores the pairs with it.
+Scorer = Callable[[Pairs], list[Any]]
 
 
 def _clear_caches() -> None:
@@ -36,120 +43,125 @@ def _clear_caches() -> None:
     _cached_13a.cache_clear()
 
 
-Pairs = list[tuple[str, str]]
-Scorer = Callable[[Pairs], list[Any]]
-
-
 def _compare(
-    make_reference: Callable[[], Scorer], make_own: Callable[[], Scorer], pairs: Pairs, chunks: int
-) -> tuple[float, float, list[Any], list[Any]]:
-    """Time the reference and assay on the same pairs, interleaved chunk by chunk so that load
-    from other processes hits both alike; best total of REPEATS passes, each pass cold (assay's
-    caches cleared, fresh reference objects). Returns both times and both results."""
-    size = -(-len(pairs) // chunks)
-    parts = [pairs[i : i + size] for i in range(0, len(pairs), size)]
-    best_ref = best_own = float("inf")
-    ref: list[Any] = []
-    own: list[Any] = []
-    for _ in range(REPEATS):
-        _clear_caches()
-        reference, mine = make_reference(), make_own()
-        t_ref = t_own = 0.0
-        ref, own = [], []
-        for part in parts:
-            start = time.perf_counter()
-            ref += reference(part)
-            t_ref += time.perf_counter() - start
-            start = time.perf_counter()
-            own += mine(part)
-            t_own += time.perf_counter() - start
-        best_ref, best_own = min(best_ref, t_ref), min(best_own, t_own)
-    return best_ref, best_own, ref, own
+    reference: Scorer, own: Scorer, rounds: list[Pairs]
+) -> tuple[Timing, Timing, bool]:
+    """Interleaved rounds of both on the pairs of each round; whether every score was equal."""
+    results: dict[str, list[list[Any]]] = {"reference": [], "assay": []}
+
+    def run(name: str, scorer: Scorer) -> Callable[[int], object]:
+        def go(r: int) -> None:
+            if name == "assay":
+                _clear_caches()
+            results[name].append(scorer(rounds[r]))
+        return go
+
+    t = interleaved({"reference": run("reference", reference), "assay": run("assay", own)},
+                    len(rounds))
+    return t["reference"], t["assay"], results["reference"] == results["assay"]
 
 
 def main() -> int:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", nargs="?", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    n = args.n
     from rouge_score import rouge_scorer
     from sacrebleu.metrics import BLEU
 
-    pairs = answer_pairs(n, seed=0)
-    rows: list[tuple[str, float, float]] = []
-    failures: list[str] = []
+    rounds = [answer_pairs(n, seed=r) for r in range(args.rounds)]
+    rows: list[tuple[str, str, Timing, Timing, bool]] = []
+    before = load_average()
 
-    def record(name: str, t_ref: float, t_own: float, same: bool) -> None:
-        if not same:
-            failures.append(name)
-        rows.append((name, t_ref, t_own))
-        print(f"{name}: reference {t_ref:.2f}s, assay {t_own:.2f}s, identical: {same}", flush=True)
+    def record(name: str, reference: str, t_ref: Timing, t_own: Timing, same: bool) -> None:
+        rows.append((name, reference, t_ref, t_own, same))
+        print(f"{name}: {reference} {t_ref.median_cpu:.2f}s, assay {t_own.median_cpu:.2f}s CPU, "
+              f"identical: {same}", flush=True)
 
     for types, label in ((["rougeL"], "ROUGE-L"), (["rouge1", "rouge2", "rougeL"], "ROUGE-1/2/L")):
         for stem in (False, True):
 
-            def make_reference(t: list[str] = types, st: bool = stem) -> Scorer:
+            def reference(part: Pairs, t: list[str] = types, st: bool = stem) -> list[Any]:
                 scorer = rouge_scorer.RougeScorer(t, use_stemmer=st)
-                return lambda part: [scorer.score(e, a) for e, a in part]
+                return [tuple(tuple(s[k]) for k in t) for s in (scorer.score(e, a)
+                                                               for e, a in part)]
 
-            def make_own(t: list[str] = types, st: bool = stem) -> Scorer:
-                return lambda part: [rouge(e, a, t, use_stemmer=st) for e, a in part]
+            def own(part: Pairs, t: list[str] = types, st: bool = stem) -> list[Any]:
+                return [tuple(tuple(s[k]) for k in t)
+                        for s in (rouge(e, a, t, use_stemmer=st) for e, a in part)]
 
-            t_ref, t_own, ref, own = _compare(make_reference, make_own, pairs, chunks=10)
-            same = all(
-                tuple(o[k]) == tuple(r[k]) for o, r in zip(own, ref, strict=True) for k in types
-            )
-            record(f"{label}, stemming {'on' if stem else 'off'}", t_ref, t_own, same)
+            t_ref, t_own, same = _compare(reference, own, rounds)
+            record(f"{label}, stemming {'on' if stem else 'off'}", "rouge-score", t_ref, t_own,
+                   same)
 
-    def sacre_sentence() -> Scorer:
+    def sacre_sentence(part: Pairs) -> list[float]:
         metric = BLEU(effective_order=True)
-        return lambda part: [metric.sentence_score(a, [e]).score for e, a in part]
+        return [metric.sentence_score(a, [e]).score for e, a in part]
 
-    def own_sentence() -> Scorer:
-        return lambda part: [bleu_from_statistics(bleu_statistics(a, e), 4) for e, a in part]
+    def own_sentence(part: Pairs) -> list[float]:
+        return [bleu_from_statistics(bleu_statistics(a, e), 4) for e, a in part]
 
-    t_ref, t_own, ref, own = _compare(sacre_sentence, own_sentence, pairs, chunks=10)
-    record("sentence BLEU-4 (13a, exp smoothing, effective order)", t_ref, t_own, own == ref)
+    t_ref, t_own, same = _compare(sacre_sentence, own_sentence, rounds)
+    record("sentence BLEU-4 (13a, exp smoothing, effective order)", "sacrebleu", t_ref, t_own,
+           same)
 
-    def sacre_corpus() -> Scorer:
-        return lambda part: [
-            BLEU().corpus_score([a for _, a in part], [[e for e, _ in part]]).score
-        ]
+    def sacre_bleus(part: Pairs) -> list[list[float]]:
+        metric = BLEU(effective_order=True)
+        # the evaluator's range check clips 1.0000000000000004 (float rounding) to 1
+        return [[min(metric.sentence_score(a, [e]).score / 100, 1.0)] for e, a in part]
 
-    def own_corpus() -> Scorer:
-        def score(part: Pairs) -> list[float]:
-            totals = [0] * 10
-            for e, a in part:
-                totals = [x + y for x, y in zip(totals, bleu_statistics(a, e), strict=True)]
-            return [bleu_from_statistics(totals, 4, effective_order=False)]
+    cases = [[TestCase(id=f"q{i}", expected_answer=e, actual_answer=a)
+              for i, (e, a) in enumerate(part)] for part in rounds]
+    by_pairs = {id(part): cases[r] for r, part in enumerate(rounds)}
 
-        return score
+    def own_evaluator(part: Pairs) -> list[list[float]]:
+        batch = Bleu().evaluate(by_pairs[id(part)])
+        return [[v] for v in batch.column("bleu4").tolist()]
 
-    t_ref, t_own, ref, own = _compare(sacre_corpus, own_corpus, pairs, chunks=1)
-    record("corpus BLEU-4", t_ref, t_own, own == ref)
+    t_ref, t_own, same = _compare(sacre_bleus, own_evaluator, rounds)
+    record("`Bleu` evaluator (BLEU-1..4, outcomes, details) vs sentence BLEU-4", "sacrebleu",
+           t_ref, t_own, same)
+
+    def sacre_corpus(part: Pairs) -> list[float]:
+        return [BLEU().corpus_score([a for _, a in part], [[e for e, _ in part]]).score]
+
+    def own_corpus(part: Pairs) -> list[float]:
+        totals = [0] * 10
+        for e, a in part:
+            totals = [x + y for x, y in zip(totals, bleu_statistics(a, e), strict=True)]
+        return [bleu_from_statistics(totals, 4, effective_order=False)]
+
+    t_ref, t_own, same = _compare(sacre_corpus, own_corpus, rounds)
+    record("corpus BLEU-4", "sacrebleu", t_ref, t_own, same)
 
     lines = [
         "# Lexical metrics: throughput against the reference implementations",
         "",
-        f"Generated by `python benchmarks/bench_lexical.py {n}` on {n:,} seeded, realistic answer "
-        f"pairs (`benchmarks/lexical_data.py`): reference and assay timed chunk by chunk, "
-        f"interleaved, best of {REPEATS} cold passes (every cache cleared). "
-        "Scores are asserted bit-for-bit identical to the reference in the same run.",
+        f"Generated by `python benchmarks/bench_lexical.py {n} --rounds {args.rounds}` on "
+        f"{n:,} seeded, realistic answer pairs per round (`benchmarks/lexical_data.py`; a seed "
+        f"per round: {n * args.rounds:,} distinct pairs), medians of {args.rounds} interleaved "
+        "cold rounds (every cache of assay cleared, fresh reference objects). Scores are "
+        "asserted bit-for-bit identical to the reference in every round. The `Bleu` evaluator "
+        "computes BLEU-1..4 and the corpus statistics with outcomes, explanations and details; "
+        "its BLEU-4 is compared with sacrebleu's sentence BLEU.",
         "",
         f"Python {platform.python_version()}, {platform.machine()}, rouge-score "
-        f"{version('rouge-score')}, sacrebleu {version('sacrebleu')}.",
+        f"{version('rouge-score')}, sacrebleu {version('sacrebleu')}; "
+        f"{machine_note(before, load_average())}.",
         "",
-        "| metric | reference | reference (s) | assay (s) | pairs/s (assay) | speed-up "
-        "| identical |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "| metric | reference | reference CPU (s) | assay CPU (s) | pairs/s (assay CPU) "
+        "| speed-up (CPU) | speed-up (wall) | identical |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
     ]
-    for name, t_ref, t_own in rows:
-        reference = "rouge-score" if "ROUGE" in name else "sacrebleu"
+    for name, reference, t_ref, t_own, same in rows:
         lines.append(
-            f"| {name} | {reference} | {t_ref:.2f} | {t_own:.2f} | {n / t_own:,.0f} | "
-            f"{t_ref / t_own:.1f}× | {'no' if name in failures else 'yes'} |"
+            f"| {name} | {reference} | {t_ref.median_cpu:.2f} | {t_own.median_cpu:.2f} | "
+            f"{n / t_own.median_cpu:,.0f} | {t_ref.median_cpu / t_own.median_cpu:.1f}× | "
+            f"{t_ref.median_wall / t_own.median_wall:.1f}× | {'yes' if same else 'no'} |"
         )
-    out = HERE / "results" / "lexical.md"
-    out.parent.mkdir(exist_ok=True)
-    write_text(out, "\n".join(lines) + "\n")
-    print(f"wrote {out}")
+    publish(HERE / "results" / "lexical.md", lines)
+    failures = [name for name, *_, same in rows if not same]
     if failures:
         print(f"NOT IDENTICAL: {failures}", file=sys.stderr)
         return 1

@@ -4,7 +4,8 @@ Blocks look like ``<!-- BEGIN generated:NAME -->`` ... ``<!-- END generated:NAME
 ``catalogue`` (the evaluator registry) or a file under ``benchmarks/results/`` (e.g.
 ``pii.md``) written by a benchmark script; ``calibration.md#Targets`` takes only the section under
 the heading ``## Targets``; ``reference-toc`` (in ``docs/reference-definitions.md``) lists every
-registered evaluator by family. Run with ``--check`` to fail when a file is stale.
+registered evaluator by family; ``judge-counterparts`` (in ``docs/judge.md``) each judge evaluator's
+judge-free counterparts. Run with ``--check`` to fail when a file is stale.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ def render(name: str) -> str:
     """The content of block ``name``."""
     if name == "reference-toc":
         return reference_toc()
+    if name == "judge-counterparts":
+        return judge_counterparts()
     if name == "catalogue":
         from assay.evaluators.registry import catalogue
         from assay.report.catalogue import catalogue_markdown
@@ -53,12 +56,26 @@ def reference_toc() -> str:
     )
 
 
+def judge_counterparts() -> str:
+    """A table of every registered judge evaluator's judge-free counterparts (``docs/judge.md``),
+    from the ``counterpart`` attribute that also ends its description."""
+    from assay.evaluators.judge_base import JudgeEvaluator, counterpart_text
+    from assay.evaluators.registry import evaluator_class, evaluator_names
+
+    rows = [
+        f"| `{name}` | {counterpart_text(cls.counterpart, cls.counterpart_use, quote='`')} |\n"
+        for name in evaluator_names()
+        if issubclass(cls := evaluator_class(name), JudgeEvaluator)
+    ]
+    return "| evaluator | judge-free counterparts |\n|---|---|\n" + "".join(rows)
+
+
 def updated(text: str) -> str:
     """README text with every generated block re-rendered."""
     return BLOCK.sub(lambda m: m.group(1) + render(m.group(2)) + m.group(4), text)
 
 
-GENERATED_FILES = ("README.md", "docs/reference-definitions.md")
+GENERATED_FILES = ("README.md", "docs/reference-definitions.md", "docs/judge.md")
 
 
 def main() -> int:

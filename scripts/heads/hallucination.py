@@ -343,12 +343,15 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "- Fitted on short NLI hypotheses against documents of a few unrelated premises; "
         "answers are scored sentence by sentence, and a claim that needs two passages together "
         "is judged against each alone by the NLI signals.",
-        "- `aligned_support` reads a summary sentence that condenses several distant parts of "
-        "the context as moved details (it lowers the score of faithful whole-document "
-        "summaries; on SummEdits' sales e-mails it is inverted).",
-        "- A swapped role, or a word replaced by another word that the context does use "
-        "elsewhere, leaves every lexical signal intact; only the NLI head can see it, and it "
-        "mostly does not (see the per-kind columns above).",
+        "- `aligned_support` reads a faithful sentence that takes a single detail from a "
+        "distant second passage as a moved detail (two details or more of one other passage "
+        "count as a condensed passage, not as moved); alone, it is inverted on SummEdits' "
+        "whole-e-mail summaries of sales e-mails.",
+        "- A swapped role, or a word replaced by another word of the same context window, "
+        "leaves every lexical signal intact; only the NLI head can see it, and it mostly does "
+        "not (see the per-kind columns above). No signal sees a near-synonym that changes the "
+        "meaning ('manager' for 'executive'): see the subgroup figure in "
+        "`benchmarks/results/heads_validity.md`.",
         "- Its probability is calibrated on this training mix (about one row in four "
         "supported), not on a user's data: recalibrate with `assay calibrate` on labelled cases.",
         "",

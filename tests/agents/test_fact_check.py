@@ -207,7 +207,7 @@ def test_no_claims_and_empty_answers_are_skipped() -> None:
 def test_max_rows_guard_skips_the_rest_with_a_reason() -> None:
     cases = [CASE.model_copy(update={"id": str(i)}) for i in range(5)]
     evaluator = FactCheck(judge=scripted_factcheck_judge(), corpus=CORPUS, max_rows=3)
-    first = evaluator.evaluate(cases[:2]) + evaluator.evaluate(cases[2:])  # two batches
+    first = [*evaluator.evaluate(cases[:2]), *evaluator.evaluate(cases[2:])]  # two batches
     statuses = [r.outcomes["factcheck_score"].status for r in first]
     assert statuses == [Status.OK] * 3 + [Status.SKIPPED] * 2
     assert "max_rows=3 reached" in (first[-1].outcomes["factcheck_score"].reason or "")
@@ -277,7 +277,7 @@ def test_estimate_counts_only_rows_the_evaluator_would_check(tmp_path: Path) -> 
 
     # the rows counted are the rows a real run sends to the judge
     ran = FactCheck(judge=scripted_factcheck_judge(), max_claims=2, max_rows=3)
-    results = ran.evaluate(cases[:3]) + ran.evaluate(cases[3:])  # the guard spans batches
+    results = [*ran.evaluate(cases[:3]), *ran.evaluate(cases[3:])]  # the guard spans batches
     reasons = [r.outcomes["factcheck_score"].reason or "" for r in results]
     assert sum("max_rows=3 reached" in r for r in reasons) == estimate.rows_over_limit
     assert reasons[1] == "the answer is empty" and reasons[-1].startswith("no evidence source")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lexical_pairs import answer_pairs
 
 from assay import TestCase, evaluate
@@ -28,6 +30,18 @@ def test_13a_tokeniser_equals_sacrebleu() -> None:
     reference = Tokenizer13a()
     for text in [t for pair in answer_pairs(400, seed=2) + EDGE for t in pair]:
         assert " ".join(tokenize_13a(text)) == reference(text.rstrip())
+
+
+@given(st.lists(st.sampled_from([*"ab9 0.,-&;:/()[]{}<>\"'!?$%@#~^_|`+*=\n\t",
+                                 "&quot;", "&amp;", "<skipped>", "-\n", "é", "  "]),
+                max_size=40).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_13a_tokeniser_equals_sacrebleu_on_punctuation_runs(text: str) -> None:
+    """Runs of spaces, punctuation next to digits and entities: the per-character padding (no
+    padding of spaces) gives sacrebleu's tokens."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    assert " ".join(tokenize_13a(text, cache=False)) == Tokenizer13a()(text.rstrip())
 
 
 @pytest.mark.parametrize("lowercase", [False, True])

@@ -76,6 +76,42 @@ def test_gptscore_qa_scores_answer_yes_after_the_conversation() -> None:
     assert result.outcomes["gptscore_qa_correctness"].value == pytest.approx(-expected.mean_nll)
 
 
+def test_gptscore_metrics_are_derived_from_the_name_and_task() -> None:
+    declared = {cls.name: (cls.metric_names(), cls.primary_metric().name)
+                for cls in (GPTScoreSummary, GPTScoreSummaryRef, GPTScoreTranslation, GPTScoreQA)}
+    assert declared == {  # the metric names the evaluators had when each spelt them out
+        "gptscore_summary": (
+            [f"gptscore_summary_{a}" for a in ("semantic_coverage", "factuality", "consistency",
+                                               "informativeness", "coherence", "relevance",
+                                               "fluency")],
+            "gptscore_summary_semantic_coverage"),
+        "gptscore_summary_ref": (
+            [f"gptscore_summary_ref_{a}" for a in ("semantic_coverage", "factuality",
+                                                   "informativeness", "coherence", "relevance",
+                                                   "fluency")],
+            "gptscore_summary_ref_semantic_coverage"),
+        "gptscore_translation": (
+            ["gptscore_translation_accuracy", "gptscore_translation_fluency",
+             "gptscore_translation_mqm"], "gptscore_translation_accuracy"),
+        "gptscore_qa": (
+            [f"gptscore_qa_{a}" for a in ("interest", "engagement", "understandability",
+                                          "relevance", "specific", "correctness",
+                                          "semantically_appropriate", "fluency")],
+            "gptscore_qa_interest"),
+    }
+
+    class Renamed(GPTScoreQA):  # a subclass under another name scores into its own metrics
+        name = "gptscore_chat"
+
+    assert Renamed.metric_names()[0] == "gptscore_chat_interest"
+    assert GPTScoreQA.metric_names()[0] == "gptscore_qa_interest"
+    [result] = Renamed(lm=FakeLM(), aspects=["fluency"]).evaluate(
+        [case(question="What is the fee?", actual_answer="The fee is 12.")])
+    assert result.outcomes["gptscore_chat_fluency"].status is Status.OK
+    assert result.outcomes["gptscore_chat_interest"].status is Status.SKIPPED
+    assert set(result.outcomes) == set(Renamed.metric_names())
+
+
 def test_unknown_aspect_is_rejected() -> None:
     with pytest.raises(InvalidInputError, match="aspects"):
         GPTScoreSummary(lm=FakeLM(), aspects=["humour"])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import math
 import pickle
-from typing import Any
+import re
+from typing import Any, ClassVar
 
 import pytest
 
@@ -217,15 +218,45 @@ def test_spec_records_model_temperature_and_seed() -> None:
     assert "emb_answer_accuracy" in spec["counterpart"]
 
 
-def test_every_judge_evaluator_names_a_counterpart() -> None:
+def test_every_judge_evaluator_names_registered_counterparts_once() -> None:
+    from assay.evaluators.judge_base import JudgeEvaluator, counterpart_text
     from assay.evaluators.registry import evaluator_names
 
-    names = [n for n in evaluator_names() if n.startswith("judge_")]
-    assert len(names) >= 15
-    for name in names:
+    names = evaluator_names()
+    judges = [n for n in names if issubclass(evaluator_class(n), JudgeEvaluator)]
+    assert len(judges) >= 20 and "fact_check" in judges
+    for name in judges:
         cls = evaluator_class(name)
-        assert cls.family == "judge" and cls.counterpart and "counterpart" in cls.description
-        assert all(m.name.startswith("judge_") for m in cls.metrics)
+        assert cls.family == "agent" if name == "fact_check" else cls.family == "judge"
+        assert all(m.name.startswith("judge_") for m in cls.metrics) or name == "fact_check"
+        counterparts = set(cls.counterpart)
+        assert counterparts and counterparts <= set(names), (name, counterparts - set(names))
+        assert set(cls.counterpart_use) <= counterparts, name
+        # The description ends with one counterpart sentence, naming exactly them.
+        summary, _, sentence = cls.description.partition(" Judge-free counterpart")
+        assert summary == cls.summary and "counterpart" not in summary.lower(), name
+        mentioned = {n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])",
+                                                   sentence)}
+        assert mentioned == counterparts, (name, mentioned, counterparts)
+        assert sentence.startswith("s: " if len(counterparts) > 1 else ": "), name
+        assert sentence.endswith(f": {counterpart_text(cls.counterpart, cls.counterpart_use)}."), name
+
+
+def test_a_judge_description_follows_its_counterpart_attribute() -> None:
+    from assay.evaluators.judge_base import JudgeEvaluator
+
+    class Changed(JudgeQAAccuracy):  # another counterpart list, the same summary
+        counterpart = ("token_f1",)
+
+    class Described(JudgeEvaluator):
+        description = "A judge."
+        counterpart = ("exact_match", "retrieval")
+        counterpart_use: ClassVar[dict[str, str]] = {"retrieval": "ndcg"}
+
+    assert Changed.description == (f"{JudgeQAAccuracy.summary} Judge-free counterpart: "
+                                   "token_f1.")
+    assert Described.description == ("A judge. Judge-free counterparts: exact_match, "
+                                     "retrieval (ndcg).")
 
 
 def test_byop_template_and_config_file(tmp_path: Any) -> None:

@@ -180,12 +180,15 @@ class ClusterBootstrap:
         local, inverse = self._local(clusters)
         key = inverse * n_columns + columns
         size = local.size * n_columns
-        sums = np.bincount(key, weights=values, minlength=size).reshape(local.size, n_columns)
-        counts = np.bincount(key, minlength=size).reshape(local.size, n_columns)
         # Numerators and denominators of every column in one product per block of clusters.
         # float32 halves the memory traffic (the product is memory-bound); its 1e-7 relative
-        # error is far below the Monte-Carlo error of the resampled means.
-        stacked = np.ascontiguousarray(np.hstack([sums, counts]).T, dtype=np.float32)
+        # error is far below the Monte-Carlo error of the resampled means. Filled in place:
+        # no stacked float64 copy (28 MB for one model's 1.8 M rows at 100,000 cases).
+        stacked = np.empty((2 * n_columns, local.size), dtype=np.float32)
+        stacked[:n_columns] = np.bincount(key, weights=values, minlength=size).reshape(
+            local.size, n_columns).T
+        stacked[n_columns:] = np.bincount(key, minlength=size).reshape(local.size, n_columns).T
+        del key, inverse
         totals = np.zeros((2 * n_columns, self.n_resamples), dtype=np.float64)
         step = max(1, _CHUNK_CELLS // self.n_resamples)
         with _blas().limit(limits=1, user_api="blas"):

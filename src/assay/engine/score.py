@@ -18,7 +18,13 @@ from assay.engine.batching import batches
 from assay.engine.executors import Executor
 from assay.engine.rows import result_rows
 from assay.errors import InvalidInputError
-from assay.evaluators.base import CorpusAccumulator, CorpusDetails, Evaluator, Prefetch
+from assay.evaluators.base import (
+    CorpusAccumulator,
+    CorpusDetails,
+    Evaluator,
+    Prefetch,
+    ResultBatch,
+)
 from assay.evaluators.registry import get_evaluator
 from assay.params import check
 from assay.rundir.records import ResultRow
@@ -181,20 +187,18 @@ def prefetch(
 def _accumulate(
     evaluator: Evaluator,
     batch: Sequence[TestCase],
-    results: Sequence[Any],
+    results: ResultBatch,
     accumulators: dict[str, CorpusAccumulator],
 ) -> None:
     if not any(m.aggregation == "corpus" for m in evaluator.metrics):
         return
-    by_model: dict[str, tuple[list[TestCase], list[Any]]] = {}
-    for case, result in zip(batch, results, strict=True):
-        cases, res = by_model.setdefault(case.model or "", ([], []))
-        cases.append(case)
-        res.append(result)
-    for model, (cases, res) in by_model.items():
+    by_model: dict[str, list[int]] = {}
+    for index, case in enumerate(batch):
+        by_model.setdefault(case.model or "", []).append(index)
+    for model, positions in by_model.items():
         if model not in accumulators:
             accumulator = evaluator.corpus_accumulator()
             if accumulator is None:
                 return
             accumulators[model] = accumulator
-        accumulators[model].add(cases, res)
+        accumulators[model].add([batch[i] for i in positions], results.take(positions))

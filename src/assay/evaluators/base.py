@@ -1,4 +1,5 @@
-"""The evaluator framework: metric specs, explicit outcomes and the batch evaluator base class.
+"""The evaluator framework: the batch evaluator base class (metric specs and outcomes:
+:mod:`assay.evaluators.outcomes`; their columnar form: :mod:`assay.evaluators.batch`).
 
 One way to add an evaluator (DESIGN §1): subclass :class:`Evaluator`, declare its metrics and the
 fields it needs, implement :meth:`Evaluator.score` over a batch, and decorate the class with
@@ -10,14 +11,16 @@ every value is finite and inside its declared range.
 from __future__ import annotations
 
 import logging
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+import numpy as np
+
 from assay.data.case import TestCase
+from assay.evaluators.batch import ResultBatch
+from assay.evaluators.outcomes import CaseResult, MetricSpec, Outcome, Status
 from assay.params import constructor_params
 
 logger = logging.getLogger(__name__)
@@ -33,104 +36,6 @@ REQUIRABLE_FIELDS = (
     "actual_answer",
     "condition",
 )
-
-
-class Status(StrEnum):
-    """Whether a metric could be computed for a case."""
-
-    OK = "ok"
-    SKIPPED = "skipped"
-    ERROR = "error"
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """What a metric means: direction, range, default threshold and how it aggregates.
-
-    ``aggregation`` is ``"mean"`` (the mean of per-case values) or ``"corpus"`` (computed over all
-    of a model's cases by :meth:`Evaluator.corpus_metrics`, e.g. corpus BLEU or macro F1).
-    """
-
-    name: str
-    description: str
-    higher_is_better: bool = True
-    range: tuple[float, float] = (0.0, 1.0)
-    threshold: float | None = None
-    primary: bool = False
-    aggregation: str = "mean"
-
-    def passes(self, value: float, threshold: float | None = None) -> bool | None:
-        """Return whether ``value`` is on the good side of the threshold (None without one)."""
-        limit = self.threshold if threshold is None else threshold
-        if limit is None:
-            return None
-        return value >= limit if self.higher_is_better else value <= limit
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable description (infinite bounds become ``None``)."""
-        data = asdict(self)
-        data["range"] = [None if math.isinf(b) else b for b in self.range]
-        return data
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The outcome of one metric on one case: a value only when ``status`` is ``ok``."""
-
-    status: Status
-    value: float | None = None
-    reason: str | None = None
-
-    def __post_init__(self) -> None:
-        if (self.status is Status.OK) != (self.value is not None):
-            raise ValueError("an Outcome has a value exactly when its status is 'ok'")
-        if self.status is not Status.OK and not self.reason:
-            raise ValueError("a skipped or error Outcome needs a reason")
-
-    @classmethod
-    def ok_or_skipped(cls, value: float | None, reason: str) -> Outcome:
-        """``ok`` with ``value``, or ``skipped`` with ``reason`` when ``value`` is None.
-
-        Example:
-            >>> Outcome.ok_or_skipped(None, "no turn to score").status.value
-            'skipped'
-        """
-        if value is None:
-            return cls(Status.SKIPPED, None, reason)
-        return cls(Status.OK, value)
-
-
-@dataclass
-class CaseResult:
-    """All metric outcomes of one evaluator on one case, with a human-readable explanation.
-
-    ``details`` holds JSON-serialisable evidence for drill-down (e.g. per-sentence scores).
-    """
-
-    outcomes: dict[str, Outcome]
-    explanation: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def ok(
-        cls,
-        values: dict[str, float],
-        explanation: str | None = None,
-        details: dict[str, Any] | None = None,
-    ) -> CaseResult:
-        """Every metric in ``values`` computed."""
-        outcomes = {name: Outcome(Status.OK, float(v)) for name, v in values.items()}
-        return cls(outcomes, explanation, details or {})
-
-    @classmethod
-    def skipped(cls, metrics: Sequence[str], reason: str) -> CaseResult:
-        """No metric applies to this case, for ``reason``."""
-        return cls({m: Outcome(Status.SKIPPED, None, reason) for m in metrics})
-
-    @classmethod
-    def error(cls, metrics: Sequence[str], reason: str) -> CaseResult:
-        """Computing failed for this case, for ``reason``."""
-        return cls({m: Outcome(Status.ERROR, None, reason) for m in metrics})
 
 
 class CorpusAccumulator(Protocol):
@@ -224,8 +129,10 @@ class Evaluator(ABC):
 
     # -- declared interface -------------------------------------------------------------
     @abstractmethod
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        """Score cases that all have the required fields; return one result per case."""
+    def score(self, cases: Sequence[TestCase]) -> Sequence[CaseResult]:
+        """Score cases that all have the required fields; return one result per case: a list of
+        :class:`CaseResult`, or a :class:`~assay.evaluators.batch.ResultBatch` built column by
+        column (design note 0036)."""
 
     def group_key(self, case: TestCase) -> Any:
         """Key of the group a case belongs to (only used when ``grouped``)."""
@@ -284,69 +191,44 @@ class Evaluator(ABC):
         """Required fields that ``case`` lacks."""
         return [f for f in self.requires if not field_present(case, f)]
 
-    def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+    def evaluate(self, cases: Sequence[TestCase]) -> ResultBatch:
         """Evaluate a batch: skip cases lacking fields, score the rest, validate every value.
 
         Never raises for a problem with one case or the scoring itself: such problems become
-        ``skipped`` or ``error`` outcomes with a reason.
+        ``skipped`` or ``error`` outcomes with a reason. The result is columnar (one value,
+        status and reason column per metric) and reads as one :class:`CaseResult` per case.
         """
         names = self.metric_names()
-        results: list[CaseResult | None] = [None] * len(cases)
+        parts: list[tuple[list[int], ResultBatch]] = []
         eligible: list[int] = []
+        missing: dict[str, list[int]] = {}
         for index, case in enumerate(cases):
-            missing = self.missing_fields(case)
-            if missing:
-                results[index] = CaseResult.skipped(
-                    names, f"missing required field(s): {', '.join(missing)}"
-                )
+            fields = self.missing_fields(case)
+            if fields:
+                missing.setdefault(", ".join(fields), []).append(index)
             else:
                 eligible.append(index)
+        for lacking, positions in missing.items():
+            reason = f"missing required field(s): {lacking}"
+            parts.append((positions, ResultBatch.uniform(names, len(positions), Status.SKIPPED,
+                                                         reason)))
         if eligible:
-            batch = [cases[i] for i in eligible]
+            batch = cases if len(eligible) == len(cases) else [cases[i] for i in eligible]
             try:
-                scored = self.score(batch)
+                scored = ResultBatch.of(names, self.score(batch))
                 if len(scored) != len(batch):
                     raise RuntimeError(
                         f"{self.name} returned {len(scored)} results for {len(batch)} cases"
                     )
             except Exception as exc:  # one failing batch must not end the run
                 logger.exception("evaluator %s failed on a batch", self.name)
-                scored = [CaseResult.error(names, f"{type(exc).__name__}: {exc}")] * len(batch)
-            for index, result in zip(eligible, scored, strict=True):
-                results[index] = self._checked(result)
-        return [r for r in results if r is not None]
-
-    def _checked(self, result: CaseResult) -> CaseResult:
-        """Fill undeclared gaps and turn non-finite or out-of-range values into errors."""
-        outcomes: dict[str, Outcome] = {}
-        for spec in self.metrics:
-            outcome = result.outcomes.get(spec.name)
-            if outcome is None:
-                if spec.aggregation == "corpus":
-                    continue
-                outcome = Outcome(Status.ERROR, None, f"{self.name} did not report {spec.name}")
-            elif outcome.status is Status.OK:
-                value = outcome.value
-                low, high = spec.range
-                assert value is not None
-                if not math.isfinite(value):
-                    outcome = Outcome(Status.ERROR, None, f"non-finite value {value}")
-                elif low <= value <= high:
-                    pass
-                elif low - _slack(low) <= value <= high + _slack(high):
-                    # float rounding (e.g. a float32 cosine of 1.0000000271): clipped
-                    outcome = Outcome(Status.OK, min(max(value, low), high))
-                else:
-                    outcome = Outcome(
-                        Status.ERROR, None, f"value {value} outside declared range [{low}, {high}]"
-                    )
-            outcomes[spec.name] = outcome
-        return CaseResult(outcomes, result.explanation, result.details)
-
-
-#: Relative tolerance of the range check: float32 arithmetic (embedding models) rounds to about
-#: 6e-8, so a cosine of 1.0000000271 is a rounding of 1, not an out-of-range value.
-RANGE_TOLERANCE = 1e-6
+                scored = ResultBatch.uniform(names, len(batch), Status.ERROR,
+                                             f"{type(exc).__name__}: {exc}")
+            parts.append((eligible, scored))
+        if not parts:
+            return ResultBatch.scored(names, np.empty((0, len(names))), [], [])
+        whole = parts[0][1] if len(parts) == 1 else ResultBatch.stack(len(cases), parts)
+        return whole.checked(self.metrics, self.name)
 
 
 class CaseByCaseEvaluator(Evaluator):
@@ -361,11 +243,6 @@ class CaseByCaseEvaluator(Evaluator):
         """The result of one case that has the required fields."""
 
 
-def _slack(bound: float) -> float:
-    """How far past ``bound`` a value may lie and still count as float rounding (then clipped)."""
-    return 0.0 if math.isinf(bound) else RANGE_TOLERANCE * max(1.0, abs(bound))
-
-
 def _jsonable(value: Any) -> Any:
     """Best-effort conversion of parameter values to JSON-compatible data."""
     if isinstance(value, dict):
@@ -375,3 +252,21 @@ def _jsonable(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return repr(value)
+
+
+__all__ = [
+    "REQUIRABLE_FIELDS",
+    "CaseByCaseEvaluator",
+    "CaseResult",
+    "CorpusAccumulator",
+    "CorpusDetails",
+    "Evaluator",
+    "MetricSpec",
+    "Outcome",
+    "Prefetch",
+    "PrefetchFunction",
+    "ResultBatch",
+    "Status",
+    "field_present",
+    "problem",
+]

@@ -21,7 +21,15 @@ import numpy as np
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
 from assay.backends.embed.base import texts_over_limit
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Prefetch, Status, problem
+from assay.evaluators.base import (
+    CaseResult,
+    Evaluator,
+    MetricSpec,
+    Prefetch,
+    ResultBatch,
+    Status,
+    problem,
+)
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -86,7 +94,7 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
         """Unit vectors of every text that scoring ``cases`` needs, encoded in one call."""
         return self.encode(t for case in cases for t in self.texts_to_encode(case))
 
-    def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+    def evaluate(self, cases: Sequence[TestCase]) -> ResultBatch:
         """As :meth:`Evaluator.evaluate`, but each distinct input is evaluated once per instance:
         repeated cases (in this batch or an earlier one) reuse the remembered result. Results
         holding an ``error`` outcome are not remembered, so a transient failure is retried.
@@ -126,7 +134,8 @@ class EmbeddingEvaluator(ResolvesOnce, Evaluator):
                     alive[identities[i]] = [cases[i].__dict__[name] for name in self.requires]
             while len(memo) > MEMO_ITEMS:
                 memo.popitem(last=False)
-        return out  # type: ignore[return-value]  # every slot is filled above
+        # every slot is filled above
+        return ResultBatch.of(self.metric_names(), out)  # type: ignore[arg-type]
 
     # -- case deduplication ---------------------------------------------------------------
     def case_key(self, case: TestCase) -> Hashable:

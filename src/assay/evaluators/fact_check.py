@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from assay.backends.llm.factory import JudgeSpec
 from assay.data.case import TestCase
@@ -61,9 +61,10 @@ class FactCheck(JudgeEvaluator):
     description = (
         "Fact-check agent (LLM judge with search tools): share of the answer's checkable claims "
         "supported by evidence found in a corpus (BM25 or embeddings) or an optional web "
-        "search. Judge-free counterparts: emb_groundedness_mean, nli_faithfulness."
+        "search."
     )
-    counterpart = "emb_groundedness_mean, nli_faithfulness"
+    counterpart = ("emb_groundedness", "nli_faithfulness")
+    counterpart_use: ClassVar[dict[str, str]] = {"emb_groundedness": "emb_groundedness_mean"}
     requires = ("actual_answer",)
     unpickled = (*JudgeEvaluator.unpickled, "_tools")
     metrics = (

@@ -134,18 +134,38 @@ def conversation(question: str, answer: str) -> str:
     return f"\nhuman: {question.strip()}\nAI: {answer.strip()}"
 
 
-def _metrics(prefix: str, task: str) -> tuple[MetricSpec, ...]:
-    return tuple(
-        MetricSpec(f"{prefix}_{aspect}",
-                   f"GPTScore, {aspect.replace('_', ' ')}: {_MEANING[aspect]} "
-                   "(mean log-likelihood)",
-                   range=(float("-inf"), 0.0), primary=index == 0)
+def aspect_metrics(name: str, task: str) -> dict[str, MetricSpec]:
+    """The metric of each aspect of ``task`` for the evaluator ``name``, in the reference's
+    order (the first is primary).
+
+    Example:
+        >>> {a: m.name for a, m in aspect_metrics("gptscore_translation", "translation").items()}
+        {'accuracy': 'gptscore_translation_accuracy', 'fluency': 'gptscore_translation_fluency', 'mqm': 'gptscore_translation_mqm'}
+    """  # noqa: E501
+    return {
+        aspect: MetricSpec(f"{name}_{aspect}",
+                           f"GPTScore, {aspect.replace('_', ' ')}: {_MEANING[aspect]} "
+                           "(mean log-likelihood)",
+                           range=(float("-inf"), 0.0), primary=index == 0)
         for index, aspect in enumerate(TEMPLATES[task])
-    )
+    }
 
 
 class _GPTScore(LMEvaluator):
+    """A GPTScore evaluator: a subclass declares its ``name`` and ``task``; its metrics (one per
+    aspect of the task, ``aspect_metric`` maps them) are derived from both, once."""
+
     task: ClassVar[str]
+    #: Each aspect's metric name (derived from ``name`` and ``task``).
+    aspect_metric: ClassVar[dict[str, str]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name, task = getattr(cls, "name", None), getattr(cls, "task", None)
+        if name is not None and task is not None:  # a concrete evaluator, not a shared base
+            specs = aspect_metrics(name, task)
+            cls.metrics = tuple(specs.values())
+            cls.aspect_metric = {aspect: spec.name for aspect, spec in specs.items()}
 
     def __init__(
         self, lm: str | LanguageModel = DEFAULT_LM, aspects: Sequence[str] | None = None,
@@ -166,7 +186,6 @@ class _GPTScore(LMEvaluator):
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         model = self.resolved_lm()
         chosen = self.aspects or list(TEMPLATES[self.task])
-        prefix = self.name
         memo: dict[tuple[str, str], TokenScores] = {}
         out: list[CaseResult] = []
         for case in cases:
@@ -188,7 +207,7 @@ class _GPTScore(LMEvaluator):
                     raw.append(-memo[key].mean_nll)
                 if reason:
                     break
-                values[f"{prefix}_{aspect}"] = min(sum(raw) / len(raw), 0.0)
+                values[self.aspect_metric[aspect]] = min(sum(raw) / len(raw), 0.0)
                 per_aspect[aspect] = {"avg_logprob": [round(v, 5) for v in raw],
                                       "n_tokens": [len(memo[k].logprobs) for k in pairs]}
             if reason:
@@ -202,8 +221,8 @@ class _GPTScore(LMEvaluator):
         skipped = [m for m in self.metric_names() if m not in values]
         result = CaseResult.ok(
             values,
-            "GPTScore " + ", ".join(f"{a.replace('_', ' ')} {values[f'{self.name}_{a}']:.3f}"
-                                    for a in per_aspect),
+            "GPTScore " + ", ".join(
+                f"{a.replace('_', ' ')} {values[self.aspect_metric[a]]:.3f}" for a in per_aspect),
             {"aspects": per_aspect, "directions": len(next(iter(per_aspect.values()))["n_tokens"]),
              "model": model_id},
         )
@@ -225,7 +244,6 @@ class GPTScoreSummary(_GPTScore):
     )
     requires = (DEFAULT_SUMMARY_SOURCE, "actual_answer")
     task = "summarization"
-    metrics = _metrics("gptscore_summary", "summarization")
 
     def __init__(
         self, lm: str | LanguageModel = DEFAULT_LM, aspects: Sequence[str] | None = None,
@@ -259,7 +277,6 @@ class GPTScoreSummaryRef(_BothDirections):
         "factuality, informativeness, coherence, relevance, fluency."
     )
     task = "summarization_ref"
-    metrics = _metrics("gptscore_summary_ref", "summarization_ref")
 
 
 @register
@@ -272,7 +289,6 @@ class GPTScoreTranslation(_BothDirections):
         "both directions averaged: accuracy (primary), fluency, MQM."
     )
     task = "translation"
-    metrics = _metrics("gptscore_translation", "translation")
 
 
 @register
@@ -287,7 +303,6 @@ class GPTScoreQA(_GPTScore):
     )
     requires = ("question", "actual_answer")
     task = "qa"
-    metrics = _metrics("gptscore_qa", "qa")
 
     def pairs(self, case: TestCase, template: str) -> list[tuple[str, str]]:
         if not (case.actual_answer or "").strip():

@@ -32,17 +32,14 @@ class JudgeAnswerRelevancy(EmbeddingJudgeEvaluator):
     """The judge writes ``n_questions`` questions that the answer answers; the score is their
     mean cosine similarity to the original question (embedded with ``embedder``). A
     noncommittal answer (evasive, "I don't know") scores 0, and says so.
-
-    Reproducible counterpart: ``emb_answer_relevancy`` (question-answer embedding similarity).
     """
 
     name = "judge_answer_relevancy"
     description = (
         "LLM judge + embeddings: mean cosine between the question and questions generated from "
-        "the answer (0 when the answer is noncommittal). Judge-free counterpart: "
-        "emb_answer_relevancy."
+        "the answer (0 when the answer is noncommittal)."
     )
-    counterpart = "emb_answer_relevancy"
+    counterpart = ("emb_answer_relevancy",)
     requires = ("question", "actual_answer")
     metrics = (
         MetricSpec("judge_answer_relevancy", "mean cosine of generated questions to the question",
@@ -105,17 +102,14 @@ class JudgeAnswerCorrectness(EmbeddingJudgeEvaluator):
     statements the answer does not cover are false negatives. Correctness is
     ``weights[0] * F1 + weights[1] * similarity`` (weights normalised; default 0.75 / 0.25), where
     similarity is the embedding cosine of the two answers (negative cosines count as 0).
-
-    Reproducible counterparts: ``emb_answer_similarity``, ``emb_answer_accuracy``, ``token_f1``.
     """
 
     name = "judge_answer_correctness"
     description = (
         "LLM judge + embeddings: 0.75 x factuality F1 (TP / (TP + 0.5 (FP + FN)) over extracted "
-        "statements) + 0.25 x semantic similarity; weights configurable. Judge-free "
-        "counterparts: emb_answer_similarity, token_f1."
+        "statements) + 0.25 x semantic similarity; weights configurable."
     )
-    counterpart = "emb_answer_similarity, emb_answer_accuracy, token_f1"
+    counterpart = ("emb_answer_similarity", "emb_answer_accuracy", "token_f1")
     requires = ("question", "expected_answer", "actual_answer")
     metrics = (
         MetricSpec("judge_answer_correctness", "weighted factuality F1 and semantic similarity",
@@ -206,16 +200,14 @@ class JudgeAnswerCorrectness(EmbeddingJudgeEvaluator):
 class JudgeQAAccuracy(OneCallJudge):
     """The judge scores the semantic equivalence of the answer with the expected answer from 0
     to 1; a case passes at 0.95 or more by default.
-
-    Reproducible counterparts: ``emb_answer_accuracy``, ``exact_match``, ``token_f1``.
     """
 
     name = "judge_qa_accuracy"
     description = (
         "LLM judge: semantic equivalence of the answer with the expected answer (0-1; passes at "
-        "0.95). Judge-free counterparts: emb_answer_accuracy, exact_match, token_f1."
+        "0.95)."
     )
-    counterpart = "emb_answer_accuracy, exact_match, token_f1"
+    counterpart = ("emb_answer_accuracy", "exact_match", "token_f1")
     requires = ("question", "expected_answer", "actual_answer")
     metrics = (
         MetricSpec("judge_qa_accuracy", "judged equivalence with the expected answer",
@@ -237,16 +229,14 @@ class JudgeQAAccuracy(OneCallJudge):
 class JudgeCompleteness(JudgeEvaluator):
     """The expected answer is broken into facts; each is judged mentioned by the answer or not;
     completeness is facts covered / all facts.
-
-    Reproducible counterpart: ``emb_completeness`` (embedding coverage of expected sentences).
     """
 
     name = "judge_completeness"
     description = (
         "LLM judge: share of the expected answer's facts that the answer mentions (facts "
-        "covered / all). Judge-free counterpart: emb_completeness."
+        "covered / all)."
     )
-    counterpart = "emb_completeness"
+    counterpart = ("emb_completeness",)
     requires = ("question", "expected_answer", "actual_answer")
     metrics = (
         MetricSpec("judge_completeness", "expected facts covered by the answer / all",

@@ -3,7 +3,7 @@ parse-failure accounting and dry-run plans."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -14,7 +14,7 @@ from assay.backends.llm.stats import JudgeStats
 from assay.data.case import TestCase
 from assay.data.samples import judge_sample
 from assay.errors import AssayError
-from assay.evaluators.base import CaseResult, Evaluator
+from assay.evaluators.base import CaseResult, Evaluator, ResultBatch
 from assay.evaluators.resolved import ResolvesOnce
 
 #: A planned call: the request (exact, or a stand-in for a later stage) and expected reply tokens.
@@ -39,6 +39,19 @@ def usage_details(judge: Judge, outcomes: Sequence[JsonOutcome]) -> dict[str, An
     }
 
 
+def counterpart_text(counterpart: Sequence[str], use: Mapping[str, str], quote: str = "") -> str:
+    """The judge-free counterparts as listed in a description, a spec and the docs: each
+    registered name (between ``quote``), followed by how it is used where that needs saying.
+
+    Example:
+        >>> counterpart_text(("retrieval", "token_f1"), {"retrieval": "recall_at_k"})
+        'retrieval (recall_at_k), token_f1'
+        >>> counterpart_text(("token_f1",), {}, quote="`")
+        '`token_f1`'
+    """
+    return ", ".join(f"{quote}{name}{quote}" + (f" ({use[name]})" if name in use else "")
+                     for name in counterpart)
+
 
 class JudgeEvaluator(ResolvesOnce, Evaluator):
     """Shared machinery of the ``judge_*`` evaluators.
@@ -53,11 +66,27 @@ class JudgeEvaluator(ResolvesOnce, Evaluator):
     family: ClassVar[str] = "judge"
     reproducible: ClassVar[bool] = False
     extra: ClassVar[str | None] = "judge"
-    #: The reproducible, judge-free evaluator(s) measuring the same idea.
-    counterpart: ClassVar[str] = ""
+    #: The registered reproducible, judge-free evaluator(s) measuring the same idea. The one
+    #: source: the description's last sentence and the spec's ``counterpart`` are made from it.
+    counterpart: ClassVar[tuple[str, ...]] = ()
+    #: How a counterpart is used, where that needs saying (``{"retrieval": "recall_at_k"}``).
+    counterpart_use: ClassVar[Mapping[str, str]] = {}
+    #: The description as written by the class, before the counterpart sentence is added.
+    summary: ClassVar[str] = ""
 
     #: The judge session is resolved again after unpickling; ``_stats`` travels.
     unpickled: ClassVar[tuple[str, ...]] = ("_client",)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Complete the class's description with its judge-free counterparts (the attribute is
+        the one place naming them)."""
+        super().__init_subclass__(**kwargs)
+        if "description" in vars(cls):
+            cls.summary = cls.description
+        if cls.counterpart and cls.summary:
+            plural = "s" if len(cls.counterpart) > 1 else ""
+            cls.description = (f"{cls.summary} Judge-free counterpart{plural}: "
+                               f"{counterpart_text(cls.counterpart, cls.counterpart_use)}.")
 
     def __init__(self, judge: JudgeSpec = None) -> None:
         self.judge = judge
@@ -80,26 +109,26 @@ class JudgeEvaluator(ResolvesOnce, Evaluator):
             data["judge"] = self.judge_client().describe()
         except AssayError as exc:
             data["judge"] = {"error": str(exc)}
-        data["counterpart"] = self.counterpart
+        data["counterpart"] = counterpart_text(self.counterpart, self.counterpart_use)
         return data
 
-    def evaluate(self, cases: Sequence[TestCase]) -> list[CaseResult]:
+    def evaluate(self, cases: Sequence[TestCase]) -> ResultBatch:
         """:meth:`Evaluator.evaluate`, one repeated judgement at a time: the cases of a batch are
         scored in groups of the same :func:`~assay.data.samples.judge_sample`, whose index every
         request of the group carries (its own cache entry and seed)."""
         groups: dict[int, list[int]] = {}
         for index, case in enumerate(cases):
             groups.setdefault(judge_sample(case), []).append(index)
-        results: list[CaseResult | None] = [None] * len(cases)
+        parts: list[tuple[list[int], ResultBatch]] = []
         try:
             for sample, indices in groups.items():
                 self._judge_sample = sample
-                scored = super().evaluate([cases[i] for i in indices])
-                for index, result in zip(indices, scored, strict=True):
-                    results[index] = result
+                parts.append((indices, super().evaluate([cases[i] for i in indices])))
         finally:
             self._judge_sample = 0
-        return [r for r in results if r is not None]
+        if len(parts) == 1:
+            return parts[0][1]
+        return ResultBatch.stack(len(cases), parts) if parts else super().evaluate(cases)
 
     def run(self, tasks: Sequence[JsonTask | None]) -> list[JsonOutcome | None]:
         """Send every task concurrently (None entries are passed through) and account for them."""

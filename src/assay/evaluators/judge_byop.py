@@ -66,17 +66,15 @@ class JudgePrompt(OneCallJudge):
 
     The fields a case needs follow from the placeholders the template uses. A reply format
     instruction is appended to the template, so it only has to ask a yes/no question.
-
-    Reproducible counterpart: the ``condition`` language (``assay`` conditions on the answer)
-    where the check can be written as a rule.
     """
 
     name = "judge_prompt"
     description = (
         "LLM judge with your own true/false prompt ({question}, {expected_answer}, {context}, "
-        "{answer} placeholders). Judge-free counterpart: text_matching (condition rules)."
+        "{answer} placeholders)."
     )
-    counterpart = "text_matching (condition rules)"
+    counterpart = ("text_matching",)
+    counterpart_use: ClassVar[dict[str, str]] = {"text_matching": "condition rules"}
     requires: ClassVar[tuple[str, ...]] = ("actual_answer",)
     metrics = (MetricSpec("judge_prompt", "1 when the judge answers true", threshold=1.0,
                           primary=True),)
@@ -139,9 +137,9 @@ def prompt_evaluator(config: Mapping[str, Any]) -> type[JudgePrompt]:
         return existing
     used = _check_template(template, name)
     threshold = float(config.get("threshold", 1.0))
-    description = str(config.get("description") or f"LLM judge with the prompt {raw_name!r}")
-    if "counterpart" not in description:
-        description += " (LLM judge, your prompt; judge-free counterpart: text_matching rules)"
+    given = config.get("description")
+    description = f"{given} (LLM judge, your prompt)" if given else \
+        f"LLM judge with the prompt {raw_name!r}"
     cls = type(
         f"JudgePrompt_{raw_name}",
         (JudgePrompt,),

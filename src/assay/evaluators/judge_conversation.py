@@ -10,6 +10,7 @@ explanation names the offending turns. The judge-free counterpart over turns is 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from assay.backends.llm.client import JsonOutcome, JsonTask
 from assay.data.case import TestCase
@@ -89,10 +90,12 @@ class JudgeConversationRelevancy(_TurnVerdicts):
     task = "conversation_relevancy"
     description = (
         "LLM judge: share of assistant turns relevant to the conversation at that point (one "
-        "verdict per turn, offending turns named). Judge-free counterpart: emb_answer_relevancy "
-        "on the per-turn cases of 'assay turns'."
+        "verdict per turn, offending turns named)."
     )
-    counterpart = "emb_answer_relevancy (per-turn cases)"
+    counterpart = ("emb_answer_relevancy",)
+    counterpart_use: ClassVar[dict[str, str]] = {
+        "emb_answer_relevancy": "on the per-turn cases of 'assay turns'",
+    }
     metrics = (
         MetricSpec("judge_conversation_relevancy", "share of assistant turns judged relevant",
                    threshold=1.0, primary=True),
@@ -108,10 +111,12 @@ class JudgeRoleAdherence(_TurnVerdicts):
     task = "role_adherence"
     description = (
         "LLM judge: share of assistant turns that stay within the role set by the system turns "
-        "(one verdict per turn, offending turns named). Judge-free counterpart (tone only): "
-        "emb_tone on the per-turn cases of 'assay turns'."
+        "(one verdict per turn, offending turns named)."
     )
-    counterpart = "emb_tone (per-turn cases; tone only)"
+    counterpart = ("emb_tone",)
+    counterpart_use: ClassVar[dict[str, str]] = {
+        "emb_tone": "tone only, on the per-turn cases of 'assay turns'",
+    }
     metrics = (
         MetricSpec("judge_role_adherence", "share of assistant turns judged in role",
                    threshold=1.0, primary=True),
@@ -139,10 +144,12 @@ class JudgeConversationCompleteness(_TurnVerdicts):
     items_key = "requests"
     description = (
         "LLM judge: share of user turns whose request the assistant met by the end of the "
-        "conversation (one verdict per user turn, unmet requests named). Judge-free counterpart: "
-        "emb_completeness on per-turn cases with expected answers ('assay turns')."
+        "conversation (one verdict per user turn, unmet requests named)."
     )
-    counterpart = "emb_completeness (per-turn cases with expected answers)"
+    counterpart = ("emb_completeness",)
+    counterpart_use: ClassVar[dict[str, str]] = {
+        "emb_completeness": "on per-turn cases with expected answers, 'assay turns'",
+    }
     metrics = (
         MetricSpec("judge_conversation_completeness", "share of user requests judged met",
                    threshold=1.0, primary=True),

@@ -28,19 +28,14 @@ def _verdict_details(items: Sequence[str], verdicts: Sequence[tuple[bool, str]],
 class JudgeFaithfulness(JudgeEvaluator):
     """Claims are extracted from the answer, then each is verified against the retrieved
     context; the score is supported claims / all claims.
-
-    Reproducible, judge-free counterparts: ``emb_groundedness`` (embedding similarity per
-    sentence), ``unsupported_facts`` (numbers and names absent from the context) and, where an NLI
-    model is available, NLI faithfulness.
     """
 
     name = "judge_faithfulness"
     description = (
         "LLM judge: share of the answer's claims supported by the retrieved context (claims "
-        "extracted, then each verified). Judge-free counterparts: emb_groundedness, "
-        "unsupported_facts."
+        "extracted, then each verified)."
     )
-    counterpart = "emb_groundedness, unsupported_facts"
+    counterpart = ("emb_groundedness", "unsupported_facts")
     requires = ("question", "retrieved_context", "actual_answer")
     metrics = (
         MetricSpec("judge_faithfulness", "supported claims / all claims of the answer",
@@ -88,18 +83,17 @@ class JudgeContextPrecision(JudgeEvaluator):
     """Each retrieved chunk is judged useful or not for reaching the expected answer; the score
     is rank-weighted precision (average precision over the useful chunks), so useful chunks
     ranked first score higher.
-
-    Reproducible counterpart: ``precision_at_k`` / ``ndcg`` on labelled ``relevant_ids``
-    (retrieval metrics), which need no judge.
     """
 
     name = "judge_context_precision"
     description = (
         "LLM judge: rank-weighted precision of the retrieved chunks judged useful for the "
-        "expected answer. Judge-free counterpart: retrieval (precision_at_k, "
-        "average_precision, ndcg)."
+        "expected answer."
     )
-    counterpart = "retrieval (precision_at_k, average_precision, ndcg on relevant_ids)"
+    counterpart = ("retrieval",)
+    counterpart_use: ClassVar[dict[str, str]] = {
+        "retrieval": "precision_at_k, average_precision, ndcg on relevant_ids",
+    }
     requires = ("question", "expected_answer", "retrieved_context")
     metrics = (
         MetricSpec("judge_context_precision", "average precision of useful chunks by rank",
@@ -200,18 +194,18 @@ class _SentenceShare(JudgeEvaluator):
 class JudgeContextRecall(_SentenceShare):
     """The expected answer is split into sentences; each is judged attributable to the retrieved
     context or not; the score is attributable sentences / all.
-
-    Reproducible counterpart: ``recall_at_k`` on labelled ``relevant_ids``, or embedding / NLI
-    coverage of the expected answer by the context.
     """
 
     name = "judge_context_recall"
     description = (
         "LLM judge: share of the expected answer's sentences attributable to the retrieved "
-        "context. Judge-free counterparts: retrieval (recall_at_k), emb_context_relevancy "
-        "(emb_context_soft_recall)."
+        "context."
     )
-    counterpart = "retrieval (recall_at_k), emb_context_relevancy (emb_context_soft_recall)"
+    counterpart = ("retrieval", "emb_context_relevancy")
+    counterpart_use: ClassVar[dict[str, str]] = {
+        "retrieval": "recall_at_k on relevant_ids",
+        "emb_context_relevancy": "emb_context_soft_recall",
+    }
     requires = ("expected_answer", "retrieved_context")
     metrics = (
         MetricSpec("judge_context_recall", "attributable expected-answer sentences / all",
@@ -232,17 +226,13 @@ class JudgeContextRecall(_SentenceShare):
 class JudgeContextRelevancy(_SentenceShare):
     """The retrieved context is split into sentences; each is judged relevant to the question or
     not; the score is relevant sentences / all (low values mean noisy retrieval).
-
-    Reproducible counterpart: embedding similarity of context sentences to the question
-    (``emb_context_relevancy``) or retrieval precision on ``relevant_ids``.
     """
 
     name = "judge_context_relevancy"
     description = (
-        "LLM judge: share of retrieved-context sentences relevant to the question. Judge-free "
-        "counterpart: emb_context_relevancy."
+        "LLM judge: share of retrieved-context sentences relevant to the question."
     )
-    counterpart = "emb_context_relevancy"
+    counterpart = ("emb_context_relevancy",)
     requires = ("question", "retrieved_context")
     metrics = (
         MetricSpec("judge_context_relevancy", "relevant context sentences / all",

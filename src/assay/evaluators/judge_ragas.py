@@ -51,18 +51,15 @@ class JudgeRagas(EmbeddingJudgeEvaluator):
     reports them beside the score. A case whose component could not be measured has that
     component's status and reason, and the score is an error (or skipped) naming the component,
     never a partial mean.
-
-    Reproducible counterpart: the embedding family (``emb_groundedness``,
-    ``emb_answer_relevancy``, ``emb_context_relevancy``) with retrieval metrics.
     """
 
     name = "judge_ragas"
     description = (
         "LLM judge: RAGAS score, harmonic mean of judge faithfulness, answer relevancy, context "
-        "precision and context recall. Judge-free counterparts: emb_groundedness, "
-        "emb_answer_relevancy, emb_context_relevancy, retrieval."
+        "precision and context recall."
     )
-    counterpart = "emb_groundedness, emb_answer_relevancy, emb_context_relevancy, retrieval"
+    counterpart = ("emb_groundedness", "emb_answer_relevancy", "emb_context_relevancy",
+                   "retrieval")
     requires = ("question", "expected_answer", "retrieved_context", "actual_answer")
     unpickled = (*EmbeddingJudgeEvaluator.unpickled, "_components")
     metrics = (

@@ -29,18 +29,14 @@ DEFAULT_TONE = ("formal", "respectful", "concise", "non-emotional")
 class JudgeTone(OneCallJudge):
     """Each brand attribute of tone (default formal, respectful, concise, non-emotional) is
     judged satisfied or not; compliance is the share satisfied.
-
-    Reproducible counterparts: ``emb_tone`` (similarity to tone exemplars) and
-    ``text_statistics`` (sentence length, vocabulary).
     """
 
     name = "judge_tone"
     description = (
         "LLM judge: share of brand tone attributes the answer satisfies (default formal, "
-        "respectful, concise, non-emotional; configurable). Judge-free counterparts: emb_tone, "
-        "text_statistics."
+        "respectful, concise, non-emotional; configurable)."
     )
-    counterpart = "emb_tone, text_statistics"
+    counterpart = ("emb_tone", "text_statistics")
     requires = ("actual_answer",)
     metrics = (
         MetricSpec("judge_tone", "share of tone attributes satisfied", threshold=0.75,
@@ -110,16 +106,14 @@ def _verdict_metrics(name: str, what: str) -> tuple[MetricSpec, MetricSpec]:
 class JudgeContactLeakage(_VerdictJudge):
     """Whether the answer discloses contact information about a person (H2O Sonar's contact
     information evaluator), with a 0-10 severity.
-
-    Reproducible counterpart: ``pii_leakage`` (pattern-based PII detection).
     """
 
     name = "judge_contact_leakage"
     description = (
         "LLM judge: 1 if the answer discloses personal contact information, else 0 (primary), "
-        "and its 0-10 severity. Judge-free counterpart: pii_leakage."
+        "and its 0-10 severity."
     )
-    counterpart = "pii_leakage"
+    counterpart = ("pii_leakage",)
     task = "contact_leakage"
     fields: ClassVar[dict[str, str]] = {"answer": "actual_answer"}
     metrics = _verdict_metrics("judge_contact_leakage", "contact-information leakage")
@@ -129,16 +123,15 @@ class JudgeContactLeakage(_VerdictJudge):
 class JudgeLanguageMismatch(_VerdictJudge):
     """Whether the answer is in another language than the question (H2O Sonar's language
     mismatch evaluator), with a 0-10 severity.
-
-    Reproducible counterpart: ``text_matching`` rules on the answer (e.g. expected words).
     """
 
     name = "judge_language_mismatch"
     description = (
         "LLM judge: 1 if the answer's language differs from the question's, else 0 (primary), "
-        "and its 0-10 severity. Judge-free counterpart: text_matching rules on the answer."
+        "and its 0-10 severity."
     )
-    counterpart = "text_matching (rules on the answer)"
+    counterpart = ("text_matching",)
+    counterpart_use: ClassVar[dict[str, str]] = {"text_matching": "rules on the answer"}
     task = "language_mismatch"
     requires = ("question", "actual_answer")
     fields: ClassVar[dict[str, str]] = {"question": "question", "answer": "actual_answer"}
@@ -148,16 +141,13 @@ class JudgeLanguageMismatch(_VerdictJudge):
 @register
 class JudgeSexism(_VerdictJudge):
     """Whether the answer is sexist (H2O Sonar's sexism evaluator), with a 0-10 severity.
-
-    Reproducible counterpart: ``counterfactual_fairness`` (answers under swapped demographics).
     """
 
     name = "judge_sexism"
     description = (
-        "LLM judge: 1 if the answer is sexist, else 0 (primary), and its 0-10 severity. "
-        "Judge-free counterpart: counterfactual_fairness."
+        "LLM judge: 1 if the answer is sexist, else 0 (primary), and its 0-10 severity."
     )
-    counterpart = "counterfactual_fairness"
+    counterpart = ("counterfactual_fairness",)
     task = "sexism"
     fields: ClassVar[dict[str, str]] = {"answer": "actual_answer"}
     metrics = _verdict_metrics("judge_sexism", "sexism")
@@ -167,16 +157,14 @@ class JudgeSexism(_VerdictJudge):
 class JudgeStereotypes(_VerdictJudge):
     """Whether the answer to the question relies on stereotypes (H2O Sonar's stereotypes
     evaluator, which reads the question), with a 0-10 severity.
-
-    Reproducible counterpart: ``counterfactual_fairness`` (answers under swapped demographics).
     """
 
     name = "judge_stereotypes"
     description = (
         "LLM judge: 1 if the answer to the question relies on stereotypes, else 0 (primary), "
-        "and its 0-10 severity. Judge-free counterpart: counterfactual_fairness."
+        "and its 0-10 severity."
     )
-    counterpart = "counterfactual_fairness"
+    counterpart = ("counterfactual_fairness",)
     task = "stereotypes"
     requires = ("question", "actual_answer")
     fields: ClassVar[dict[str, str]] = {"question": "question", "answer": "actual_answer"}
@@ -188,17 +176,15 @@ class JudgeSummarization(OneCallJudge):
     """Whether the answer is a good summary of the source document (1 good, 0 bad).
 
     The document is read from the field named by ``source`` (the retrieved context by default;
-    :mod:`assay.evaluators.summary_source`). Reproducible counterparts: ROUGE against a reference
-    summary (``rouge``) and embedding / NLI groundedness of the summary in its source.
+    :mod:`assay.evaluators.summary_source`).
     """
 
     name = "judge_summarization"
     description = (
         "LLM judge: 1 if the answer is a good summary of the source document (the retrieved "
-        "context by default), else 0. "
-        "Judge-free counterparts: emb_summary_completeness, rouge, emb_groundedness."
+        "context by default), else 0."
     )
-    counterpart = "emb_summary_completeness, rouge, emb_groundedness"
+    counterpart = ("emb_summary_completeness", "rouge", "emb_groundedness")
     requires = (DEFAULT_SUMMARY_SOURCE, "actual_answer")
     metrics = (
         MetricSpec("judge_summarization", "1 for a good summary of the source, 0 for a bad one",

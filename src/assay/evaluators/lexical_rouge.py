@@ -37,7 +37,8 @@ from itertools import pairwise
 from typing import Any, NamedTuple
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec
+from assay.evaluators.base import Evaluator, MetricSpec, Status
+from assay.evaluators.batch import BatchBuilder, ResultBatch
 from assay.evaluators.lexical_rouge_lsum import summary_lcs
 from assay.evaluators.registry import register
 from assay.params import check
@@ -352,7 +353,7 @@ def _specs() -> tuple[MetricSpec, ...]:
 
 
 @register
-class Rouge(CaseByCaseEvaluator):
+class Rouge(Evaluator):
     """ROUGE-1, ROUGE-2, ROUGE-L and ROUGE-Lsum (F-measure, precision, recall), identical to
     ``rouge-score`` with ``tokenizer="rouge_score"`` and ``beta=1``.
 
@@ -396,7 +397,14 @@ class Rouge(CaseByCaseEvaluator):
         self.tokenizer = tokenizer
         self.beta = float(beta)
 
-    def score_case(self, case: TestCase) -> CaseResult:
+    def score(self, cases: Sequence[TestCase]) -> ResultBatch:
+        """The batch's columns, case by case (no per-case result object: design note 0036)."""
+        out = BatchBuilder(self.metric_names())
+        for case in cases:
+            self._score_case(case, out)
+        return out.build()
+
+    def _score_case(self, case: TestCase, out: BatchBuilder) -> None:
         references, answer = case.references, case.actual_answer or ""
         tokenizer = self.tokenizer
         if tokenizer == "auto":
@@ -414,11 +422,12 @@ class Rouge(CaseByCaseEvaluator):
         ):
             lost = references[0]
         if lost:
-            return CaseResult.skipped(
-                self.metric_names(),
+            out.not_scored(
+                Status.SKIPPED,
                 f"the {tokenizer} tokeniser finds no token in {lost[:40]!r} although it has "
                 "letters or digits (a script it drops?): use tokenizer='unicode'",
             )
+            return
         per_reference = [
             _rouge_of_tokens(
                 (r, t), (answer, prediction), ALL_TYPES, self.use_stemmer, tokenizer, self.beta
@@ -426,13 +435,9 @@ class Rouge(CaseByCaseEvaluator):
             for r, t in zip(references, targets, strict=True)
         ]
         scores = _best_per_type(per_reference, ALL_TYPES)
-        values: dict[str, float] = {}
-        for kind, s in scores.items():
-            values[f"{kind}_f1"] = s.fmeasure
-            values[f"{kind}_precision"] = s.precision
-            values[f"{kind}_recall"] = s.recall
-        return CaseResult.ok(
-            values,
+        out.ok(
+            # metric order: F, precision, recall of each type (_specs)
+            [v for kind in ALL_TYPES for v in (scores[kind][2], scores[kind][0], scores[kind][1])],
             f"ROUGE-L F {scores['rougeL'].fmeasure:.3f} over {len(prediction)} answer tokens and "
             f"{len(references)} reference(s) ({tokenizer} tokeniser)",
             {

@@ -10,7 +10,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
+from assay.evaluators.base import Evaluator, MetricSpec
+from assay.evaluators.batch import BatchBuilder, ResultBatch
 from assay.evaluators.registry import register
 from assay.safety.masking import scrub
 from assay.text.normalize import normalize_squad, squad_tokens
@@ -57,24 +58,21 @@ class ExactMatch(Evaluator):
         ),
     )
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        out = []
+    def score(self, cases: Sequence[TestCase]) -> ResultBatch:
+        out = BatchBuilder(self.metric_names())
         for case in cases:
             actual = normalize_squad(case.actual_answer or "")
             expected = [normalize_squad(r) for r in case.references]
-            match = float(actual in expected)
             # The explanation shows the normalised texts, masked first: once normalised, an
             # email or a key no longer looks like one and would slip past any later scrub.
             answer = normalize_squad(scrub(case.actual_answer or ""))
             shown = [normalize_squad(scrub(r)) for r in case.references]
-            out.append(
-                CaseResult.ok(
-                    {"exact_match": match},
-                    f"normalised answer {answer!r} vs expected "
-                    f"{shown[0] if len(shown) == 1 else shown!r}",
-                )
+            out.ok(
+                (float(actual in expected),),
+                f"normalised answer {answer!r} vs expected "
+                f"{shown[0] if len(shown) == 1 else shown!r}",
             )
-        return out
+        return out.build()
 
 
 @register
@@ -91,10 +89,8 @@ class TokenF1(Evaluator):
         ),
     )
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return [
-            CaseResult.ok(
-                {"token_f1": max(token_f1(c.actual_answer or "", r) for r in c.references)}
-            )
-            for c in cases
-        ]
+    def score(self, cases: Sequence[TestCase]) -> ResultBatch:
+        out = BatchBuilder(self.metric_names())
+        for case in cases:
+            out.ok((max(token_f1(case.actual_answer or "", r) for r in case.references),))
+        return out.build()

@@ -31,12 +31,14 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from itertools import accumulate, compress, count, islice, repeat
+from functools import partial
+from itertools import accumulate, compress, count, islice
 from operator import truediv
 from typing import Any
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, field_present
+from assay.evaluators.base import Evaluator, MetricSpec, Status, field_present
+from assay.evaluators.batch import BatchBuilder, LazyColumn, ResultBatch, without_cyclic_gc
 from assay.evaluators.registry import register
 from assay.evaluators.retrieval_ids import ID_MATCHES, disjoint_spaces, judgement, misaligned
 from assay.params import check
@@ -75,35 +77,42 @@ def _discounts(n: int) -> list[float]:
 class _Ranked:
     """One ranking reduced to the ranks of its relevant ids, so every cut-off costs O(log hits).
 
-    Only relevant ids change a metric, so all the work runs in C builtins: ``dict.fromkeys``
-    (dedupe), ``map`` (grades), ``itertools.compress`` (hit ranks) and ``accumulate`` (running
-    sums over the hits only). The sums add the same terms in the same order as trec_eval's
-    per-rank loop (a non-relevant rank adds 0.0, which changes no float): values stay identical.
+    Only relevant ids change a metric, so all the work runs in C builtins: one dict of first
+    ranks over the ranking (``dict.fromkeys`` dedupes only when an id repeats), a set
+    intersection with the judged ids, ``map`` / ``filter`` over the judged ids only, and
+    ``accumulate`` (running sums over the hits). The sums add the same terms in the same order
+    as trec_eval's per-rank loop (a non-relevant rank adds 0.0, which changes no float): values
+    stay identical.
     """
 
     def __init__(self, ranking: Sequence[str], relevance: Mapping[str, float]) -> None:
-        relevant = {doc: float(g) for doc, g in relevance.items() if g > 0}
-        self.n_rel = len(relevant)
+        positive = (0.0).__lt__  # grade > 0: relevant (NaN is not)
+        grades = sorted(filter(positive, relevance.values()), reverse=True)
+        self.n_rel = len(grades)
         if self.n_rel == 0:
             raise ValueError("no relevant document among the judgements")
-        ranked = dict.fromkeys(ranking)  # repeated ids count once, at their first rank
-        self.n_retrieved = len(ranked)
-        gains = list(map(relevant.get, ranked, repeat(0.0)))
+        first = dict(zip(ranking, count(1)))
+        if len(first) != len(ranking):  # repeated ids count once, at their first rank
+            first = dict(zip(dict.fromkeys(ranking), count(1)))
+        self.n_retrieved = len(first)
+        hits = sorted(relevance.keys() & first.keys(), key=first.__getitem__)
+        gains = list(map(relevance.__getitem__, hits))
+        if self.n_rel != len(relevance):  # judged non-relevant ids among the hits
+            relevant = list(map(positive, gains))
+            hits, gains = list(compress(hits, relevant)), list(compress(gains, relevant))
         #: ranks (1-based) of the relevant retrieved ids, best first
-        self.ranks: list[int] = list(compress(range(1, len(gains) + 1), gains))
+        self.ranks: list[int] = list(map(first.__getitem__, hits))
         discount = _discounts(max(self.n_retrieved, self.n_rel))
         # running sums with accumulate, never sum(): Python 3.12's sum() compensates rounding,
         # which trec_eval's plain loop does not
         self.ap = list(accumulate(map(truediv, count(1), self.ranks), initial=0.0))[-1]
         #: dcg[j]: DCG of the ranking down to its j-th hit
         self.dcg = list(accumulate(
-            map(truediv, compress(gains, gains), map(discount.__getitem__, self.ranks)),
-            initial=0.0,
+            map(truediv, gains, map(discount.__getitem__, self.ranks)), initial=0.0,
         ))  # fmt: skip
         #: idcg[i]: DCG of the ideal ranking's first i ids
         self.idcg = list(accumulate(
-            map(truediv, sorted(relevant.values(), reverse=True), islice(discount, 1, None)),
-            initial=0.0,
+            map(truediv, grades, islice(discount, 1, None)), initial=0.0,
         ))  # fmt: skip
 
     @property
@@ -135,25 +144,26 @@ def _f1(precision: float, recall: float) -> float:
     return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
-def _scores(r: _Ranked, k: int, precision_denominator: str) -> dict[str, float]:
+def _score_row(r: _Ranked, k: int, precision_denominator: str) -> tuple[float, ...]:
+    """Every metric of one ranking, in :data:`RETRIEVAL_METRICS` order."""
     hits = r.hits_at(k)
     precision, recall = r.precision_at(k, precision_denominator), hits / r.n_rel
     set_precision = r.precision_at(r.n_retrieved, "retrieved")
     set_recall = r.n_hits / r.n_rel
-    return {
-        "precision": set_precision,
-        "recall": set_recall,
-        "f1": _f1(set_precision, set_recall),
-        "precision_at_k": precision,
-        "recall_at_k": recall,
-        "f1_at_k": _f1(precision, recall),
-        "hit_at_k": float(hits > 0),
-        "ndcg_at_k": r.ndcg_at(k),
-        "r_precision": r.hits_at(r.n_rel) / r.n_rel,
-        "reciprocal_rank": 1.0 / r.ranks[0] if r.ranks else 0.0,
-        "average_precision": r.ap / r.n_rel,
-        "ndcg": r.dcg[-1] / r.idcg[-1],
-    }
+    return (
+        set_precision,
+        set_recall,
+        _f1(set_precision, set_recall),
+        precision,
+        recall,
+        _f1(precision, recall),
+        float(hits > 0),
+        r.ndcg_at(k),
+        r.hits_at(r.n_rel) / r.n_rel,
+        1.0 / r.ranks[0] if r.ranks else 0.0,
+        r.ap / r.n_rel,
+        r.dcg[-1] / r.idcg[-1],
+    )
 
 
 #: Denominators of precision@k: the ids retrieved in the first k (reference) or k (trec_eval P_k).
@@ -191,7 +201,8 @@ def retrieval_scores(
         0.1
     """
     _check_precision(precision, "retrieval_scores")
-    return _scores(_Ranked(ranking, relevance), k, precision)
+    return dict(zip(RETRIEVAL_METRICS, _score_row(_Ranked(ranking, relevance), k, precision),
+                    strict=True))
 
 
 def _check_precision(precision: str, owner: str) -> None:
@@ -292,45 +303,62 @@ class RetrievalMetrics(Evaluator):
                     if not field_present(case, f)]
         return super().missing_fields(case)
 
-    def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        out: list[CaseResult] = []
-        names = self.metric_names()
+    def score(self, cases: Sequence[TestCase]) -> ResultBatch:
+        """The batch's columns: one row of values per scored case; explanations and details
+        filled from the kept rankings when a row is read (design note 0036)."""
         judgements = [judgement(case, self.id_match) for case in cases]
         disjoint = disjoint_spaces(judgements) if self.id_match != "text" else None
-        for case, judged in zip(cases, judgements, strict=True):
-            ranking, relevance = judged.ranking, judged.relevance
-            problem = judged.error or misaligned(case) or (
-                disjoint if ranking and relevance else None)
-            if problem is not None:
-                out.append(CaseResult.error(names, problem))
-                continue
-            if not any(g > 0 for g in relevance.values()):
-                out.append(
-                    CaseResult.skipped(
-                        names, "relevant_ids holds no relevant id (no grade > 0): undefined"
-                    )
-                )
-                continue
-            ranked = _Ranked(ranking, relevance)
-            values = _scores(ranked, self.k, self.precision)
-            hit_ranks = ranked.ranks
-            explanation = (
-                f"{len(hit_ranks)} of {ranked.n_rel} relevant ids retrieved"
-                + (f", first at rank {hit_ranks[0]}" if hit_ranks else "")
-                + f"; {ranked.hits_at(self.k)} in the top {self.k}"
-            )
-            out.append(
-                CaseResult.ok(
-                    values,
-                    explanation,
-                    {
-                        "k": self.k,
-                        "id_match": self.id_match,
-                        "n_retrieved": ranked.n_retrieved,
-                        "n_relevant": ranked.n_rel,
-                        "relevant_ranks": hit_ranks[:100],
-                        "at": {str(cut): ranked.at(cut, self.precision) for cut in self.report_ks},
-                    },
-                )
-            )
-        return out
+        out = BatchBuilder(self.metric_names())
+        ranked: list[_Ranked] = []
+        with without_cyclic_gc():  # rankings reduced to lists of numbers, no cycles
+            for case, judged in zip(cases, judgements, strict=True):
+                ranking, relevance = judged.ranking, judged.relevance
+                problem = judged.error or misaligned(case) or (
+                    disjoint if ranking and relevance else None)
+                if problem is not None:
+                    out.not_scored(Status.ERROR, problem)
+                elif max(relevance.values(), default=0.0) <= 0:
+                    out.not_scored(Status.SKIPPED, _NO_RELEVANT)
+                else:
+                    one = _Ranked(ranking, relevance)
+                    out.ok(_score_row(one, self.k, self.precision))
+                    ranked.append(one)
+        return out.build(
+            LazyColumn(len(ranked), partial(_explanation, ranked, self.k)),
+            LazyColumn(len(ranked), partial(_details, ranked, self.k, self.id_match,
+                                            self.precision, self.report_ks)),
+        )  # fmt: skip
+
+
+_NO_RELEVANT = "relevant_ids holds no relevant id (no grade > 0): undefined"
+
+
+def _explanation(ranked: Sequence[_Ranked], k: int, index: int) -> str:
+    """The explanation of the ``index``-th scored case."""
+    one = ranked[index]
+    hit_ranks = one.ranks
+    return (
+        f"{len(hit_ranks)} of {one.n_rel} relevant ids retrieved"
+        + (f", first at rank {hit_ranks[0]}" if hit_ranks else "")
+        + f"; {one.hits_at(k)} in the top {k}"
+    )
+
+
+def _details(
+    ranked: Sequence[_Ranked],
+    k: int,
+    id_match: str,
+    precision: str,
+    report_ks: Sequence[int],
+    index: int,
+) -> dict[str, Any]:
+    """The drill-down details of the ``index``-th scored case."""
+    one = ranked[index]
+    return {
+        "k": k,
+        "id_match": id_match,
+        "n_retrieved": one.n_retrieved,
+        "n_relevant": one.n_rel,
+        "relevant_ranks": one.ranks[:100],
+        "at": {str(cut): one.at(cut, precision) for cut in report_ks},
+    }

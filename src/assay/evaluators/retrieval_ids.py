@@ -83,8 +83,10 @@ def judgement(case: TestCase, id_match: str) -> Judgement:
     """
     if id_match == "text":
         return _text_judgement(case)
-    ranking = list(case.context_ids or [])
-    relevance = {k: float(v) for k, v in (case.relevant_ids or {}).items()}
+    # the case's own list and dict (read, never changed: no copy per case); a validated
+    # TestCase holds float grades
+    ranking = case.context_ids or []
+    relevance = case.relevant_ids or {}
     if id_match == "document":
         ranking = [_stem(document_of(i)) for i in ranking]
         mapped: dict[str, float] = {}

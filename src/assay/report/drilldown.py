@@ -137,9 +137,9 @@ def _clip(text: Any, limit: int = MAX_TEXT) -> Any:
 
 def _redacted(text: Any, limit: int = MAX_TEXT) -> Any:
     """:func:`_clip` after masking PII and secrets (the mask keeps the text's length)."""
-    from assay.safety.masking import scrub
+    from assay.safety.masking import Scrubbed, scrub
 
-    return _clip(scrub(text), limit) if isinstance(text, str) else text
+    return Scrubbed(_clip(scrub(text), limit)) if isinstance(text, str) else text
 
 
 def _column(series: pd.Series) -> list[Any]:
@@ -272,26 +272,44 @@ def _select(results: pd.DataFrame, max_cases: int) -> tuple[int, pd.DataFrame]:
     """The number of case × model entries, and the rows of the ``max_cases`` most relevant ones
     (most failures and errors first), chosen with vectorised operations before any row is
     turned into Python objects."""
-    # Integer keys (no string per row: the columns may be read as categories).
-    case_codes, case_ids = pd.factorize(results["case_id"])
-    model_codes, models = pd.factorize(results["model"])
-    key = case_codes.astype(np.int64) * max(len(models), 1) + model_codes
+    # Integer keys (no string per row: the columns may be read as categories); the entries are
+    # counted over the key space (linear, no sorted copy of a 1.8 M-row column), whose order
+    # does not matter: the ranking below sorts by names.
+    case_codes, case_ids = _codes(results["case_id"])
+    model_codes, models = _codes(results["model"])
+    width = max(len(models), 1)
+    key = case_codes * width + model_codes
     bad = ((results["passed"] == False) | (results["status"] == "error")).to_numpy()  # noqa: E712
-    distinct, inverse = np.unique(key, return_inverse=True)
+    space = len(case_ids) * width
+    distinct = np.flatnonzero(np.bincount(key, minlength=space))
     total = len(distinct)
     if total <= max_cases:
         return total, results
     ranked = pd.DataFrame(
         {
-            "bad": np.bincount(inverse, weights=bad.astype(np.float64)),
-            "model": np.asarray(models, dtype=object)[distinct % max(len(models), 1)].astype(str),
-            "case_id": np.asarray(case_ids, dtype=object)[distinct // max(len(models), 1)].astype(
-                str
-            ),
+            "bad": np.bincount(key, weights=bad.astype(np.float64), minlength=space)[distinct],
+            "model": np.asarray(models, dtype=object)[distinct % width].astype(str),
+            "case_id": np.asarray(case_ids, dtype=object)[distinct // width].astype(str),
             "key": distinct,
         }
     ).sort_values(["bad", "model", "case_id"], ascending=[False, True, True], kind="stable")
-    return total, results[np.isin(key, ranked["key"].to_numpy()[:max_cases])]
+    chosen = np.zeros(space, dtype=bool)
+    chosen[ranked["key"].to_numpy()[:max_cases]] = True
+    return total, results[chosen[key]]
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, Any]:
+    """Integer codes of a column and the values they stand for (a category column's own codes;
+    a missing value gets a code of its own, as ``pd.factorize`` with ``use_na_sentinel=False``)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy().astype(np.int64)
+        names = list(column.cat.categories)
+        if (codes < 0).any():
+            codes[codes < 0] = len(names)
+            names.append(None)
+        return codes, names
+    codes, names = pd.factorize(column, use_na_sentinel=False)
+    return codes.astype(np.int64), list(names)
 
 
 def _details(raw: Any) -> Any:

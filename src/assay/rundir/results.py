@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from assay.data.suite_parquet import rows_with
 from assay.fileio import atomic_path
 from assay.memory import release_memory
 from assay.rundir.layout import (
@@ -270,16 +271,8 @@ def read_results_for(directory: Path, case_ids: set[str]) -> pd.DataFrame:
     group whole first (550 MB transient at 100,000 cases for 3,000 cases), and batches of every
     column of every row (the long texts too) were still a 120 MB transient.
     """
-    import pyarrow.compute as pc
-
-    ids = pa.array(sorted(case_ids), type=pa.string())
     file = pq.ParquetFile(directory / RESULTS_FILE)
-    kept = []
-    for group in range(file.num_row_groups):
-        found = pc.is_in(file.read_row_group(group, columns=["case_id"]).column("case_id"),
-                         value_set=ids)
-        if pc.any(found).as_py():
-            kept.append(file.read_row_group(group, use_threads=False).filter(found))
+    kept = list(rows_with(file, "case_id", case_ids))
     return pa.Table.from_batches(
         [b for table in kept for b in table.to_batches()], schema=file.schema_arrow
     ).to_pandas()

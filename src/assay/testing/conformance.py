@@ -50,6 +50,9 @@ def check_evaluator(evaluator: Evaluator, cases: Sequence[TestCase] | None = Non
         again = evaluator.evaluate(cases)
         for first, second in zip(results, again, strict=True):
             assert first.outcomes == second.outcomes, f"{name}: not reproducible"
+    shipped = pickle.loads(pickle.dumps(results))  # a batch travels to and from Ray workers
+    assert [(r.outcomes, r.explanation, r.details) for r in shipped] == [
+        (r.outcomes, r.explanation, r.details) for r in results], f"{name}: batch not picklable"
     spec_json = json.loads(json.dumps(evaluator.spec()))
     assert spec_json["name"] == name and spec_json["metrics"]
     clone = pickle.loads(pickle.dumps(evaluator))

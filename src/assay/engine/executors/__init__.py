@@ -16,11 +16,11 @@ from typing import Any, Protocol, runtime_checkable
 from assay.data.case import TestCase
 from assay.engine.executors.local import LocalExecutor
 from assay.errors import InvalidInputError
-from assay.evaluators.base import CaseResult, Evaluator
+from assay.evaluators.base import Evaluator, ResultBatch
 from assay.registry import GROUPS, Registry
 
 #: One evaluated batch: its index in the evaluator's batch sequence, its cases and their results.
-BatchResult = tuple[int, list[TestCase], list[CaseResult]]
+BatchResult = tuple[int, list[TestCase], ResultBatch]
 
 #: Executor classes by name (Ray imported on first use); plugins add theirs through the
 #: entry-point group ``assay.executors`` (a class taking keyword options).

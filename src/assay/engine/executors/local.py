@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult, Evaluator
+from assay.evaluators.base import Evaluator, ResultBatch
 
 
 class LocalExecutor:
@@ -28,7 +28,7 @@ class LocalExecutor:
 
     def map_batches(
         self, evaluator: Evaluator, batches: Iterable[list[TestCase]]
-    ) -> Iterator[tuple[int, list[TestCase], list[CaseResult]]]:
+    ) -> Iterator[tuple[int, list[TestCase], ResultBatch]]:
         """Yield ``(index, batch, evaluator.evaluate(batch))`` for each batch in turn."""
         for index, batch in enumerate(batches):
             yield index, batch, evaluator.evaluate(batch)

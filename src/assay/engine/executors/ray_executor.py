@@ -21,7 +21,7 @@ from typing import Any
 
 from assay.data.case import TestCase
 from assay.engine.executors.ray_limits import install_limiters, ray_module, start_limiters
-from assay.evaluators.base import CaseResult, Evaluator
+from assay.evaluators.base import Evaluator, ResultBatch
 from assay.params import check
 
 logger = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def init_ray(attempts: int = 3, **options: Any) -> None:
 
 def _evaluate_batch(
     evaluator: Evaluator, index: int, batch: list[TestCase], limiters: dict[str, Any]
-) -> tuple[int, list[CaseResult]]:
+) -> tuple[int, ResultBatch]:
     """The body of one Ray task: evaluate one batch with a fresh copy of the evaluator."""
     install_limiters(evaluator, limiters)
     return index, evaluator.evaluate(batch)
@@ -70,7 +70,7 @@ class BatchWorker:
         limiters: dict[str, Any],
         index: int,
         batch: list[TestCase],
-    ) -> tuple[int, list[CaseResult]]:
+    ) -> tuple[int, ResultBatch]:
         """Evaluate one batch; ``holder`` wraps the evaluator's object reference, fetched (and its
         judges pointed at the shared limiters) only when ``key`` changes."""
         if self.key != key or self.evaluator is None:
@@ -230,7 +230,7 @@ class RayExecutor:
 
     def map_batches(
         self, evaluator: Evaluator, batches: Iterable[list[TestCase]]
-    ) -> Iterator[tuple[int, list[TestCase], list[CaseResult]]]:
+    ) -> Iterator[tuple[int, list[TestCase], ResultBatch]]:
         """Evaluate every batch on Ray; yield ``(index, batch, results)`` in batch order."""
         self.start()
         ray = ray_module()
@@ -361,7 +361,7 @@ def _ordered(
     batches: Iterator[tuple[int, list[TestCase]]],
     window: int,
     retries: int,
-) -> Iterator[tuple[int, list[TestCase], list[CaseResult]]]:
+) -> Iterator[tuple[int, list[TestCase], ResultBatch]]:
     """Keep up to ``window`` batches in flight; yield results strictly in batch order.
 
     A batch whose call fails with a Ray system error (dead worker or actor, lost object) after
@@ -373,7 +373,7 @@ def _ordered(
 
     pending: dict[Any, int] = {}  # ref -> batch index
     held: dict[int, list[TestCase]] = {}  # batches submitted, not yet yielded
-    finished: dict[int, list[CaseResult]] = {}
+    finished: dict[int, ResultBatch] = {}
     attempts: dict[int, int] = {}
     next_out = 0
     exhausted = False
