@@ -9,7 +9,14 @@ import pytest
 from scipy import stats
 
 from assay.analyze.ranking import leaderboard_with_ci, pairwise
-from assay.analyze.resampling import ClusterBootstrap, cluster_codes, percentile_interval
+from assay.analyze.resampling import (
+    _CHUNK_CELLS,
+    _LEVELS,
+    _TABLE,
+    ClusterBootstrap,
+    cluster_codes,
+    percentile_interval,
+)
 from assay.analyze.uncertainty import bootstrap_ci
 from assay.analyze.weakness import marginal, weakest_slices
 
@@ -151,8 +158,24 @@ def test_cluster_codes_follow_parents() -> None:
 
 
 def test_same_seed_same_weights_and_rejects_too_few_resamples() -> None:
-    first = ClusterBootstrap(50, n_resamples=100, seed=3).weights
-    assert np.array_equal(first, ClusterBootstrap(50, n_resamples=100, seed=3).weights)
+    every = np.arange(50)
+    first = ClusterBootstrap(50, n_resamples=100, seed=3).weights(every)
+    assert np.array_equal(first, ClusterBootstrap(50, n_resamples=100, seed=3).weights(every))
     assert abs(float(first.mean()) - 1.0) < 0.05  # Poisson(1) weights
     with pytest.raises(ValueError, match="n_resamples"):
         ClusterBootstrap(5, n_resamples=5)
+
+
+@pytest.mark.parametrize(("n_clusters", "n_resamples"), [(5, 11), (3_000, 1_000), (10, 10)])
+def test_packed_weights_are_the_poisson_table_draws(n_clusters: int, n_resamples: int) -> None:
+    # Two weights a byte: unpacked, the same draw as one byte a weight (the same sums follow).
+    boot = ClusterBootstrap(n_clusters, n_resamples=n_resamples, seed=3)
+    rng = np.random.default_rng(3)
+    rows = max(1, _CHUNK_CELLS // n_resamples)
+    expected = np.empty((n_clusters, n_resamples), dtype=np.uint8)
+    for start in range(0, n_clusters, rows):
+        stop = min(n_clusters, start + rows)
+        draws = rng.integers(0, _LEVELS, size=(stop - start, n_resamples), dtype=np.uint16)
+        expected[start:stop] = _TABLE[draws]
+    np.testing.assert_array_equal(boot.weights(np.arange(n_clusters)), expected)
+    assert boot._packed.nbytes == n_clusters * ((n_resamples + 1) // 2)

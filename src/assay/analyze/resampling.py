@@ -139,14 +139,34 @@ class ClusterBootstrap:
         )
         check(n_resamples >= 10, "n_resamples", "ClusterBootstrap", "an integer >= 10", n_resamples)
         rng = np.random.default_rng(seed)
+        self.n_clusters = n_clusters
         self.n_resamples = n_resamples
-        # Cluster-major: the weights of a slice's clusters are contiguous rows to gather.
-        self.weights = np.empty((n_clusters, n_resamples), dtype=np.uint8)
+        # Cluster-major: the weights of a slice's clusters are contiguous rows to gather. Two
+        # weights a byte (even resample in the low half, odd in the high half): a weight is at
+        # most 8 (the table's largest quantile), and the matrix was 100 MB at 100,000 questions.
+        self._packed = np.zeros((n_clusters, (n_resamples + 1) // 2), dtype=np.uint8)
         rows = max(1, _CHUNK_CELLS // n_resamples)
         for start in range(0, n_clusters, rows):
             stop = min(n_clusters, start + rows)
             draws = rng.integers(0, _LEVELS, size=(stop - start, n_resamples), dtype=np.uint16)
-            self.weights[start:stop] = _TABLE[draws]
+            weights = _TABLE[draws]
+            self._packed[start:stop] = weights[:, 0::2]
+            self._packed[start:stop, : n_resamples // 2] |= weights[:, 1::2] << 4
+
+    def weights(self, clusters: NDArray[np.intp]) -> NDArray[np.float32]:
+        """The weights of the given clusters, one row each, one column per resample.
+
+        Example:
+            >>> boot = ClusterBootstrap(3, n_resamples=11, seed=0)
+            >>> w = boot.weights(np.arange(3))
+            >>> w.shape, bool(((w >= 0) & (w <= 8)).all())
+            ((3, 11), True)
+        """
+        packed = self._packed[clusters]
+        out = np.empty((len(packed), self.n_resamples), dtype=np.float32)
+        out[:, 0::2] = packed & 0x0F
+        out[:, 1::2] = packed[:, : self.n_resamples // 2] >> 4
+        return out
 
     @classmethod
     def for_results(
@@ -194,7 +214,7 @@ class ClusterBootstrap:
         with _blas().limit(limits=1, user_api="blas"):
             # One thread: multi-threaded BLAS on small products only contends on shared cores.
             for start in range(0, local.size, step):
-                block = self.weights[local[start : start + step]].astype(np.float32)
+                block = self.weights(local[start : start + step])
                 totals += stacked[:, start : start + step] @ block
         with np.errstate(invalid="ignore", divide="ignore"):
             return (totals[:n_columns] / totals[n_columns:]).T
@@ -202,7 +222,7 @@ class ClusterBootstrap:
     def _local(self, clusters: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         """``np.unique(clusters, return_inverse=True)`` by marking the codes present among all
         clusters: linear, and no sorted copies of a 1.8 M-row column (issue 23)."""
-        present = np.zeros(self.weights.shape[0], dtype=bool)
+        present = np.zeros(self.n_clusters, dtype=bool)
         present[clusters] = True
         position = np.cumsum(present, dtype=np.intp) - 1
         return np.flatnonzero(present), position[clusters]
