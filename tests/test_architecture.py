@@ -89,7 +89,8 @@ def test_evaluators_hold_state_one_way() -> None:
 
 #: The layers of docs/architecture.md, bottom up: a module imports its own layer and those below.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "params", "fileio", "registry", "_version", "_lazy", "text", "matching", "safety"),
+    ("errors", "params", "fileio", "registry", "_version", "_lazy", "text", "matching", "safety",
+     "memory"),
     ("data", "traces", "corpus"),
     ("backends",),
     ("evaluators", "agents", "attacks"),

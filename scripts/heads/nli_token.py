@@ -2,7 +2,7 @@
 
 Data: the four NLI folders (as the sentence head, :mod:`heads.nli`, with the same grouped
 10 % validation premises), plus synthetic detail edits of the *training* premises' entailed
-hypotheses (:func:`heads.hallucination.with_edits`: a number, a name, a negation, two roles
+hypotheses (:func:`heads.edits.detail_edits`: a number, a name, a negation, two roles
 changed: ``contradiction``; a word replaced by another of the premise: ``neutral``), since NLI
 data rarely changes one detail while keeping the wording. Validation figures are on the NLI
 pairs of the validation premises only (comparable with the sentence head's), and separately on
@@ -35,13 +35,15 @@ from assay.backends.heads.nli_tokens import (
 )
 from assay.backends.heads.store import Head, save_head
 from heads.common import SHIPPED, embedder, logger, stable_fraction
-from heads.hallucination import with_edits
+from heads.edits import detail_edits
 from heads.nli import LABELS, evaluate, load, premise_key, split
 
 NAME = "nli-token"
 #: Edit kinds whose edited claim contradicts the premise; the others are labelled neutral.
 CONTRADICTING_EDITS = ("number", "name", "negation", "roles")
 EARLY_STOP_SHARE = 0.05
+#: Detail edits made of each entailed training hypothesis, at most.
+EDITS_PER_CLAIM = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,13 +61,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rows_with_edits(rows: list[dict[str, Any]], seed: int, edits: bool) -> list[dict[str, Any]]:
-    """NLI rows tagged ``nli_<label>``, then (if ``edits``) the detail edits of the entailed
-    ones, labelled contradiction or neutral by kind."""
-    out = with_edits(rows, seed) if edits else [{**r, "kind": f"nli_{r['label']}"} for r in rows]
-    for r in out:
-        if r["label"] == "edited":
-            kind = r["kind"].removeprefix("edit_")
-            r["label"] = "contradiction" if kind in CONTRADICTING_EDITS else "neutral"
+    """NLI rows tagged ``nli_<label>``, then (if ``edits``) up to :data:`EDITS_PER_CLAIM` detail
+    edits of each entailed one (seeded, in row order), labelled contradiction or neutral by
+    kind. Written here rather than taken from the hallucination head's trainer, whose edit mix
+    is that head's to change."""
+    out = [{**r, "kind": f"nli_{r['label']}"} for r in rows]
+    if not edits:
+        return out
+    rng = np.random.default_rng(seed)
+    for r in rows:
+        if r["label"] != "entailment":
+            continue
+        for kind, text in detail_edits(r["premise"], r["hypothesis"], rng, EDITS_PER_CLAIM):
+            label = "contradiction" if kind in CONTRADICTING_EDITS else "neutral"
+            out.append({**r, "hypothesis": text, "label": label, "kind": f"edit_{kind}"})
     return out
 
 

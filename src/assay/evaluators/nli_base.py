@@ -17,7 +17,13 @@ from assay.backends.nli import DEFAULT_NLI, NLIModel, NLIScores, get_nli
 from assay.backends.nli.head_nli import HeadNLI
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, problem
-from assay.evaluators.embedding_base import chunk_sentences, quote, rounded, sentences_of
+from assay.evaluators.embedding_base import (
+    chunk_sentences,
+    quote,
+    rounded,
+    sentences_of,
+    single_threaded_blas,
+)
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -78,7 +84,11 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
         ``result``."""
         pairs = PairCollector()
         plans = [plan(case, pairs) for case in cases]
-        scores = pairs.score(self.resolved_nli()) if pairs.premises else None
+        if pairs.premises:
+            with single_threaded_blas():  # a head's products are small (torch is unaffected)
+                scores: NLIScores | None = pairs.score(self.resolved_nli())
+        else:
+            scores = None
         out: list[CaseResult] = []
         for planned in plans:
             if isinstance(planned, str):
