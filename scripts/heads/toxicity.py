@@ -31,6 +31,7 @@ from assay.backends.embed import minilm
 from assay.backends.heads.store import save_head
 from heads.common import SHIPPED, embedder, standardise
 from heads.toxicity_data import (
+    COUNTER_SPEECH,
     TOXICITY_TARGETS,
     Example,
     counter_speech_examples,
@@ -134,6 +135,7 @@ def fit_targets(x: np.ndarray, examples: Sequence[Example], targets: Sequence[st
         y_all = labels_of(examples, target)
         if target in direct:
             y_all = np.where(y_all == 1, 1, np.where(labels_of(examples, targets[0]) >= 0, 0, -1))
+            y_all[sources == COUNTER_SPEECH] = -1
         rows = y_all >= 0
         y = y_all[rows]
         if len(set(y.tolist())) < 2:

@@ -22,6 +22,11 @@ from heads.common import read_jsonl, subsample
 
 #: The categories of the toxicity head, named as detoxify names them.
 SUBTYPES = ("severe_toxicity", "obscene", "threat", "insult", "identity_attack")
+#: Source name of the counter-speech and negated-hate hard negatives (negatives of the main
+#: toxicity target only: as negatives of the direct threat target they raised its score on
+#: plain text that mentions death or an age, e.g. a bank asking for a death certificate).
+COUNTER_SPEECH = "counter_speech"
+
 TOXICITY_TARGETS = ("toxicity", *SUBTYPES)
 #: "At least a third of the raters": fractions are stored rounded (1 of 3 raters is 0.33).
 THIRD = 0.33
@@ -240,7 +245,7 @@ def counter_speech_examples(examples: Sequence[Example], *, quoting: int = 1600,
     matches = [m for m in map(_COPULA.match, pool) if m][:negated]
     out.extend(f"{m.group(1)} {m.group(2)} not {m.group(3)}" for m in matches
                if "?" not in m.group(0) and not _NOT_A_STATEMENT.match(m.group(0)))
-    return [Example(clip(text), "counter_speech", {"toxicity": 0}) for text in out]
+    return [Example(clip(text), COUNTER_SPEECH, {"toxicity": 0}) for text in out]
 
 
 def bias_examples(root: Path, *, limit: int | None = None, seed: int = 0) -> list[Example]:
