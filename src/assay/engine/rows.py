@@ -15,6 +15,7 @@ from assay.rundir.records import ResultRow
 _TEXT = [status.value for status in STATUSES]
 
 
+@without_cyclic_gc()
 def result_rows(
     evaluator: Evaluator,
     cases: Sequence[TestCase],
@@ -25,18 +26,9 @@ def result_rows(
     only on the primary metric row).
 
     Read from the batch's columns: each matrix is turned into Python values once (``tolist``)
-    and pass/fail is compared one metric column at a time, so no per-case object is built.
+    and pass/fail is compared one metric column at a time, so no per-case object is built; the
+    cyclic collector is paused meanwhile (the rows hold no cycles).
     """
-    with without_cyclic_gc():
-        return _rows(evaluator, cases, results, thresholds)
-
-
-def _rows(
-    evaluator: Evaluator,
-    cases: Sequence[TestCase],
-    results: ResultBatch,
-    thresholds: dict[str, float],
-) -> list[ResultRow]:
     primary = evaluator.primary_metric().name
     specs = evaluator.metrics
     values, status, reasons = (
