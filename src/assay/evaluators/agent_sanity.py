@@ -61,8 +61,8 @@ file is missing')
     metrics = (
         MetricSpec("agent_sanity", "share of artifacts meeting the specification",
                    threshold=1.0, primary=True),
-        MetricSpec("agent_failing_artifacts", "number of artifacts failing the specification",
-                   higher_is_better=False, range=(0.0, float("inf")), threshold=0.0),
+        MetricSpec.count("agent_failing_artifacts", "number of artifacts failing the specification",
+                         threshold=0.0),
     )
     reproducible = True
     extra = None

@@ -128,30 +128,22 @@ class EmbStepAlignment(EmbeddingEvaluator):
             "emb_step_completeness",
             "share of the context steps matched by an answer step in order",
         ),
-        MetricSpec(
+        MetricSpec.count(
             "emb_step_edits",
             "insertions + deletions + mismatches of the alignment",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
         ),
-        MetricSpec(
+        MetricSpec.count(
             "emb_step_insertions",
             "answer steps aligned to no context step (H2O Sonar: 'gap in original (insertion)', "
             "possible hallucination)",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
         ),
-        MetricSpec(
+        MetricSpec.count(
             "emb_step_deletions",
             "context steps aligned to no answer step (H2O Sonar: 'gap in generated (deletion)')",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
         ),
-        MetricSpec(
+        MetricSpec.count(
             "emb_step_mismatches",
             "aligned context and answer steps below match_threshold",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
         ),
     )
 

@@ -78,11 +78,9 @@ class EncodingGuardrail(CaseByCaseEvaluator):
             threshold=0.0,
             primary=True,
         ),
-        MetricSpec(
+        MetricSpec.count(
             "encoded_segments",
             "number of base16/base64/URL-encoded segments that decode to readable text",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
         ),
         MetricSpec(
             "encoding_retrieval_leak",

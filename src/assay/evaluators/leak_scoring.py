@@ -32,11 +32,9 @@ def leak_metrics(prefix: str, a_leak: str, leaks: str) -> tuple[MetricSpec, ...]
             higher_is_better=False,
             threshold=0.0,
         ),
-        MetricSpec(
+        MetricSpec.count(
             f"{prefix}_answer_count",
             f"number of {leaks} found in the answer (echoes of the question excluded)",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
         ),
         MetricSpec(
             f"{prefix}_in_question",

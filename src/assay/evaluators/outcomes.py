@@ -36,6 +36,18 @@ class MetricSpec:
     primary: bool = False
     aggregation: str = "mean"
 
+    @classmethod
+    def count(cls, name: str, description: str, *, threshold: float | None = None,
+              primary: bool = False) -> MetricSpec:
+        """A metric that counts unwanted things: lower is better, in ``[0, inf)``.
+
+        Example:
+            >>> MetricSpec.count("edits", "number of edits").range
+            (0.0, inf)
+        """
+        return cls(name, description, higher_is_better=False, range=(0.0, math.inf),
+                   threshold=threshold, primary=primary)
+
     def passes(self, value: float, threshold: float | None = None) -> bool | None:
         """Return whether ``value`` is on the good side of the threshold (None without one)."""
         limit = self.threshold if threshold is None else threshold

@@ -64,18 +64,14 @@ class UnsupportedFacts(Evaluator):
             "facts_names_support",
             "share of the answer's name-like tokens that the context supports",
         ),
-        MetricSpec(
+        MetricSpec.count(
             "facts_key_unsupported_count",
             "number of distinct unsupported names, numbers, dates and negations (the facts a "
             "paraphrase keeps but a factual edit changes)",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
         ),
-        MetricSpec(
+        MetricSpec.count(
             "facts_unsupported_count",
             "number of distinct unsupported facts in the answer",
-            higher_is_better=False,
-            range=(0.0, float("inf")),
         ),
     )
 
