@@ -218,7 +218,10 @@ def _slice_intervals(
     clusters = frame[CLUSTER].to_numpy()
     out: dict[tuple[str, str, str], tuple[float | None, float | None]] = {}
     for field in fields:
-        for label, idx in _positions(frame[field]).items():
+        slices = _positions(frame[field])
+        if len(slices) < 2:  # no metric has two slices of it: :func:`marginal` shows none (its
+            continue  # one slice was a bootstrap of the whole scope, a third of the analysis)
+        for label, idx in slices.items():
             codes = metric_codes[idx]
             means = bootstrap.means(clusters[idx], values[idx], codes, len(metric_names))
             low, high = percentile_interval(means, confidence)
