@@ -48,7 +48,7 @@ from assay.generate.selection import SelectionConfig, select
 from assay.generate.taxonomy import QueryType, resolve_types, trec_class
 from assay.generate.topic_map import topic_map_svg
 from assay.generate.topics import NOISE, TopicModel, build_topics
-from assay.params import check
+from assay.params import check, check_int
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -85,8 +85,7 @@ class GenerationConfig:
     selection: SelectionConfig = field(default_factory=SelectionConfig)
 
     def __post_init__(self) -> None:
-        check(isinstance(self.n, int) and self.n >= 1, "n", "GenerationConfig",
-              "a positive integer", self.n)
+        check_int(self.n, "n", "GenerationConfig")
         check(self.oversample >= 1.0, "oversample", "GenerationConfig", "at least 1",
               self.oversample)
         check(self.batch_size >= 1, "batch_size", "GenerationConfig", "positive", self.batch_size)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from assay.params import check
+from assay.params import check_choice
 from assay.perturb.text import TextPerturbation
 
 CONTRACTIONS = {
@@ -71,13 +71,7 @@ class Contractions(TextPerturbation):
         self.direction = direction
         self.field = field
         self._check()
-        check(
-            direction in ("contract", "expand"),
-            "direction",
-            "Contractions",
-            "'contract' or 'expand'",
-            direction,
-        )
+        check_choice(direction, ("contract", "expand"), "direction", "Contractions")
 
     def transform(self, text: str, rng: random.Random) -> str:
         return replace_phrases(text, CONTRACTIONS if self.direction == "contract" else _EXPANSIONS)

@@ -8,7 +8,7 @@ import random
 from abc import abstractmethod
 
 from assay.data.case import TestCase
-from assay.params import check
+from assay.params import check, check_choice
 from assay.perturb.base import Perturbation, Variant
 
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
@@ -36,13 +36,7 @@ class TextPerturbation(Perturbation):
 
     def _check(self, rate: float | None = None) -> None:
         where = type(self).__name__
-        check(
-            self.field in ("question", "expected_answer"),
-            "field",
-            where,
-            "'question' or 'expected_answer'",
-            self.field,
-        )
+        check_choice(self.field, ("question", "expected_answer"), "field", where)
         if rate is not None:
             check(0 < rate <= 1, "rate", where, "in (0, 1]", rate)
 
@@ -177,7 +171,7 @@ class Casing(TextPerturbation):
         self.mode = mode
         self.field = field
         self._check()
-        check(mode in self.MODES, "mode", "Casing", f"one of {self.MODES}", mode)
+        check_choice(mode, self.MODES, "mode", "Casing")
 
     def transform(self, text: str, rng: random.Random) -> str:
         if self.mode == "upper":
@@ -314,7 +308,7 @@ class Encoding(TextPerturbation):
         self.template = template
         self.field = field
         self._check()
-        check(scheme in ("base64", "base16"), "scheme", "Encoding", "'base64' or 'base16'", scheme)
+        check_choice(scheme, ("base64", "base16"), "scheme", "Encoding")
         check(
             "{encoded}" in template, "template", "Encoding", "a template with {encoded}", template
         )

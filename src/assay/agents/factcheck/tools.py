@@ -22,7 +22,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluators.resolved import ResolvesOnce
-from assay.params import check
+from assay.params import check, check_choice
 from assay.text import words
 from assay.text.porter import porter_stem
 
@@ -111,7 +111,7 @@ class BM25:
 
     def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75,
                  epsilon: float = 0.25, idf: str = "lucene") -> None:
-        check(idf in ("lucene", "okapi"), "idf", "BM25", "'lucene' or 'okapi'", idf)
+        check_choice(idf, ("lucene", "okapi"), "idf", "BM25")
         self.k1, self.b, self.epsilon = k1, b, epsilon
         self.doc_len = np.array([len(d) for d in corpus], dtype=float)
         self.avgdl = float(self.doc_len.mean()) if len(corpus) else 0.0
@@ -199,8 +199,7 @@ class CorpusSearch(ResolvesOnce):
 
     def __init__(self, corpus: Any, method: str = "bm25", embedder: Any = "minilm",
                  name: str = "corpus") -> None:
-        check(method in ("bm25", "embedding"), "method", "CorpusSearch",
-              "'bm25' or 'embedding'", method)
+        check_choice(method, ("bm25", "embedding"), "method", "CorpusSearch")
         self.name = name
         self.method = method
         self.description = (f"searches the reference documents ({method}); give a short "
