@@ -21,6 +21,7 @@ import numpy as np
 
 from assay.errors import require
 from assay.params import check, check_choice, check_int
+from assay.text.idf import ctfidf_idf
 
 logger = logging.getLogger(__name__)
 
@@ -223,7 +224,7 @@ def ctfidf(texts_by_class: Sequence[str], *, top_n: int = 10,
     tf = counts / np.where(totals > 0, totals, 1.0)
     frequency = counts.sum(axis=0)
     average = float(counts.sum(axis=1).mean())
-    weights = tf * np.log(1.0 + average / frequency)
+    weights = tf * ctfidf_idf(frequency, average)
     out = []
     for row in weights:
         order = sorted(range(len(row)), key=lambda j: (-row[j], vocabulary[j]))[:top_n]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import math
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +23,7 @@ from assay.errors import InvalidInputError
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check, check_choice
 from assay.text import words
+from assay.text.idf import lucene_bm25_idf, okapi_bm25_idf
 from assay.text.porter import porter_stem
 
 logger = logging.getLogger(__name__)
@@ -127,11 +127,9 @@ class BM25:
         df = {t: len(d) for t, (d, _) in postings.items()}
         n = len(corpus)
         if idf == "lucene":
-            self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
-            return
-        okapi = {t: math.log(n - f + 0.5) - math.log(f + 0.5) for t, f in df.items()}
-        floor = epsilon * (sum(okapi.values()) / len(okapi)) if okapi else 0.0
-        self.idf = {t: (v if v >= 0 else floor) for t, v in okapi.items()}
+            self.idf = {t: lucene_bm25_idf(n, f) for t, f in df.items()}
+        else:
+            self.idf = okapi_bm25_idf(n, df, epsilon)
 
     def scores(self, query: Sequence[str]) -> list[float]:
         """The BM25 score of every document for ``query``."""
