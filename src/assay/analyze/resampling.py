@@ -36,6 +36,9 @@ from assay.params import check
 
 _CHUNK_CELLS = 4_000_000  # weights converted to float per block (bounds memory at ~16 MB)
 _LEVELS = 1 << 16
+#: A ``category`` column of at most this many categories is grouped by one scan per category
+#: (no sorted copy of its rows).
+FEW_CATEGORIES = 64
 _ROW_BLOCK = 1 << 17  # rows read at a time by ClusterBootstrap.means (a few MB of keys)
 
 
@@ -143,8 +146,13 @@ def column_codes(
         return codes, names
     categories = column.cat.categories
     cat = column.cat.codes.to_numpy()
-    seen = pd.unique(cat if rows is None else cat[rows])
-    seen = seen[seen >= 0]  # missing values (code -1) have no code, as in pd.factorize
+    chosen = cat if rows is None else cat[rows]
+    if len(categories) <= FEW_CATEGORIES:  # first appearances by a scan per category
+        present = np.flatnonzero(np.bincount(chosen + 1, minlength=len(categories) + 1)[1:])
+        seen = present[np.argsort([np.argmax(chosen == code) for code in present])]
+    else:
+        seen = pd.unique(chosen)
+        seen = seen[seen >= 0]  # missing values (code -1) have no code, as in pd.factorize
     remap = np.full(len(categories) + 1, -1, dtype=np.int32)  # code -1 takes the last entry
     remap[seen] = np.arange(len(seen), dtype=np.int32)
     return remap[cat], categories[seen]
@@ -185,8 +193,11 @@ class ClusterBootstrap:
             self._packed[start:stop] = weights[:, 0::2]
             self._packed[start:stop, : n_resamples // 2] |= weights[:, 1::2] << 4
 
-    def weights(self, clusters: NDArray[np.intp]) -> NDArray[np.float32]:
-        """The weights of the given clusters, one row each, one column per resample.
+    def weights(
+        self, clusters: NDArray[np.integer], out: NDArray[np.float32] | None = None
+    ) -> NDArray[np.float32]:
+        """The weights of the given clusters, one row each, one column per resample (into
+        ``out`` when given, of shape ``(len(clusters), n_resamples)``).
 
         Example:
             >>> boot = ClusterBootstrap(3, n_resamples=11, seed=0)
@@ -195,7 +206,8 @@ class ClusterBootstrap:
             ((3, 11), True)
         """
         packed = self._packed[clusters]
-        out = np.empty((len(packed), self.n_resamples), dtype=np.float32)
+        if out is None:
+            out = np.empty((len(packed), self.n_resamples), dtype=np.float32)
         out[:, 0::2] = packed & 0x0F
         out[:, 1::2] = packed[:, : self.n_resamples // 2] >> 4
         return out
@@ -238,8 +250,8 @@ class ClusterBootstrap:
         # all rows, bit for bit, and the transient is a block's, not a copy of every row's
         # cluster, key and value (~110 MB for one model's 1.8 M rows at 100,000 cases).
         sums = np.zeros(size)
-        counts = np.zeros(size, dtype=np.int64)
-        ones = np.ones(_ROW_BLOCK, dtype=np.int64)
+        counts = np.zeros(size, dtype=np.int32)
+        ones = np.ones(_ROW_BLOCK, dtype=np.int32)
         for part in _row_blocks(len(values), rows):
             key = position[clusters[part]]
             if columns is not None:
@@ -247,20 +259,25 @@ class ClusterBootstrap:
                 key += columns[part]
             np.add.at(sums, key, values[part])
             np.add.at(counts, key, ones[: key.size])
+        sum_table = sums.reshape(local.size, n_columns)
+        count_table = counts.reshape(local.size, n_columns)
         # Numerators and denominators of every column in one product per block of clusters.
         # float32 halves the memory traffic (the product is memory-bound); its 1e-7 relative
-        # error is far below the Monte-Carlo error of the resampled means.
-        stacked = np.empty((2 * n_columns, local.size), dtype=np.float32)
-        stacked[:n_columns] = sums.reshape(local.size, n_columns).T
-        stacked[n_columns:] = counts.reshape(local.size, n_columns).T
-        del sums, counts
+        # error is far below the Monte-Carlo error of the resampled means. One block of
+        # weights at a time, unpacked into the same buffer.
         totals = np.zeros((2 * n_columns, self.n_resamples), dtype=np.float64)
         step = max(1, _CHUNK_CELLS // self.n_resamples)
+        buffer = np.empty((min(step, local.size), self.n_resamples), dtype=np.float32)
+        stacked = np.empty((2 * n_columns, buffer.shape[0]), dtype=np.float32)
         with _blas().limit(limits=1, user_api="blas"):
             # One thread: multi-threaded BLAS on small products only contends on shared cores.
             for start in range(0, local.size, step):
-                block = self.weights(local[start : start + step])
-                totals += stacked[:, start : start + step] @ block
+                stop = min(local.size, start + step)
+                width = stop - start
+                stacked[:n_columns, :width] = sum_table[start:stop].T
+                stacked[n_columns:, :width] = count_table[start:stop].T
+                block = self.weights(local[start:stop], out=buffer[:width])
+                totals += stacked[:, :width] @ block
         with np.errstate(invalid="ignore", divide="ignore"):
             return (totals[:n_columns] / totals[n_columns:]).T
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from assay.analyze.resampling import (
     CLUSTER,
+    FEW_CATEGORIES,
     ClusterBootstrap,
     cluster_codes,
     column_codes,
@@ -225,10 +226,9 @@ def _slice_intervals(
     clusters = frame[CLUSTER].to_numpy()
     out: dict[tuple[str, str, str], tuple[float | None, float | None]] = {}
     for field in fields:
-        slices = _positions(frame[field])
-        if len(slices) < 2:  # one slice shows no weakness: marginal() lists none of it
+        if frame[field].nunique() < 2:  # one slice shows no weakness: marginal() lists none
             continue
-        for label, idx in slices.items():
+        for label, idx in _positions(frame[field]).items():
             low, high = bootstrap.interval(
                 clusters, values, confidence, metric_codes, len(metric_names), idx
             )
@@ -255,10 +255,14 @@ def _positions(column: pd.Series) -> dict[Any, np.ndarray]:
     codes = column.cat.codes.to_numpy()
     if not codes.size:
         return {}
+    names = column.cat.categories.tolist()
+    if len(names) <= FEW_CATEGORIES:
+        # One scan per slice: no sorted copy of a 1.8 M-row column and its positions (issue 23).
+        present = np.flatnonzero(np.bincount(codes + 1, minlength=len(names) + 1)[1:])
+        return {names[code]: np.flatnonzero(codes == code) for code in present}
     order = np.argsort(codes, kind="stable")
     present, starts = np.unique(codes[order], return_index=True)
     ends = [*starts[1:], len(order)]
-    names = column.cat.categories.tolist()
     return {
         names[code]: order[start:end]
         for code, start, end in zip(present, starts, ends, strict=True)
