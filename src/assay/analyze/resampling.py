@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from threadpoolctl import ThreadpoolController
 
 from assay.analyze.uncertainty import bootstrap_p_value
-from assay.params import check
+from assay.params import check_int
 
 _CHUNK_CELLS = 4_000_000  # weights converted to float per block (bounds memory at ~16 MB)
 _LEVELS = 1 << 16
@@ -174,10 +174,8 @@ class ClusterBootstrap:
     """
 
     def __init__(self, n_clusters: int, *, n_resamples: int, seed: int = 0) -> None:
-        check(
-            n_clusters >= 0, "n_clusters", "ClusterBootstrap", "a non-negative integer", n_clusters
-        )
-        check(n_resamples >= 10, "n_resamples", "ClusterBootstrap", "an integer >= 10", n_resamples)
+        check_int(n_clusters, "n_clusters", "ClusterBootstrap", minimum=0)
+        check_int(n_resamples, "n_resamples", "ClusterBootstrap", minimum=10)
         rng = np.random.default_rng(seed)
         self.n_clusters = n_clusters
         self.n_resamples = n_resamples

@@ -22,7 +22,7 @@ from assay.analyze.resampling import (
     column_codes,
 )
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
-from assay.params import check
+from assay.params import check, check_int
 
 #: Fields of the results table analysed as slices.
 SLICE_FIELDS: tuple[str, ...] = ("topic", "query_type", "perturbation", "model")
@@ -171,7 +171,7 @@ def marginal(
         >>> out[["slice", "mean", "gap"]].values.tolist()
         [['x', 1.0, 0.5], ['y', 0.0, -0.5]]
     """
-    check(min_slice >= 1, "min_slice", "marginal", "a positive integer", min_slice)
+    check_int(min_slice, "min_slice", "marginal")
     ok = measured(results)
     if bootstrap is None:
         bootstrap = ClusterBootstrap.for_results(ok, n_resamples=n_resamples, seed=seed)

@@ -15,7 +15,7 @@ import numpy as np
 from assay.calibrate._arrays import FloatArray, IntArray
 from assay.calibrate.base import Calibrator
 from assay.errors import require
-from assay.params import check
+from assay.params import check, check_int
 
 
 class MonotoneBoostingCalibrator(Calibrator):
@@ -44,9 +44,9 @@ class MonotoneBoostingCalibrator(Calibrator):
     ) -> None:
         super().__init__(metrics, higher_is_better, pass_at)
         where = "MonotoneBoostingCalibrator"
-        check(n_estimators >= 1, "n_estimators", where, "a positive integer", n_estimators)
+        check_int(n_estimators, "n_estimators", where)
         check(0 < learning_rate <= 1, "learning_rate", where, "in (0, 1]", learning_rate)
-        check(num_leaves >= 2, "num_leaves", where, "an integer >= 2", num_leaves)
+        check_int(num_leaves, "num_leaves", where, minimum=2)
         check(min_child_samples >= 1, "min_child_samples", where, "positive", min_child_samples)
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate

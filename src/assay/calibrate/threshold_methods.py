@@ -24,7 +24,7 @@ from assay.calibrate._arrays import FloatArray, IntArray
 from assay.calibrate._logistic import fit_logistic
 from assay.calibrate.conformal import conformal_quantile
 from assay.errors import InvalidInputError
-from assay.params import check
+from assay.params import check, check_choice
 
 #: risk appetite → confidence level
 RISK_APPETITE: dict[str, float] = {"high": 0.90, "moderate": 0.95, "low": 0.99}
@@ -151,13 +151,7 @@ def kde_threshold(
         >>> abs(kde_threshold(s, y)[0] - 2.0) < 0.2
         True
     """
-    check(
-        rule in ("midpoint", "intersection"),
-        "rule",
-        "kde_threshold",
-        "'midpoint' or 'intersection'",
-        rule,
-    )
+    check_choice(rule, ("midpoint", "intersection"), "rule", "kde_threshold")
     good, bad = _split(s, y)
     grid = np.linspace(s.min(), s.max(), grid_size)
     f_good, f_bad = binned_kde(good, grid), binned_kde(bad, grid)
@@ -205,13 +199,7 @@ def logistic_roc_threshold(
     """
     from sklearn.metrics import roc_curve
 
-    check(
-        criterion in ("youden", "false_pass"),
-        "criterion",
-        "logistic_roc_threshold",
-        "'youden' or 'false_pass'",
-        criterion,
-    )
+    check_choice(criterion, ("youden", "false_pass"), "criterion", "logistic_roc_threshold")
     _split(s, y)
     slope, intercept = _logistic(s, y)
     if slope <= 0:
