@@ -21,6 +21,7 @@ import math
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 import numpy as np
@@ -108,6 +109,7 @@ class _Picked(Rows[T]):
         return self.column[self.positions[i]]
 
 
+@dataclass(eq=False, repr=False)
 class ResultBatch(Rows[CaseResult]):
     """The outcomes of one evaluator on ``n`` cases, column by column.
 
@@ -128,26 +130,21 @@ class ResultBatch(Rows[CaseResult]):
         'no answer'
     """
 
-    def __init__(
-        self,
-        metrics: Sequence[str],
-        values: np.ndarray,
-        status: np.ndarray,
-        reasons: np.ndarray,
-        explanations: Sequence[str | None],
-        details: Sequence[dict[str, Any]],
-    ) -> None:
-        self.metrics = tuple(metrics)
-        self.values = values
-        self.status = status
-        self.reasons = reasons
-        self.explanations = explanations
-        self.details = details
-        shape = (len(explanations), len(self.metrics))
-        if not (values.shape == status.shape == reasons.shape == shape
-                and len(details) == shape[0]):
-            raise ValueError(f"columns of unequal shape: {values.shape}, {status.shape}, "
-                             f"{reasons.shape}, {len(explanations)}, {len(details)} cases")
+    metrics: Sequence[str]
+    values: np.ndarray
+    status: np.ndarray
+    reasons: np.ndarray
+    explanations: Sequence[str | None]
+    details: Sequence[dict[str, Any]]
+
+    def __post_init__(self) -> None:
+        self.metrics = tuple(self.metrics)
+        shape = (len(self.explanations), len(self.metrics))
+        if not (self.values.shape == self.status.shape == self.reasons.shape == shape
+                and len(self.details) == shape[0]):
+            raise ValueError(f"columns of unequal shape: {self.values.shape}, {self.status.shape}, "
+                             f"{self.reasons.shape}, {len(self.explanations)}, "
+                             f"{len(self.details)} cases")
 
     # -- building ------------------------------------------------------------------------
     @classmethod
