@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", type=int, default=128, help="projected token units")
     parser.add_argument("--queries", type=int, default=4, help="attention queries")
     parser.add_argument("--hidden", type=int, default=128, help="classifier hidden layer size")
-    parser.add_argument("--epochs", type=int, default=12, help="epochs at most")
+    parser.add_argument("--epochs", type=int, default=4, help="epochs at most")
     parser.add_argument("--batch", type=int, default=128, help="texts per batch")
     parser.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate")
     parser.add_argument("--toxigen-weight", type=float, default=TOXIGEN_WEIGHT,
@@ -240,8 +240,10 @@ def dev_metrics(logits: np.ndarray, y: np.ndarray, sources: np.ndarray) -> dict[
     for k, target in enumerate(TOXICITY_TARGETS):
         keep = y[:, k] >= 0
         out[target] = auroc(y[keep, k], logits[keep, k])
-    out["toxicity_by_source"] = {s: auroc(y[sources == s, 0], logits[sources == s, 0])
-                                 for s in REPORTED}
+    labelled = y[:, 0] >= 0
+    out["toxicity_by_source"] = {
+        s: auroc(y[labelled & (sources == s), 0], logits[labelled & (sources == s), 0])
+        for s in REPORTED}
     attack = (y[:, TOXICITY_TARGETS.index("identity_attack")] == 1) & (sources != "civil_comments")
     hard = attack | (sources == COUNTER_SPEECH)
     out["toxicity_hate_vs_counter_speech"] = auroc(y[hard, 0], logits[hard, 0])

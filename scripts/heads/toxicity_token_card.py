@@ -60,8 +60,9 @@ def toxicity_token_card(info: dict[str, Any], digest: str, licences: dict[str, s
         f"made from other dev sentences: {_fmt(dev['toxicity_hate_vs_counter_speech'])} "
         "(sentence head's recipe "
         f"{_fmt(metrics['dev_sentence_head_recipe']['toxicity_hate_vs_counter_speech'])}).", "",
-        f"The shipped numpy forward pass and the torch model agree to "
-        f"{metrics['numpy_torch_max_logit_gap']:.1e} on every dev logit. Davidson and the "
+        "The shipped numpy forward pass and the torch model agree within "
+        f"{max(metrics['numpy_torch_max_logit_gap'], 1e-6):.0e} on every dev logit. Davidson "
+        "and the "
         "functional breakdowns: `benchmarks/results/toxicity.md`."]
     limits = [
         "MiniLM is frozen and was trained for sentence similarity: its token vectors carry "

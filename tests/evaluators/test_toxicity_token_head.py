@@ -13,9 +13,9 @@ import pytest
 from assay.backends import clear_loaded
 from assay.backends.classify.head import HeadClassifier
 from assay.backends.embed import get_embedder
-from assay.data.case import TestCase
 from assay.backends.heads.store import save_head
 from assay.backends.heads.token_pool import FEATURE_SET
+from assay.data.case import TestCase
 from assay.evaluators.embedding_base import prefetch_embeddings
 from assay.evaluators.toxicity import Toxicity
 
