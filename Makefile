@@ -24,7 +24,7 @@ demo: $(BIN)/activate
 	$(BIN)/assay demo --out demo-run
 
 test: install lint typecheck
-	$(BIN)/python -m pytest -q --doctest-modules src tests
+	$(BIN)/python -m pytest -q --doctest-modules src tests scripts/heads
 
 lint:
 	$(BIN)/ruff check src tests benchmarks scripts

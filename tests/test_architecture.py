@@ -90,7 +90,7 @@ def test_evaluators_hold_state_one_way() -> None:
 #: The layers of docs/architecture.md, bottom up: a module imports its own layer and those below.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "params", "fileio", "registry", "_version", "_lazy", "text", "matching", "safety",
-     "memory"),
+     "memory", "progress"),
     ("data", "traces", "corpus"),
     ("backends",),
     ("evaluators", "agents", "attacks"),

@@ -1,10 +1,12 @@
-"""Parameters of public callables: one message template for checking them (DESIGN §6), one
-way to read a component's constructor parameters back, and one way to pickle a component as
-them."""
+"""Parameters of public callables: one message template for checking them (DESIGN §6) and the
+checks most parameters need (a choice, a count), one way to read a component's constructor
+parameters back, and one way to pickle a component as them."""
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
+from numbers import Integral
 from typing import Any
 
 from assay.errors import InvalidInputError
@@ -24,6 +26,51 @@ def check(ok: bool, name: str, where: str, expected: str, got: Any) -> None:
         raise InvalidInputError(
             f"The {name!r} parameter of {where} must be {expected}; got {got!r} instead."
         )
+
+
+def check_choice(value: Any, choices: Iterable[Any], name: str, where: str) -> None:
+    """Raise :class:`InvalidInputError` unless ``value`` is one of ``choices`` (a parameter
+    that names a method, a mode or a field), with the choices listed in the message.
+
+    Example:
+        >>> check_choice("max", ("mean", "max"), "aggregate", "kfold_threshold")
+        >>> check_choice("sum", ("mean", "max"), "aggregate", "f")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: ... must be 'mean' or 'max'; got 'sum' instead.
+        >>> check_choice("x", {"a": 1, "b": 2, "c": 3}, "mode", "f")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: ... must be one of 'a', 'b', 'c'; got 'x' instead.
+    """
+    options = tuple(choices)
+    if len(options) == 2:
+        expected = f"{options[0]!r} or {options[1]!r}"
+    else:
+        expected = "one of " + ", ".join(map(repr, options))
+    check(value in options, name, where, expected, value)
+
+
+def check_int(value: Any, name: str, where: str, *, minimum: int = 1) -> None:
+    """Raise :class:`InvalidInputError` unless ``value`` is an integer (not a bool) of at least
+    ``minimum`` (a count, a size, a number of rounds).
+
+    Example:
+        >>> check_int(3, "k", "precision_at_k")
+        >>> check_int(True, "k", "f")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: ... must be a positive integer; got True instead.
+        >>> check_int(-1, "n", "f", minimum=0)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: ... must be a non-negative integer; got -1 instead.
+    """
+    expected = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}"
+    )
+    ok = isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= minimum
+    check(ok, name, where, expected, value)
 
 
 def constructor_params(obj: object, *, jsonable: bool = False) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from assay.engine.executors import Executor, open_executor
 from assay.engine.score import ProgressCallback, check_thresholds, resolve_evaluators, score
 from assay.evaluators.base import Evaluator
 from assay.memory import release_memory
-from assay.params import check
+from assay.params import check_int
 from assay.rundir.directory import RunDirectory
 from assay.rundir.layout import SUITE_FILE
 from assay.rundir.manifest import build_manifest
@@ -108,15 +108,8 @@ def evaluate(
     """
     if not isinstance(suite, str | Path | TestSuite):
         suite = TestSuite(suite)
-    check(
-        isinstance(batch_size, int) and batch_size > 0,
-        "batch_size",
-        "evaluate",
-        "a positive integer",
-        batch_size,
-    )
-    check(isinstance(judge_probes, int) and judge_probes >= 0, "judge_probes", "evaluate",
-          "a non-negative integer", judge_probes)
+    check_int(batch_size, "batch_size", "evaluate")
+    check_int(judge_probes, "judge_probes", "evaluate", minimum=0)
     if judge_repeats != 1:
         suite = _judge_samples(suite, judge_repeats)
     chosen = resolve_evaluators(evaluators, params)
@@ -147,8 +140,7 @@ def evaluate(
 
 def _judge_samples(suite: TestSuite | str | Path, repeats: int) -> TestSuite:
     """Each case of ``suite`` as ``repeats`` linked samples (``evaluate(judge_repeats=...)``)."""
-    check(isinstance(repeats, int) and not isinstance(repeats, bool) and repeats >= 1,
-          "judge_repeats", "evaluate", "an integer >= 1", repeats)
+    check_int(repeats, "judge_repeats", "evaluate")
     cases = suite if isinstance(suite, TestSuite) else read_suite(suite)
     return TestSuite(repeat_cases(list(cases), repeats), source=cases.source, sha256=cases.sha256)
 

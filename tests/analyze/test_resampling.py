@@ -3,6 +3,8 @@ resampling by parent question, exact pass-rate intervals."""
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,9 +14,11 @@ from assay.analyze.ranking import leaderboard_with_ci, pairwise
 from assay.analyze.resampling import (
     _CHUNK_CELLS,
     _LEVELS,
+    _ROW_BLOCK,
     _TABLE,
     ClusterBootstrap,
     cluster_codes,
+    column_codes,
     percentile_interval,
 )
 from assay.analyze.uncertainty import bootstrap_ci
@@ -179,3 +183,77 @@ def test_packed_weights_are_the_poisson_table_draws(n_clusters: int, n_resamples
         expected[start:stop] = _TABLE[draws]
     np.testing.assert_array_equal(boot.weights(np.arange(n_clusters)), expected)
     assert boot._packed.nbytes == n_clusters * ((n_resamples + 1) // 2)
+
+
+def _bincount_means(
+    boot: ClusterBootstrap, clusters: np.ndarray, values: np.ndarray, columns: np.ndarray,
+    n_columns: int,
+) -> np.ndarray:
+    """The resampled means as computed before rows were read in blocks: one ``np.bincount``
+    over every row (the reference the block-wise sums must equal bit for bit)."""
+    local, inverse = np.unique(clusters, return_inverse=True)
+    key = inverse * n_columns + columns
+    size = local.size * n_columns
+    stacked = np.empty((2 * n_columns, local.size), dtype=np.float32)
+    stacked[:n_columns] = np.bincount(key, weights=values, minlength=size).reshape(-1, n_columns).T
+    stacked[n_columns:] = np.bincount(key, minlength=size).reshape(-1, n_columns).T
+    totals = np.zeros((2 * n_columns, boot.n_resamples))
+    step = max(1, _CHUNK_CELLS // boot.n_resamples)
+    for start in range(0, local.size, step):
+        totals += stacked[:, start : start + step] @ boot.weights(local[start : start + step])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (totals[:n_columns] / totals[n_columns:]).T
+
+
+def test_means_of_selected_rows_equal_one_bincount_over_a_copy_bit_for_bit() -> None:
+    # More rows than a block, values whose float sums depend on their order.
+    rng = np.random.default_rng(5)
+    n = 3 * _ROW_BLOCK + 17
+    clusters = rng.integers(0, 4_000, n).astype(np.int32)
+    values = rng.random(n) * 1e3
+    columns = rng.integers(0, 3, n).astype(np.int8)
+    boot = ClusterBootstrap(4_000, n_resamples=200, seed=1)
+    rows = np.flatnonzero(rng.random(n) < 0.7)
+    expected = _bincount_means(boot, clusters[rows], values[rows], columns[rows], 3)
+    got = boot.means(clusters, values, columns, 3, rows=rows)
+    np.testing.assert_array_equal(got, expected)
+    whole = boot.means(clusters, values, columns, 3)
+    np.testing.assert_array_equal(whole, _bincount_means(boot, clusters, values, columns, 3))
+
+
+def test_means_of_many_rows_hold_a_block_of_them_not_a_copy() -> None:
+    # 2 M rows of 2,000 clusters: copies of the rows' keys, clusters and values would be tens
+    # of MB; the sums per cluster x column and a block of keys are a few.
+    rng = np.random.default_rng(0)
+    n = 2_000_000
+    clusters = rng.integers(0, 2_000, n).astype(np.int32)
+    values = rng.random(n)
+    columns = (np.arange(n) % 4).astype(np.int8)
+    rows = np.arange(0, n, 2)
+    boot = ClusterBootstrap(2_000, n_resamples=100, seed=0)
+    tracemalloc.start()
+    try:
+        boot.means(clusters, values, columns, 4, rows=rows)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20, peak  # a copy of the selected rows' values alone is 8 MB
+
+
+def test_interval_of_a_constant_column_is_its_value() -> None:
+    boot = ClusterBootstrap(100, n_resamples=200, seed=0)
+    values = np.r_[np.full(50, 0.1 + 0.2), np.linspace(0, 1, 50)]
+    low, high = boot.interval(np.arange(100), values, 0.95, np.repeat([0, 1], 50), 2)
+    assert low[0] == high[0] == 0.1 + 0.2
+    assert low[1] < 0.5 < high[1]
+
+
+def test_column_codes_are_those_of_factorize_on_the_selected_rows() -> None:
+    column = pd.Series(pd.Categorical(["b", "a", None, "c", "a", "b"]))
+    rows = np.array([4, 2, 0, 5])
+    codes, names = column_codes(column, rows)
+    expected, expected_names = pd.factorize(column.iloc[rows])
+    assert codes[rows].tolist() == expected.tolist()
+    assert names.tolist() == expected_names.tolist()
+    plain, plain_names = column_codes(column.astype(object), rows)
+    assert plain[rows].tolist() == expected.tolist() and plain_names.tolist() == ["a", "b"]

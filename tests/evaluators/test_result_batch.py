@@ -151,3 +151,18 @@ def test_the_cyclic_collector_is_back_after_scoring_and_left_off_when_it_was_off
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_every_row_sequence_indexes_slices_and_iterates_alike() -> None:
+    batch = ResultBatch.scored(["a"], np.array([[0.1], [0.2], [0.3]]), ["x", "y", "z"],
+                               [{}, {}, {}])
+    picked = batch.take([2, 0, 1])
+    sequences: list[Sequence[object]] = [LazyColumn(3, str), picked.explanations, batch]
+    for rows in sequences:
+        assert len(rows) == 3 and list(rows) == [rows[0], rows[1], rows[2]]
+        assert rows[-1] == rows[2] and rows[-3] == rows[0] and list(rows[1:]) == [rows[1], rows[2]]
+        for outside in (3, -4):
+            with pytest.raises(IndexError):
+                rows[outside]
+    assert list(picked.explanations) == ["z", "x", "y"]
+    assert [r.outcomes["a"].value for r in batch[::-1]] == [0.3, 0.2, 0.1]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -31,10 +32,14 @@ from numpy.typing import NDArray
 from threadpoolctl import ThreadpoolController
 
 from assay.analyze.uncertainty import bootstrap_p_value
-from assay.params import check
+from assay.params import check_int
 
 _CHUNK_CELLS = 4_000_000  # weights converted to float per block (bounds memory at ~16 MB)
 _LEVELS = 1 << 16
+#: A ``category`` column of at most this many categories is grouped by one scan per category
+#: (no sorted copy of its rows).
+FEW_CATEGORIES = 64
+_ROW_BLOCK = 1 << 17  # rows read at a time by ClusterBootstrap.means (a few MB of keys)
 
 
 def _poisson_table() -> NDArray[np.uint8]:
@@ -85,12 +90,12 @@ def cluster_keys(results: pd.DataFrame) -> pd.Series:
 CLUSTER = "cluster"
 
 
-def cluster_codes(results: pd.DataFrame) -> NDArray[np.intp]:
+def cluster_codes(results: pd.DataFrame) -> NDArray[np.int32]:
     """Integer codes ``0 .. k - 1`` of the rows' clusters (see :func:`cluster_keys`), in order
-    of first appearance."""
+    of first appearance; ``int32``, half the memory of a 1.8 M-row column of ``intp``."""
     keys = _categorical_keys(results)
     codes, _ = pd.factorize(cluster_keys(results) if keys is None else keys)
-    return np.asarray(codes, dtype=np.intp)
+    return codes.astype(np.int32)
 
 
 def _categorical_keys(results: pd.DataFrame) -> NDArray[np.intp] | None:
@@ -118,6 +123,41 @@ def _categorical_keys(results: pd.DataFrame) -> NDArray[np.intp] | None:
     return keys
 
 
+def column_codes(
+    column: pd.Series, rows: NDArray[np.intp] | None = None
+) -> tuple[NDArray[np.integer], pd.Index]:
+    """``pd.factorize`` of the values of ``column`` at ``rows`` (default: all), as codes for
+    every row of the column (those outside ``rows`` are meaningless), to pass with ``rows`` to
+    :meth:`ClusterBootstrap.means`. A ``category`` column is recoded, one small integer per
+    row, instead of factorising a copy of the selected rows.
+
+    Example:
+        >>> column = pd.Series(pd.Categorical(["b", "a", "b", "c"]))
+        >>> codes, names = column_codes(column, np.array([2, 1]))
+        >>> codes[[2, 1]].tolist(), names.tolist()
+        ([0, 1], ['b', 'a'])
+    """
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        chosen, names = pd.factorize(column if rows is None else column.iloc[rows])
+        if rows is None:
+            return chosen, names
+        codes = np.full(len(column), -1, dtype=np.intp)
+        codes[rows] = chosen
+        return codes, names
+    categories = column.cat.categories
+    cat = column.cat.codes.to_numpy()
+    chosen = cat if rows is None else cat[rows]
+    if len(categories) <= FEW_CATEGORIES:  # first appearances by a scan per category
+        present = np.flatnonzero(np.bincount(chosen + 1, minlength=len(categories) + 1)[1:])
+        seen = present[np.argsort([np.argmax(chosen == code) for code in present])]
+    else:
+        seen = pd.unique(chosen)
+        seen = seen[seen >= 0]  # missing values (code -1) have no code, as in pd.factorize
+    remap = np.full(len(categories) + 1, -1, dtype=np.int32)  # code -1 takes the last entry
+    remap[seen] = np.arange(len(seen), dtype=np.int32)
+    return remap[cat], categories[seen]
+
+
 class ClusterBootstrap:
     """Poisson(1) weights for ``n_clusters`` clusters in ``n_resamples`` resamples, drawn once.
 
@@ -134,10 +174,8 @@ class ClusterBootstrap:
     """
 
     def __init__(self, n_clusters: int, *, n_resamples: int, seed: int = 0) -> None:
-        check(
-            n_clusters >= 0, "n_clusters", "ClusterBootstrap", "a non-negative integer", n_clusters
-        )
-        check(n_resamples >= 10, "n_resamples", "ClusterBootstrap", "an integer >= 10", n_resamples)
+        check_int(n_clusters, "n_clusters", "ClusterBootstrap", minimum=0)
+        check_int(n_resamples, "n_resamples", "ClusterBootstrap", minimum=10)
         rng = np.random.default_rng(seed)
         self.n_clusters = n_clusters
         self.n_resamples = n_resamples
@@ -153,8 +191,11 @@ class ClusterBootstrap:
             self._packed[start:stop] = weights[:, 0::2]
             self._packed[start:stop, : n_resamples // 2] |= weights[:, 1::2] << 4
 
-    def weights(self, clusters: NDArray[np.intp]) -> NDArray[np.float32]:
-        """The weights of the given clusters, one row each, one column per resample.
+    def weights(
+        self, clusters: NDArray[np.integer], out: NDArray[np.float32] | None = None
+    ) -> NDArray[np.float32]:
+        """The weights of the given clusters, one row each, one column per resample (into
+        ``out`` when given, of shape ``(len(clusters), n_resamples)``).
 
         Example:
             >>> boot = ClusterBootstrap(3, n_resamples=11, seed=0)
@@ -163,7 +204,8 @@ class ClusterBootstrap:
             ((3, 11), True)
         """
         packed = self._packed[clusters]
-        out = np.empty((len(packed), self.n_resamples), dtype=np.float32)
+        if out is None:
+            out = np.empty((len(packed), self.n_resamples), dtype=np.float32)
         out[:, 0::2] = packed & 0x0F
         out[:, 1::2] = packed[:, : self.n_resamples // 2] >> 4
         return out
@@ -178,10 +220,11 @@ class ClusterBootstrap:
 
     def means(
         self,
-        clusters: NDArray[np.intp],
+        clusters: NDArray[np.integer],
         values: NDArray[np.float64],
-        columns: NDArray[np.intp] | None = None,
+        columns: NDArray[np.integer] | None = None,
         n_columns: int = 1,
+        rows: NDArray[np.intp] | None = None,
     ) -> NDArray[np.float64]:
         """Resampled means of ``values``, one column per group of ``columns``.
 
@@ -190,42 +233,96 @@ class ClusterBootstrap:
             values: the values (one per case).
             columns: the column (e.g. metric) of each value; all in column 0 when omitted.
             n_columns: number of columns.
+            rows: positions of the values to use (default: all). ``clusters``, ``values`` and
+                ``columns`` are read at these positions a block at a time: a slice of a large
+                table is not copied.
 
         Returns:
             An ``(n_resamples, n_columns)`` array; NaN where a resample gives a column's
             clusters zero total weight (or the column has no value).
         """
-        if columns is None:
-            columns = np.zeros(len(values), dtype=np.intp)
-        local, inverse = self._local(clusters)
-        key = inverse * n_columns + columns
+        local, position = self._local(clusters, rows)
         size = local.size * n_columns
+        # Per (cluster, column): the sum of the values and their number. Accumulated a block of
+        # rows at a time, in row order: the float64 sums are those of one ``np.bincount`` over
+        # all rows, bit for bit, and the transient is a block's, not a copy of every row's
+        # cluster, key and value (~110 MB for one model's 1.8 M rows at 100,000 cases).
+        sums = np.zeros(size)
+        counts = np.zeros(size, dtype=np.int32)
+        ones = np.ones(_ROW_BLOCK, dtype=np.int32)
+        for part in _row_blocks(len(values), rows):
+            key = position[clusters[part]]
+            if columns is not None:
+                key *= n_columns
+                key += columns[part]
+            np.add.at(sums, key, values[part])
+            np.add.at(counts, key, ones[: key.size])
+        sum_table = sums.reshape(local.size, n_columns)
+        count_table = counts.reshape(local.size, n_columns)
         # Numerators and denominators of every column in one product per block of clusters.
         # float32 halves the memory traffic (the product is memory-bound); its 1e-7 relative
-        # error is far below the Monte-Carlo error of the resampled means. Filled in place:
-        # no stacked float64 copy (28 MB for one model's 1.8 M rows at 100,000 cases).
-        stacked = np.empty((2 * n_columns, local.size), dtype=np.float32)
-        stacked[:n_columns] = np.bincount(key, weights=values, minlength=size).reshape(
-            local.size, n_columns).T
-        stacked[n_columns:] = np.bincount(key, minlength=size).reshape(local.size, n_columns).T
-        del key, inverse
+        # error is far below the Monte-Carlo error of the resampled means. One block of
+        # weights at a time, unpacked into the same buffer.
         totals = np.zeros((2 * n_columns, self.n_resamples), dtype=np.float64)
         step = max(1, _CHUNK_CELLS // self.n_resamples)
+        buffer = np.empty((min(step, local.size), self.n_resamples), dtype=np.float32)
+        stacked = np.empty((2 * n_columns, buffer.shape[0]), dtype=np.float32)
         with _blas().limit(limits=1, user_api="blas"):
             # One thread: multi-threaded BLAS on small products only contends on shared cores.
             for start in range(0, local.size, step):
-                block = self.weights(local[start : start + step])
-                totals += stacked[:, start : start + step] @ block
+                stop = min(local.size, start + step)
+                width = stop - start
+                stacked[:n_columns, :width] = sum_table[start:stop].T
+                stacked[n_columns:, :width] = count_table[start:stop].T
+                block = self.weights(local[start:stop], out=buffer[:width])
+                totals += stacked[:, :width] @ block
         with np.errstate(invalid="ignore", divide="ignore"):
             return (totals[:n_columns] / totals[n_columns:]).T
 
-    def _local(self, clusters: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """``np.unique(clusters, return_inverse=True)`` by marking the codes present among all
-        clusters: linear, and no sorted copies of a 1.8 M-row column (issue 23)."""
+    def interval(
+        self,
+        clusters: NDArray[np.integer],
+        values: NDArray[np.float64],
+        confidence: float,
+        columns: NDArray[np.integer] | None = None,
+        n_columns: int = 1,
+        rows: NDArray[np.intp] | None = None,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Percentile interval of each column's mean (arguments as :meth:`means`). A column
+        whose values are all equal has no spread: its interval is that value itself (exactly,
+        not up to the rounding of a weighted mean).
+
+        Example:
+            >>> boot = ClusterBootstrap(4, n_resamples=200, seed=0)
+            >>> low, high = boot.interval(np.arange(4), np.array([0.5, 0.5, 1.0, 1.0]), 0.95,
+            ...                           columns=np.array([0, 0, 1, 1]), n_columns=2)
+            >>> low.tolist(), high.tolist()
+            ([0.5, 1.0], [0.5, 1.0])
+        """
+        low, high = percentile_interval(
+            self.means(clusters, values, columns, n_columns, rows), confidence
+        )
+        lowest = np.full(n_columns, np.inf)
+        highest = np.full(n_columns, -np.inf)
+        for part in _row_blocks(len(values), rows):
+            chosen = values[part]
+            where = np.zeros(chosen.size, dtype=np.intp) if columns is None else columns[part]
+            np.minimum.at(lowest, where, chosen)
+            np.maximum.at(highest, where, chosen)
+        constant = lowest == highest
+        low[constant] = high[constant] = lowest[constant]
+        return low, high
+
+    def _local(
+        self, clusters: NDArray[np.integer], rows: NDArray[np.intp] | None
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """The clusters present at ``rows`` in ascending order (``np.unique``) and the position
+        of each cluster among them, by marking the codes present among all clusters: linear, and
+        no sorted copies of a 1.8 M-row column (issue 23)."""
         present = np.zeros(self.n_clusters, dtype=bool)
-        present[clusters] = True
-        position = np.cumsum(present, dtype=np.intp) - 1
-        return np.flatnonzero(present), position[clusters]
+        for part in _row_blocks(len(clusters), rows):
+            present[clusters[part]] = True
+        return np.flatnonzero(present), np.cumsum(present, dtype=np.intp) - 1
 
     def difference_test(
         self, clusters: NDArray[np.intp], diffs: NDArray[np.float64], confidence: float
@@ -268,3 +365,12 @@ def percentile_interval(
         bounds = np.nanquantile(means[:, finite], [alpha, 1.0 - alpha], axis=0)
         low[finite], high[finite] = bounds[0], bounds[1]
     return low, high
+
+
+def _row_blocks(n: int, rows: NDArray[np.intp] | None) -> Iterator[slice | NDArray[np.intp]]:
+    """Blocks of at most ``_ROW_BLOCK`` of the positions ``rows`` (default ``0 .. n - 1``), in
+    order: slices of ``rows`` or of the whole range (views, not copies)."""
+    total = n if rows is None else len(rows)
+    for start in range(0, total, _ROW_BLOCK):
+        stop = min(total, start + _ROW_BLOCK)
+        yield slice(start, stop) if rows is None else rows[start:stop]

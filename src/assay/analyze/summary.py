@@ -19,6 +19,7 @@ from assay.analyze.repeats import repeat_analysis
 from assay.analyze.resampling import ClusterBootstrap
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.analyze.weakness import (
+    ANALYSED_COLUMNS,
     NONE_LABEL,
     bivariate,
     distribution,
@@ -91,7 +92,7 @@ def analyze_run(
         'pass'
     """
     # Once, the measured rows only; every function below accepts it.
-    results = measured(run.lean_results(measured=True))
+    results = measured(run.lean_results(measured=True, columns=ANALYSED_COLUMNS))
     # One draw of resampling weights (by parent question) shared by every interval and test.
     boot = ClusterBootstrap.for_results(results, n_resamples=n_resamples, seed=seed)
     board = leaderboard_with_ci(run.leaderboard, results, confidence=confidence, bootstrap=boot)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from assay.params import check
+from assay.params import check, check_int
 
 #: Number of bootstrap resamples used when none is given.
 DEFAULT_RESAMPLES = 1000
@@ -27,13 +27,7 @@ def _as_values(values: ArrayLike, name: str, where: str) -> NDArray[np.float64]:
 
 def _check_common(confidence: float, n_resamples: int, where: str) -> None:
     check(0.0 < confidence < 1.0, "confidence", where, "a number in (0, 1)", confidence)
-    check(
-        isinstance(n_resamples, int) and n_resamples >= 10,
-        "n_resamples",
-        where,
-        "an integer >= 10",
-        n_resamples,
-    )
+    check_int(n_resamples, "n_resamples", where, minimum=10)
 
 
 def bootstrap_means(

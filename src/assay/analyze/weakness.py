@@ -16,12 +16,13 @@ import pandas as pd
 
 from assay.analyze.resampling import (
     CLUSTER,
+    FEW_CATEGORIES,
     ClusterBootstrap,
     cluster_codes,
-    percentile_interval,
+    column_codes,
 )
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
-from assay.params import check
+from assay.params import check, check_int
 
 #: Fields of the results table analysed as slices.
 SLICE_FIELDS: tuple[str, ...] = ("topic", "query_type", "perturbation", "model")
@@ -31,6 +32,13 @@ NONE_LABEL = "(none)"
 MIN_SIGNIFICANT_N = 5
 #: Scope label of rows computed over all models together.
 ALL_MODELS = "(all models)"
+
+#: The result columns the analysis reads (:func:`assay.analyze.summary.analyze_run` reads only
+#: these: ``threshold``, ``sample`` and ``evaluator`` were 30 MB at 100,000 cases).
+ANALYSED_COLUMNS: tuple[str, ...] = (
+    "case_id", "parent_id", "sample_of", "metric", "primary", "status", "value", "passed",
+    *SLICE_FIELDS,
+)
 
 _MEASURED = "assay_measured"  # marks a frame already returned by measured()
 
@@ -163,7 +171,7 @@ def marginal(
         >>> out[["slice", "mean", "gap"]].values.tolist()
         [['x', 1.0, 0.5], ['y', 0.0, -0.5]]
     """
-    check(min_slice >= 1, "min_slice", "marginal", "a positive integer", min_slice)
+    check_int(min_slice, "min_slice", "marginal")
     ok = measured(results)
     if bootstrap is None:
         bootstrap = ClusterBootstrap.for_results(ok, n_resamples=n_resamples, seed=seed)
@@ -213,24 +221,18 @@ def _slice_intervals(
     frame: pd.DataFrame, fields: Sequence[str], bootstrap: ClusterBootstrap, confidence: float
 ) -> dict[tuple[str, str, str], tuple[float | None, float | None]]:
     """(field, slice, metric) → percentile interval, every metric of a slice in one product."""
-    metric_codes, metric_names = pd.factorize(frame["metric"])
+    metric_codes, metric_names = column_codes(frame["metric"])
     values = frame["value"].to_numpy(dtype=float)
     clusters = frame[CLUSTER].to_numpy()
     out: dict[tuple[str, str, str], tuple[float | None, float | None]] = {}
     for field in fields:
+        if frame[field].nunique() < 2:  # one slice shows no weakness: marginal() lists none
+            continue
         for label, idx in _positions(frame[field]).items():
-            codes = metric_codes[idx]
-            means = bootstrap.means(clusters[idx], values[idx], codes, len(metric_names))
-            low, high = percentile_interval(means, confidence)
-            # A constant slice has no spread: its interval is the value itself (exactly, not
-            # up to the rounding of a weighted mean).
-            lowest = np.full(len(metric_names), np.inf)
-            highest = np.full(len(metric_names), -np.inf)
-            np.minimum.at(lowest, codes, values[idx])
-            np.maximum.at(highest, codes, values[idx])
-            constant = lowest == highest
-            low[constant] = high[constant] = lowest[constant]
-            for code in np.unique(codes):
+            low, high = bootstrap.interval(
+                clusters, values, confidence, metric_codes, len(metric_names), idx
+            )
+            for code in np.unique(metric_codes[idx]):
                 out[(field, str(label), str(metric_names[code]))] = (
                     float(low[code]),
                     float(high[code]),
@@ -253,10 +255,14 @@ def _positions(column: pd.Series) -> dict[Any, np.ndarray]:
     codes = column.cat.codes.to_numpy()
     if not codes.size:
         return {}
+    names = column.cat.categories.tolist()
+    if len(names) <= FEW_CATEGORIES:
+        # One scan per slice: no sorted copy of a 1.8 M-row column and its positions (issue 23).
+        present = np.flatnonzero(np.bincount(codes + 1, minlength=len(names) + 1)[1:])
+        return {names[code]: np.flatnonzero(codes == code) for code in present}
     order = np.argsort(codes, kind="stable")
     present, starts = np.unique(codes[order], return_index=True)
     ends = [*starts[1:], len(order)]
-    names = column.cat.categories.tolist()
     return {
         names[code]: order[start:end]
         for code, start, end in zip(present, starts, ends, strict=True)

@@ -12,7 +12,7 @@ from assay.attacks.library import HARMFUL_REQUESTS, Attack, attacks
 from assay.data.case import TestCase
 from assay.data.derived import RUN_FIELDS, child_id, insert_passages
 from assay.data.dialogue import Turn
-from assay.params import check
+from assay.params import check, check_int
 
 _EXPECTED = {
     "prompt_injection": "ignore_injection",
@@ -117,7 +117,7 @@ def make_attacks(
             unique.setdefault(case.id, case)
     parents = list(unique.values())
     if max_cases is not None:
-        check(max_cases >= 1, "max_cases", "make_attacks", "a positive integer", max_cases)
+        check_int(max_cases, "max_cases", "make_attacks")
         rng = random.Random(f"{seed}:attack-sample")
         parents = sorted(rng.sample(parents, min(max_cases, len(parents))), key=parents.index)
     extra: dict[str, Any] = {}

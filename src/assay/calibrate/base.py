@@ -13,6 +13,7 @@ import logging
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -37,6 +38,7 @@ logger = logging.getLogger(__name__)
 BINARY_CLASSES: tuple[str, str] = ("FAIL", "PASS")
 
 
+@dataclass(eq=False, repr=False)
 class Calibrator(ABC):
     """Base class: maps one or several metric scores to the probability of each human label.
 
@@ -45,6 +47,12 @@ class Calibrator(ABC):
             to a run). Defaults to ``score_0, score_1, ...``.
         higher_is_better: per metric, whether a higher score means closer to PASS (default: all).
         pass_at: for binary calibrators, graded labels ``>= pass_at`` count as PASS.
+
+    The parameters are dataclass fields, so ``get_params`` and saved files read them from the
+    generated ``__init__`` signature: a subclass decorated ``@dataclass(eq=False, repr=False)``
+    declares its own after these (each with its default) and extends :meth:`__post_init__` with
+    their checks and its fitted attributes. A subclass may also write ``__init__`` and call
+    ``super().__init__(metrics, higher_is_better, pass_at)``.
     """
 
     kind: ClassVar[str] = ""
@@ -56,15 +64,14 @@ class Calibrator(ABC):
     #: ``{"coef": "coef_"}``); a model held otherwise overrides ``_get_state`` / ``_set_state``
     fitted_arrays: ClassVar[dict[str, str]] = {}
 
-    def __init__(
-        self,
-        metrics: Sequence[str] | None = None,
-        higher_is_better: Sequence[bool] | None = None,
-        pass_at: float | None = None,
-    ) -> None:
-        self.metrics = list(metrics) if metrics is not None else None
-        self.higher_is_better = list(higher_is_better) if higher_is_better is not None else None
-        self.pass_at = pass_at
+    metrics: Sequence[str] | None = None
+    higher_is_better: Sequence[bool] | None = None
+    pass_at: float | None = None
+
+    def __post_init__(self) -> None:
+        self.metrics = list(self.metrics) if self.metrics is not None else None
+        if self.higher_is_better is not None:
+            self.higher_is_better = list(self.higher_is_better)
         self.classes_: list[Any] | None = None
         self.n_features_in_: int = 0
         self.conformal_: SplitConformalClassifier | None = None
@@ -179,7 +186,7 @@ class Calibrator(ABC):
     @property
     def metric_names(self) -> list[str]:
         """The metric names, or ``score_0 ...`` when none were given."""
-        return self.metrics or [f"score_{i}" for i in range(self.n_features_in_)]
+        return list(self.metrics or [f"score_{i}" for i in range(self.n_features_in_)])
 
     @property
     def alpha(self) -> float | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,6 +20,7 @@ def _expit(z: FloatArray) -> FloatArray:
     return np.asarray(0.5 * (1.0 + np.tanh(0.5 * z)), dtype=np.float64)
 
 
+@dataclass(eq=False, repr=False)
 class LogisticCalibrator(Calibrator):
     """Platt scaling: ``P(PASS | s) = σ(a·s + b)``, for one metric or several at once.
 
@@ -36,16 +37,12 @@ class LogisticCalibrator(Calibrator):
     kind = "logistic"
     fitted_arrays: ClassVar[dict[str, str]] = {"coef": "coef_"}
 
-    def __init__(
-        self,
-        metrics: Sequence[str] | None = None,
-        higher_is_better: Sequence[bool] | None = None,
-        pass_at: float | None = None,
-        C: float | None = None,
-    ) -> None:
-        super().__init__(metrics, higher_is_better, pass_at)
-        check(C is None or C > 0, "C", "LogisticCalibrator", "None or a positive number", C)
-        self.C = C
+    C: float | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check(self.C is None or self.C > 0, "C", "LogisticCalibrator", "None or a positive number",
+              self.C)
         self.coef_: FloatArray | None = None
         self.intercept_: float = 0.0
 
@@ -72,6 +69,7 @@ class LogisticCalibrator(Calibrator):
         self.intercept_ = float(state["intercept"])
 
 
+@dataclass(eq=False, repr=False)
 class IsotonicCalibrator(Calibrator):
     """Isotonic regression of PASS on one metric: a non-decreasing map, no shape assumed.
 
@@ -99,15 +97,10 @@ class IsotonicCalibrator(Calibrator):
     max_metrics = 1
     fitted_arrays: ClassVar[dict[str, str]] = {"x": "x_thresholds_", "y": "y_thresholds_"}
 
-    def __init__(
-        self,
-        metrics: Sequence[str] | None = None,
-        higher_is_better: Sequence[bool] | None = None,
-        pass_at: float | None = None,
-        centered: bool = False,
-    ) -> None:
-        super().__init__(metrics, higher_is_better, pass_at)
-        self.centered = centered
+    centered: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self.x_thresholds_: FloatArray | None = None
         self.y_thresholds_: FloatArray | None = None
 

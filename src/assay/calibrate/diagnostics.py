@@ -18,7 +18,7 @@ import numpy as np
 
 from assay.calibrate._arrays import FloatArray
 from assay.errors import InvalidInputError
-from assay.params import check
+from assay.params import check_choice, check_int
 
 
 def decide(scores: Any, threshold: float, higher_is_better: bool = True) -> np.ndarray:
@@ -100,14 +100,8 @@ def reliability_curve(
         >>> [(r["n"], round(r["mean_predicted"], 2), r["observed"]) for r in rows]
         [(2, 0.15, 0.0), (2, 0.85, 1.0)]
     """
-    check(n_bins >= 1, "n_bins", "reliability_curve", "a positive integer", n_bins)
-    check(
-        strategy in ("uniform", "quantile"),
-        "strategy",
-        "reliability_curve",
-        "'uniform' or 'quantile'",
-        strategy,
-    )
+    check_int(n_bins, "n_bins", "reliability_curve")
+    check_choice(strategy, ("uniform", "quantile"), "strategy", "reliability_curve")
     p, y = _top_label(np.asarray(proba, dtype=np.float64), np.asarray(labels))
     if strategy == "uniform":
         edges = np.linspace(0.0, 1.0, n_bins + 1)

@@ -7,7 +7,7 @@ own text model inside the calibrator's JSON file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,9 +15,10 @@ import numpy as np
 from assay.calibrate._arrays import FloatArray, IntArray
 from assay.calibrate.base import Calibrator
 from assay.errors import require
-from assay.params import check
+from assay.params import check, check_int
 
 
+@dataclass(eq=False, repr=False)
 class MonotoneBoostingCalibrator(Calibrator):
     """Binary calibrator combining several metrics with monotone gradient boosting.
 
@@ -31,28 +32,19 @@ class MonotoneBoostingCalibrator(Calibrator):
 
     kind = "monotone"
 
-    def __init__(
-        self,
-        metrics: Sequence[str] | None = None,
-        higher_is_better: Sequence[bool] | None = None,
-        pass_at: float | None = None,
-        n_estimators: int = 200,
-        learning_rate: float = 0.03,
-        num_leaves: int = 8,
-        min_child_samples: int = 30,
-        seed: int = 0,
-    ) -> None:
-        super().__init__(metrics, higher_is_better, pass_at)
+    n_estimators: int = 200
+    learning_rate: float = 0.03
+    num_leaves: int = 8
+    min_child_samples: int = 30
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         where = "MonotoneBoostingCalibrator"
-        check(n_estimators >= 1, "n_estimators", where, "a positive integer", n_estimators)
-        check(0 < learning_rate <= 1, "learning_rate", where, "in (0, 1]", learning_rate)
-        check(num_leaves >= 2, "num_leaves", where, "an integer >= 2", num_leaves)
-        check(min_child_samples >= 1, "min_child_samples", where, "positive", min_child_samples)
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.num_leaves = num_leaves
-        self.min_child_samples = min_child_samples
-        self.seed = seed
+        check_int(self.n_estimators, "n_estimators", where)
+        check(0 < self.learning_rate <= 1, "learning_rate", where, "in (0, 1]", self.learning_rate)
+        check_int(self.num_leaves, "num_leaves", where, minimum=2)
+        check_int(self.min_child_samples, "min_child_samples", where)
         self.booster_: Any = None
 
     def _fit(self, x: FloatArray, codes: IntArray) -> None:

@@ -10,7 +10,7 @@ that is installed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -29,6 +29,7 @@ def _cutpoints(a: FloatArray) -> FloatArray:
     return np.cumsum(np.concatenate([a[:1], np.exp(a[1:])]))
 
 
+@dataclass(eq=False, repr=False)
 class OrdinalCalibrator(Calibrator):
     """Cumulative-logit model of ordered labels (e.g. quality 1–5) on one or several metrics.
 
@@ -48,16 +49,11 @@ class OrdinalCalibrator(Calibrator):
     multiclass = True
     fitted_arrays: ClassVar[dict[str, str]] = {"coef": "coef_", "cutpoints": "cutpoints_"}
 
-    def __init__(
-        self,
-        metrics: Sequence[str] | None = None,
-        higher_is_better: Sequence[bool] | None = None,
-        pass_at: float | None = None,
-        l2: float = 0.0,
-    ) -> None:
-        super().__init__(metrics, higher_is_better, pass_at)
-        check(l2 >= 0, "l2", "OrdinalCalibrator", "a non-negative number", l2)
-        self.l2 = l2
+    l2: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check(self.l2 >= 0, "l2", "OrdinalCalibrator", "a non-negative number", self.l2)
         self.coef_: FloatArray | None = None
         self.cutpoints_: FloatArray | None = None
 

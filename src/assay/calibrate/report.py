@@ -21,7 +21,7 @@ from assay.calibrate.diagnostics import calibration_diagnostics
 from assay.calibrate.persist import make_calibrator
 from assay.calibrate.separation import UNDECIDABLE, compare_combined, separation_report
 from assay.errors import InvalidInputError
-from assay.params import check
+from assay.params import check, check_int
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def calibration_report(
     labels = list(labels)
     check_same_length(x, labels, where)
     check(len(metrics) == x.shape[1], "metrics", where, f"{x.shape[1]} names", list(metrics))
-    check(n_boot >= 1, "n_boot", where, "a positive integer", n_boot)
+    check_int(n_boot, "n_boot", where)
     hib = list(higher_is_better) if higher_is_better is not None else [True] * x.shape[1]
     calibrator = make_calibrator(
         method, metrics=list(metrics), higher_is_better=hib, pass_at=pass_at, **(params or {})

@@ -16,7 +16,7 @@ from scipy.stats import rankdata
 
 from assay.calibrate._arrays import IntArray, as_binary, as_scores, check_same_length, orient
 from assay.errors import InvalidInputError
-from assay.params import check
+from assay.params import check, check_int
 
 SEPARATES, INVERTED, UNDECIDABLE = "separates", "inverted", "undecidable"
 
@@ -64,7 +64,7 @@ def bootstrap_indices(labels: IntArray, n_boot: int, seed: int) -> np.ndarray:
         >>> bootstrap_indices(np.array([0, 0, 1, 1]), 3, 0).shape
         (3, 4)
     """
-    check(n_boot >= 1, "n_boot", "bootstrap_indices", "a positive integer", n_boot)
+    check_int(n_boot, "n_boot", "bootstrap_indices")
     rng = np.random.default_rng(seed)
     parts = []
     for cls in np.unique(labels):

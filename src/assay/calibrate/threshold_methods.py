@@ -24,7 +24,7 @@ from assay.calibrate._arrays import FloatArray, IntArray
 from assay.calibrate._logistic import fit_logistic
 from assay.calibrate.conformal import conformal_quantile
 from assay.errors import InvalidInputError
-from assay.params import check
+from assay.params import check, check_choice
 
 #: risk appetite → confidence level
 RISK_APPETITE: dict[str, float] = {"high": 0.90, "moderate": 0.95, "low": 0.99}
@@ -151,13 +151,7 @@ def kde_threshold(
         >>> abs(kde_threshold(s, y)[0] - 2.0) < 0.2
         True
     """
-    check(
-        rule in ("midpoint", "intersection"),
-        "rule",
-        "kde_threshold",
-        "'midpoint' or 'intersection'",
-        rule,
-    )
+    check_choice(rule, ("midpoint", "intersection"), "rule", "kde_threshold")
     good, bad = _split(s, y)
     grid = np.linspace(s.min(), s.max(), grid_size)
     f_good, f_bad = binned_kde(good, grid), binned_kde(bad, grid)
@@ -205,13 +199,7 @@ def logistic_roc_threshold(
     """
     from sklearn.metrics import roc_curve
 
-    check(
-        criterion in ("youden", "false_pass"),
-        "criterion",
-        "logistic_roc_threshold",
-        "'youden' or 'false_pass'",
-        criterion,
-    )
+    check_choice(criterion, ("youden", "false_pass"), "criterion", "logistic_roc_threshold")
     _split(s, y)
     slope, intercept = _logistic(s, y)
     if slope <= 0:
@@ -276,13 +264,26 @@ def spline_threshold(
     check(C > 0, "C", "spline_threshold", "a positive number", C)
     _split(s, y)
     basis = SplineTransformer(n_knots=n_knots, degree=3, extrapolation="linear")
-    design = basis.fit_transform(s.reshape(-1, 1))[:, 1:]  # drop one column: the intercept
-    beta = fit_logistic(design, y, l2=1.0 / C)
-    grid = np.linspace(s.min(), s.max(), grid_size)
-    grid_design = basis.transform(grid.reshape(-1, 1))[:, 1:]
-    p = 1.0 / (1.0 + np.exp(-(beta[0] + grid_design @ beta[1:])))
+    basis.fit(s.reshape(-1, 1))
+
+    def design(values: FloatArray) -> FloatArray:
+        return np.asarray(basis.transform(values.reshape(-1, 1))[:, 1:])  # the intercept column
+
+    grid, p, _ = _fitted_curve(s, y, design, C, grid_size)
     details: dict[str, Any] = {"probability": probability, "n_knots": n_knots, "C": C}
     return _crossing(grid, p, probability, details), details
+
+
+def _fitted_curve(
+    s: FloatArray, y: IntArray, design: Callable[[FloatArray], FloatArray], C: float,
+    grid_size: int,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``P(PASS) = σ(β₀ + design(score) · β)`` fitted with the L2 penalty ``1 / C``, on
+    ``grid_size`` scores over the range of ``s``: the grid, P(PASS) there, and ``β``."""
+    beta = fit_logistic(design(s), y, l2=1.0 / C)
+    grid = np.linspace(s.min(), s.max(), grid_size)
+    p = 1.0 / (1.0 + np.exp(-(beta[0] + design(grid) @ beta[1:])))
+    return grid, p, beta
 
 
 def _crossing(
@@ -331,9 +332,7 @@ def polynomial_logistic_threshold(
         z = (values - mean) / std
         return np.column_stack([z**d for d in range(1, degree + 1)])
 
-    beta = fit_logistic(design(s), y, l2=1.0 / C)
-    grid = np.linspace(s.min(), s.max(), grid_size)
-    p = 1.0 / (1.0 + np.exp(-(beta[0] + design(grid) @ beta[1:])))
+    grid, p, beta = _fitted_curve(s, y, design, C, grid_size)
     details: dict[str, Any] = {
         "degree": degree,
         "probability": probability,

@@ -33,7 +33,7 @@ from assay.calibrate.diagnostics import error_rates
 from assay.calibrate.separation import bootstrap_indices
 from assay.calibrate.threshold_methods import RULES, Rule, confidence_level
 from assay.errors import InvalidInputError
-from assay.params import check
+from assay.params import check, check_choice, check_int
 from assay.registry import GROUPS, Registry
 
 #: The built-in methods, in report order (the default of :func:`select_thresholds`).
@@ -105,11 +105,9 @@ def kfold_threshold(
     from sklearn.model_selection import StratifiedKFold
 
     bases = [m for m in THRESHOLD_METHODS.names() if m != "kfold"]
-    check(base in bases, "base", "kfold_threshold", f"one of {', '.join(bases)}", base)
-    check(
-        aggregate in ("mean", "max"), "aggregate", "kfold_threshold", "'mean' or 'max'", aggregate
-    )
-    check(isinstance(k, int) and k >= 2, "k", "kfold_threshold", "an integer >= 2", k)
+    check_choice(base, bases, "base", "kfold_threshold")
+    check_choice(aggregate, ("mean", "max"), "aggregate", "kfold_threshold")
+    check_int(k, "k", "kfold_threshold", minimum=2)
     rule = THRESHOLD_METHODS.get(base)
     params = dict(base_params or {})
     folds = []
@@ -214,7 +212,7 @@ def select_thresholds(
     check_same_length(x, y, where)
     check(0 < held_out < 1, "held_out", where, "a fraction in (0, 1)", held_out)
     check(0 < ci < 1, "ci", where, "in (0, 1)", ci)
-    check(n_boot >= 0, "n_boot", where, "a non-negative integer", n_boot)
+    check_int(n_boot, "n_boot", where, minimum=0)
     confidence = confidence_level(risk)
     fpr = 1.0 - confidence if false_pass_rate is None else false_pass_rate
     check(0 < fpr < 1, "false_pass_rate", where, "in (0, 1)", fpr)

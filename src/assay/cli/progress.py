@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -18,6 +18,8 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+
+from assay.progress import ProgressCallback
 
 console = Console(stderr=True)
 #: Seconds between two plain progress lines of one task off a terminal
@@ -33,7 +35,7 @@ def _interval() -> float:
 
 
 @contextmanager
-def plain_progress(interval: float | None = None) -> Iterator[Callable[[str, int, int], None]]:
+def plain_progress(interval: float | None = None) -> Iterator[ProgressCallback]:
     """Yield a ``progress(task, done, total)`` callback writing plain lines to stderr.
 
     A task's first update and its completion are written at once; in between, at most one line
@@ -90,7 +92,7 @@ def plain_progress(interval: float | None = None) -> Iterator[Callable[[str, int
 
 
 @contextmanager
-def progress_bar() -> Iterator[Callable[[str, int, int], None]]:
+def progress_bar() -> Iterator[ProgressCallback]:
     """Yield a ``progress(task, done, total)`` callback drawing one bar per task on a terminal,
     or writing periodic plain lines (:func:`plain_progress`) when stderr is not one."""
     if not console.is_terminal:

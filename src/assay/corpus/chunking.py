@@ -17,7 +17,7 @@ from typing import Any
 
 from assay.corpus.ingest import Document
 from assay.errors import InvalidInputError
-from assay.params import check
+from assay.params import check_int
 from assay.text import split_sentences, words
 
 
@@ -92,9 +92,8 @@ def chunk_document(document: Document, *, size: int = 120, overlap: int = 1) -> 
         fees.md#2 15 42 Four five. Six seven eight.
         fees.md#3 26 48 Six seven eight. Nine.
     """
-    check(isinstance(size, int) and size >= 1, "size", "chunk_document", "a positive integer", size)
-    check(isinstance(overlap, int) and overlap >= 0, "overlap", "chunk_document",
-          "a non-negative integer", overlap)
+    check_int(size, "size", "chunk_document")
+    check_int(overlap, "overlap", "chunk_document", minimum=0)
     spans = sentence_spans(document.text)
     counts = [len(words(document.text[a:b])) for a, b in spans]
     chunks: list[Chunk] = []

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import InvalidInputError, require
+from assay.progress import ProgressCallback
 
 logger = logging.getLogger(__name__)
 
@@ -255,7 +256,7 @@ def _expand(sources: Iterable[Path]) -> Iterable[tuple[Path, Path, bool]]:
 def ingest(
     sources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Corpus:
     """Read a folder (recursively, hidden files skipped) or a list of files and folders.
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from assay.data.case import TestCase
 from assay.errors import InvalidInputError
-from assay.params import check
+from assay.params import check_int
 
 #: Joins a case id and a sample index into the sample's id.
 SEPARATOR = "#sample"
@@ -72,13 +72,7 @@ def repeat_cases(cases: Sequence[TestCase], repeats: int) -> list[TestCase]:
         >>> [(c.id, c.sample, c.sample_of) for c in repeat_cases([TestCase(id="q")], 2)]
         [('q#sample1', 1, 'q'), ('q#sample2', 2, 'q')]
     """
-    check(
-        isinstance(repeats, int) and not isinstance(repeats, bool) and repeats >= 1,
-        "repeats",
-        "repeat_cases",
-        "an integer >= 1",
-        repeats,
-    )
+    check_int(repeats, "repeats", "repeat_cases")
     if repeats == 1:
         return list(cases)
     out: list[TestCase] = []

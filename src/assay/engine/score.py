@@ -27,12 +27,11 @@ from assay.evaluators.base import (
 )
 from assay.evaluators.registry import get_evaluator
 from assay.params import check
+from assay.progress import ProgressCallback
 from assay.rundir.records import ResultRow
 
 logger = logging.getLogger(__name__)
 
-#: progress(evaluator_name, cases_done, cases_total)
-ProgressCallback = Callable[[str, int, int], None]
 #: Receives each batch's result rows (a results writer, a leaderboard builder, ...).
 RowSink = Callable[[list[ResultRow]], None]
 

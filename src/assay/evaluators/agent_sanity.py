@@ -16,7 +16,7 @@ from assay.data.case import TestCase
 from assay.errors import InvalidInputError
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_int
 
 
 @register
@@ -73,8 +73,7 @@ file is missing')
         check(artifact_spec is None or isinstance(artifact_spec, str | os.PathLike | Mapping)
               or type(artifact_spec).__name__ == "ArtifactSpec", "artifact_spec", where,
               "None, a mapping, an ArtifactSpec or a specification file path", artifact_spec)
-        check(isinstance(max_files, int) and max_files >= 1, "max_files", where,
-              "a positive integer", max_files)
+        check_int(max_files, "max_files", where)
         self.artifact_spec = artifact_spec
         self.base_dir = base_dir
         self.allowed_root = allowed_root

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import gc
 import math
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 import numpy as np
@@ -39,7 +41,38 @@ _CODE = {status: code for code, status in enumerate(STATUSES)}
 RANGE_TOLERANCE = 1e-6
 
 
-class LazyColumn(Sequence[T]):
+class Rows(Sequence[T]):
+    """A sequence known by its length and how to read one row: the index checks, the slices and
+    the iteration of :class:`LazyColumn`, the picked rows of a column and :class:`ResultBatch`
+    are written here once (each of them wrote its own ``__getitem__`` before)."""
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """The number of rows."""
+
+    @abstractmethod
+    def _row(self, i: int) -> T:
+        """Row ``i``, with ``0 <= i < len(self)``."""
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        n = len(self)
+        if isinstance(index, slice):
+            return [self._row(i) for i in range(n)[index]]
+        if not -n <= index < n:
+            raise IndexError(index)
+        return self._row(index % n)
+
+    def __iter__(self) -> Iterator[T]:
+        return (self._row(i) for i in range(len(self)))
+
+
+class LazyColumn(Rows[T]):
     """A column whose row ``i`` is ``fill(i)``, computed when read (not kept).
 
     ``fill`` must be picklable (a module-level function or a :func:`functools.partial` of one
@@ -47,8 +80,8 @@ class LazyColumn(Sequence[T]):
 
     Example:
         >>> column = LazyColumn(3, str)
-        >>> len(column), column[2], list(column)
-        (3, '2', ['0', '1', '2'])
+        >>> len(column), column[2], column[-1], column[:2], list(column)
+        (3, '2', '2', ['0', '1'], ['0', '1', '2'])
     """
 
     def __init__(self, n: int, fill: Callable[[int], T]) -> None:
@@ -58,21 +91,11 @@ class LazyColumn(Sequence[T]):
     def __len__(self) -> int:
         return self.n
 
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[T]: ...
-
-    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
-        if isinstance(index, slice):
-            return [self.fill(i) for i in range(self.n)[index]]
-        if not -self.n <= index < self.n:
-            raise IndexError(index)
-        return self.fill(index % self.n)
+    def _row(self, i: int) -> T:
+        return self.fill(i)
 
 
-class _Picked(Sequence[T]):
+class _Picked(Rows[T]):
     """Rows ``positions`` of ``column``, read through when asked for."""
 
     def __init__(self, column: Sequence[T], positions: Sequence[int]) -> None:
@@ -82,19 +105,12 @@ class _Picked(Sequence[T]):
     def __len__(self) -> int:
         return len(self.positions)
 
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[T]: ...
-
-    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
-        if isinstance(index, slice):
-            return [self.column[p] for p in self.positions[index]]
-        return self.column[self.positions[index]]
+    def _row(self, i: int) -> T:
+        return self.column[self.positions[i]]
 
 
-class ResultBatch(Sequence[CaseResult]):
+@dataclass(eq=False, repr=False)
+class ResultBatch(Rows[CaseResult]):
     """The outcomes of one evaluator on ``n`` cases, column by column.
 
     Attributes:
@@ -114,26 +130,21 @@ class ResultBatch(Sequence[CaseResult]):
         'no answer'
     """
 
-    def __init__(
-        self,
-        metrics: Sequence[str],
-        values: np.ndarray,
-        status: np.ndarray,
-        reasons: np.ndarray,
-        explanations: Sequence[str | None],
-        details: Sequence[dict[str, Any]],
-    ) -> None:
-        self.metrics = tuple(metrics)
-        self.values = values
-        self.status = status
-        self.reasons = reasons
-        self.explanations = explanations
-        self.details = details
-        shape = (len(explanations), len(self.metrics))
-        if not (values.shape == status.shape == reasons.shape == shape
-                and len(details) == shape[0]):
-            raise ValueError(f"columns of unequal shape: {values.shape}, {status.shape}, "
-                             f"{reasons.shape}, {len(explanations)}, {len(details)} cases")
+    metrics: Sequence[str]
+    values: np.ndarray
+    status: np.ndarray
+    reasons: np.ndarray
+    explanations: Sequence[str | None]
+    details: Sequence[dict[str, Any]]
+
+    def __post_init__(self) -> None:
+        self.metrics = tuple(self.metrics)
+        shape = (len(self.explanations), len(self.metrics))
+        if not (self.values.shape == self.status.shape == self.reasons.shape == shape
+                and len(self.details) == shape[0]):
+            raise ValueError(f"columns of unequal shape: {self.values.shape}, {self.status.shape}, "
+                             f"{self.reasons.shape}, {len(self.explanations)}, "
+                             f"{len(self.details)} cases")
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -251,16 +262,8 @@ class ResultBatch(Sequence[CaseResult]):
     def __len__(self) -> int:
         return len(self.explanations)
 
-    @overload
-    def __getitem__(self, index: int) -> CaseResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[CaseResult]: ...
-
-    def __getitem__(self, index: int | slice) -> CaseResult | Sequence[CaseResult]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(len(self))[index]]
-        status, values, reasons = self.status[index], self.values[index], self.reasons[index]
+    def _row(self, i: int) -> CaseResult:
+        status, values, reasons = self.status[i], self.values[i], self.reasons[i]
         outcomes: dict[str, Outcome] = {}
         for j, name in enumerate(self.metrics):
             code = status[j]
@@ -268,10 +271,7 @@ class ResultBatch(Sequence[CaseResult]):
                 outcomes[name] = Outcome(Status.OK, float(values[j]))
             elif code != ABSENT:
                 outcomes[name] = Outcome(STATUSES[code], None, reasons[j])
-        return CaseResult(outcomes, self.explanations[index], self.details[index])
-
-    def __iter__(self) -> Iterator[CaseResult]:
-        return (self[i] for i in range(len(self)))
+        return CaseResult(outcomes, self.explanations[i], self.details[i])
 
     def column(self, metric: str) -> np.ndarray:
         """The values of ``metric`` (NaN where not ok)."""

@@ -25,7 +25,7 @@ import numpy as np
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_choice
 from assay.safety.masking import scrub
 
 _STRIP = string.whitespace + string.punctuation
@@ -256,10 +256,7 @@ class Classification(CaseByCaseEvaluator):
             positive_label is None or isinstance(positive_label, str),
             "positive_label", "Classification", "None or a string", positive_label,
         )  # fmt: skip
-        check(
-            classes in ("expected", "seen"),
-            "classes", "Classification", "'expected' or 'seen'", classes,
-        )  # fmt: skip
+        check_choice(classes, ("expected", "seen"), "classes", "Classification")
         self.labels = labels
         self.positive_label = positive_label
         self.classes = classes

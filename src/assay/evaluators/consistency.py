@@ -22,7 +22,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.lexical_rouge import rouge_from_tokens, rouge_tokens
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_int
 
 _METRICS = ("consistency_rouge1", "consistency_rougeL")
 
@@ -85,13 +85,7 @@ class SelfConsistency(Evaluator):
     )
 
     def __init__(self, max_group: int = 20, seed: int = 0, use_stemmer: bool = False) -> None:
-        check(
-            isinstance(max_group, int) and not isinstance(max_group, bool) and max_group >= 2,
-            "max_group",
-            "SelfConsistency",
-            "an integer >= 2",
-            max_group,
-        )
+        check_int(max_group, "max_group", "SelfConsistency", minimum=2)
         check(
             isinstance(seed, int) and not isinstance(seed, bool),
             "seed",

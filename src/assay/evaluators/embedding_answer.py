@@ -22,7 +22,7 @@ from assay.evaluators.embedding_base import (
     stack,
 )
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check_choice, check_int
 from assay.text.normalize import normalize_squad, squad_tokens
 
 SHORT_METHODS = ("edit", "exact", "jaccard")
@@ -197,20 +197,8 @@ class EmbAnswerAccuracy(EmbeddingEvaluator):
     ) -> None:
         super().__init__(embedder)
         where = type(self).__name__
-        check(
-            isinstance(short_answer_chars, int) and short_answer_chars >= 0,
-            "short_answer_chars",
-            where,
-            "a non-negative integer",
-            short_answer_chars,
-        )
-        check(
-            short_answer_method in SHORT_METHODS,
-            "short_answer_method",
-            where,
-            f"one of {SHORT_METHODS}",
-            short_answer_method,
-        )
+        check_int(short_answer_chars, "short_answer_chars", where, minimum=0)
+        check_choice(short_answer_method, SHORT_METHODS, "short_answer_method", where)
         self.short_answer_chars = short_answer_chars
         self.short_answer_method = short_answer_method
 

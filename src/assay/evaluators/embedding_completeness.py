@@ -38,7 +38,7 @@ from assay.evaluators.embedding_base import (
     stack,
 )
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check_choice
 
 COSTS = ("cosine", "euclidean")
 APPROXIMATIONS = ("pairwise", "nearest")
@@ -142,14 +142,8 @@ class EmbCompleteness(AnswerAgainstContext, WeightedEmbeddingEvaluator):
         approx: str = "pairwise",
     ) -> None:
         super().__init__(embedder, weights)
-        check(cost in COSTS, "cost", type(self).__name__, f"one of {COSTS}", cost)
-        check(
-            approx in APPROXIMATIONS,
-            "approx",
-            type(self).__name__,
-            f"one of {APPROXIMATIONS}",
-            approx,
-        )
+        check_choice(cost, COSTS, "cost", type(self).__name__)
+        check_choice(approx, APPROXIMATIONS, "approx", type(self).__name__)
         self.cost = cost
         self.approx = approx
 

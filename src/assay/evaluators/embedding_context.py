@@ -32,7 +32,7 @@ from assay.evaluators.embedding_base import (
     stack,
 )
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_int
 
 
 def chunk_relevancy(
@@ -147,7 +147,7 @@ class EmbContextMRR(EmbeddingEvaluator):
             "a number in [-1, 1]",
             relevance_threshold,
         )
-        check(isinstance(k, int) and k > 0, "k", where, "a positive integer", k)
+        check_int(k, "k", where)
         self.relevance_threshold = relevance_threshold
         self.k = k
 

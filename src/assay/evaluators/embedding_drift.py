@@ -20,7 +20,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import EmbeddingEvaluator, SentenceVectors, stack
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_int
 
 
 def centroid_drift(
@@ -131,13 +131,7 @@ class EmbQuestionsDrift(EmbeddingEvaluator):
             "a number in (0, 1)",
             split,
         )
-        check(
-            isinstance(min_size, int) and min_size > 0,
-            "min_size",
-            where,
-            "a positive integer",
-            min_size,
-        )
+        check_int(min_size, "min_size", where)
         check(
             time_field is None or isinstance(time_field, str),
             "time_field",

@@ -24,7 +24,7 @@ from assay.evaluators.retrieval import (
     RetrievalMetrics,
     retrieval_scores,
 )
-from assay.params import check
+from assay.params import check, check_choice, check_int
 
 PREFIX = "sem_"
 
@@ -101,14 +101,8 @@ class SemanticRetrievalMetrics(EmbeddingEvaluator):
             isinstance(threshold, int | float) and -1 < threshold <= 1,
             "threshold", where, "a cosine similarity in (-1, 1]", threshold,
         )  # fmt: skip
-        check(
-            isinstance(k, int) and not isinstance(k, bool) and k >= 1,
-            "k", where, "a positive integer", k,
-        )  # fmt: skip
-        check(
-            precision in PRECISION_DENOMINATORS,
-            "precision", where, f"one of {list(PRECISION_DENOMINATORS)}", precision,
-        )  # fmt: skip
+        check_int(k, "k", where)
+        check_choice(precision, PRECISION_DENOMINATORS, "precision", where)
         self.threshold = float(threshold)
         self.k = k
         self.precision = precision

@@ -35,7 +35,7 @@ from assay.evaluators.embedding_base import (
 )
 from assay.evaluators.registry import register
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_chunks
-from assay.params import check
+from assay.params import check, check_int
 
 logger = logging.getLogger(__name__)
 
@@ -157,13 +157,7 @@ class EmbSummaryCompleteness(EmbeddingEvaluator):
             "a positive number",
             snap_radius,
         )
-        check(
-            isinstance(umap_min_points, int) and umap_min_points >= 4,
-            "umap_min_points",
-            where,
-            "an integer >= 4",
-            umap_min_points,
-        )
+        check_int(umap_min_points, "umap_min_points", where, minimum=4)
         check(isinstance(seed, int), "seed", where, "an integer", seed)
         self.snap_radius = snap_radius
         self.umap_min_points = umap_min_points

@@ -12,7 +12,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.judge_base import JudgeEvaluator, PlannedCall
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_choice
 from assay.text import split_sentences
 
 
@@ -103,7 +103,7 @@ class FactCheck(JudgeEvaluator):
     ) -> None:
         super().__init__(judge)
         where = type(self).__name__
-        check(search in ("bm25", "embedding"), "search", where, "'bm25' or 'embedding'", search)
+        check_choice(search, ("bm25", "embedding"), "search", where)
         check(
             corpus is None or isinstance(corpus, str | os.PathLike | Sequence | Mapping),
             "corpus",

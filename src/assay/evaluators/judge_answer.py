@@ -23,7 +23,7 @@ from assay.evaluators.judge_tasks import (
     verify_statements,
 )
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_int
 from assay.text import split_sentences
 
 
@@ -49,8 +49,7 @@ class JudgeAnswerRelevancy(EmbeddingJudgeEvaluator):
     def __init__(self, judge: JudgeSpec = None, embedder: Any = "minilm",
                  n_questions: int = 3) -> None:
         super().__init__(judge, embedder)
-        check(isinstance(n_questions, int) and n_questions >= 1, "n_questions",
-              type(self).__name__, "a positive integer", n_questions)
+        check_int(n_questions, "n_questions", type(self).__name__)
         self.n_questions = n_questions
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:

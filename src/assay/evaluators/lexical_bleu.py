@@ -31,7 +31,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.batch import BatchBuilder, LazyColumn, ResultBatch, without_cyclic_gc
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_choice
 
 MAX_ORDER = 4
 # sacrebleu's first 13a rule, r"([\{-\~\[-\` -\&\(-\+\:-\@\/])" -> r" \1 ", pads single
@@ -344,14 +344,8 @@ class Bleu(Evaluator):
         ngram_weights: str = "cumulative",
     ) -> None:
         check(isinstance(lowercase, bool), "lowercase", "Bleu", "a boolean", lowercase)
-        check(
-            ngram_weights in ("cumulative", "individual"),
-            "ngram_weights", "Bleu", "'cumulative' or 'individual'", ngram_weights,
-        )  # fmt: skip
-        check(
-            smooth_method in SMOOTHING,
-            "smooth_method", "Bleu", f"one of {list(SMOOTHING)}", smooth_method,
-        )  # fmt: skip
+        check_choice(ngram_weights, ("cumulative", "individual"), "ngram_weights", "Bleu")
+        check_choice(smooth_method, SMOOTHING, "smooth_method", "Bleu")
         check(
             smooth_value is None or (isinstance(smooth_value, int | float) and smooth_value > 0),
             "smooth_value", "Bleu", "None or a positive number", smooth_value,

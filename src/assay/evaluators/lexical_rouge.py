@@ -41,7 +41,7 @@ from assay.evaluators.base import Evaluator, MetricSpec, Status
 from assay.evaluators.batch import BatchBuilder, ResultBatch
 from assay.evaluators.lexical_rouge_lsum import summary_lcs
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_choice
 from assay.text.porter import porter_stem
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -386,9 +386,7 @@ class Rouge(Evaluator):
         self, use_stemmer: bool = True, tokenizer: str = "auto", beta: float = 1.0
     ) -> None:
         check(isinstance(use_stemmer, bool), "use_stemmer", "Rouge", "a boolean", use_stemmer)
-        check(
-            tokenizer in TOKENIZERS, "tokenizer", "Rouge", f"one of {list(TOKENIZERS)}", tokenizer
-        )
+        check_choice(tokenizer, TOKENIZERS, "tokenizer", "Rouge")
         check(
             isinstance(beta, int | float) and not isinstance(beta, bool) and beta > 0,
             "beta", "Rouge", "a positive number", beta,

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check_int
 from assay.text import split_sentences
 from assay.text.repeats import longest_repeated_substring
 
@@ -118,17 +118,8 @@ class Looping(Evaluator):
     )
 
     def __init__(self, max_chars: int = 100_000, min_repeat_chars: int = 20) -> None:
-        check(
-            isinstance(max_chars, int) and not isinstance(max_chars, bool) and max_chars >= 100,
-            "max_chars",
-            "Looping",
-            "an integer >= 100",
-            max_chars,
-        )
-        check(
-            isinstance(min_repeat_chars, int) and min_repeat_chars >= 1,
-            "min_repeat_chars", "Looping", "a positive integer", min_repeat_chars,
-        )  # fmt: skip
+        check_int(max_chars, "max_chars", "Looping", minimum=100)
+        check_int(min_repeat_chars, "min_repeat_chars", "Looping")
         self.max_chars = max_chars
         self.min_repeat_chars = min_repeat_chars
 

@@ -39,7 +39,6 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
 
     family = "nli"
     extra = "nli"
-    default_model = DEFAULT_NLI
 
     def __init__(self, nli: str | NLIModel = DEFAULT_NLI) -> None:
         check(isinstance(nli, str | NLIModel), "nli", type(self).__name__,

@@ -15,7 +15,7 @@ from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check, check_int
 from assay.text.sentences import split_sentences
 
 #: A planned case: its sentences, the (premise, hypothesis) index pairs, their rows, and how many
@@ -46,8 +46,7 @@ class NLIContradictions(NLIEvaluator):
         super().__init__(nli)
         check(isinstance(threshold, int | float) and 0.0 <= threshold < 1.0, "threshold",
               "NLIContradictions", "a number in [0, 1)", threshold)
-        check(isinstance(max_sentences, int) and max_sentences >= 2, "max_sentences",
-              "NLIContradictions", "an integer >= 2", max_sentences)
+        check_int(max_sentences, "max_sentences", "NLIContradictions", minimum=2)
         self.threshold = threshold
         self.max_sentences = max_sentences
 

@@ -31,7 +31,6 @@ class NLIHallucinationHHEM(NLIEvaluator):
         "cross-encoder); max over passages, per-passage scores recorded."
     )
     requires = ("actual_answer", "retrieved_context")
-    default_model = DEFAULT_HHEM
     metrics = (
         MetricSpec("nli_hhem_consistency",
                    "max over passages of P(answer consistent with passage); 1 - hallucination",

@@ -41,7 +41,7 @@ from assay.evaluators.base import Evaluator, MetricSpec, Status, field_present
 from assay.evaluators.batch import BatchBuilder, LazyColumn, ResultBatch, without_cyclic_gc
 from assay.evaluators.registry import register
 from assay.evaluators.retrieval_ids import ID_MATCHES, disjoint_spaces, judgement, misaligned
-from assay.params import check
+from assay.params import check, check_choice, check_int
 
 #: Metric names, in the order :func:`retrieval_scores` returns them.
 RETRIEVAL_METRICS = (
@@ -206,10 +206,7 @@ def retrieval_scores(
 
 
 def _check_precision(precision: str, owner: str) -> None:
-    check(
-        precision in PRECISION_DENOMINATORS,
-        "precision", owner, f"one of {list(PRECISION_DENOMINATORS)}", precision,
-    )  # fmt: skip
+    check_choice(precision, PRECISION_DENOMINATORS, "precision", owner)
 
 
 def _spec(name: str, description: str, **kw: Any) -> MetricSpec:
@@ -280,12 +277,8 @@ class RetrievalMetrics(Evaluator):
         precision: str = "retrieved",
         id_match: str = "id",
     ) -> None:
-        check(
-            isinstance(k, int) and not isinstance(k, bool) and k >= 1,
-            "k", "RetrievalMetrics", "a positive integer", k,
-        )  # fmt: skip
-        check(id_match in ID_MATCHES, "id_match", "RetrievalMetrics", f"one of {ID_MATCHES}",
-              id_match)
+        check_int(k, "k", "RetrievalMetrics")
+        check_choice(id_match, ID_MATCHES, "id_match", "RetrievalMetrics")
         check(
             all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in report_ks),
             "report_ks", "RetrievalMetrics", "a sequence of positive integers", report_ks,

@@ -11,7 +11,7 @@ summarization evaluator, whose ``{src}`` is the input).
 from __future__ import annotations
 
 from assay.data.case import TestCase
-from assay.params import check
+from assay.params import check_choice
 
 #: The fields a summarization evaluator can read its source document from.
 SUMMARY_SOURCES = ("retrieved_context", "question")
@@ -26,7 +26,7 @@ def check_source(source: object, owner: str) -> str:
         >>> check_source("question", "NLISummaCZS")
         'question'
     """
-    check(source in SUMMARY_SOURCES, "source", owner, f"one of {list(SUMMARY_SOURCES)}", source)
+    check_choice(source, SUMMARY_SOURCES, "source", owner)
     return str(source)
 
 

@@ -27,7 +27,7 @@ from assay.matching import (
     compile_condition,
 )
 from assay.matching.bounded import DEFAULT_TIMEOUT_S, ENGINES
-from assay.params import check
+from assay.params import check, check_choice
 from assay.safety import scrub
 
 _PASS = "text_match_pass"
@@ -84,7 +84,7 @@ class TextMatching(CaseByCaseEvaluator):
         engine: str = "regex",
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
-        check(engine in ENGINES, "engine", "TextMatching", f"one of {list(ENGINES)}", engine)
+        check_choice(engine, ENGINES, "engine", "TextMatching")
         check(timeout_s > 0, "timeout_s", "TextMatching", "a positive number", timeout_s)
         if condition is not None:
             try:

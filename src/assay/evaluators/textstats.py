@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseByCaseEvaluator, CaseResult, MetricSpec, Outcome, Status
 from assay.evaluators.registry import register
-from assay.params import check
+from assay.params import check_int
 from assay.text import split_sentences, words
 
 
@@ -102,15 +102,7 @@ class TextStatistics(CaseByCaseEvaluator):
     )
 
     def __init__(self, segment_length: int = 50) -> None:
-        check(
-            isinstance(segment_length, int)
-            and not isinstance(segment_length, bool)
-            and segment_length >= 2,
-            "segment_length",
-            "TextStatistics",
-            "an integer >= 2",
-            segment_length,
-        )
+        check_int(segment_length, "segment_length", "TextStatistics", minimum=2)
         self.segment_length = segment_length
 
     def score_case(self, case: TestCase) -> CaseResult:

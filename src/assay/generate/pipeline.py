@@ -13,7 +13,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,10 +48,10 @@ from assay.generate.selection import SelectionConfig, select
 from assay.generate.taxonomy import QueryType, resolve_types, trec_class
 from assay.generate.topic_map import topic_map_svg
 from assay.generate.topics import NOISE, TopicModel, build_topics
-from assay.params import check
+from assay.params import check, check_int
+from assay.progress import ProgressCallback
 
 logger = logging.getLogger(__name__)
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,7 @@ class GenerationConfig:
     selection: SelectionConfig = field(default_factory=SelectionConfig)
 
     def __post_init__(self) -> None:
-        check(isinstance(self.n, int) and self.n >= 1, "n", "GenerationConfig",
-              "a positive integer", self.n)
+        check_int(self.n, "n", "GenerationConfig")
         check(self.oversample >= 1.0, "oversample", "GenerationConfig", "at least 1",
               self.oversample)
         check(self.batch_size >= 1, "batch_size", "GenerationConfig", "positive", self.batch_size)
@@ -155,7 +154,7 @@ def _weights(config: GenerationConfig, model: TopicModel) -> dict[int, float]:
 
 
 def _key_facts(judge: Judge, chunks: Sequence[Chunk], needed: Sequence[int],
-               config: GenerationConfig, progress: Progress | None
+               config: GenerationConfig, progress: ProgressCallback | None
                ) -> tuple[dict[int, list[str]], dict[int, str]]:
     tasks = [key_facts_task(chunks[i], max_facts=config.max_facts, max_tokens=config.max_tokens)
              for i in needed]
@@ -177,7 +176,8 @@ def _key_facts(judge: Judge, chunks: Sequence[Chunk], needed: Sequence[int],
 
 def _write_questions(judge: Judge, chunks: Sequence[Chunk], slots: Sequence[Any],
                      facts: Mapping[int, list[str]], types: Mapping[str, QueryType],
-                     config: GenerationConfig, progress: Progress | None) -> list[Candidate]:
+                     config: GenerationConfig,
+                     progress: ProgressCallback | None) -> list[Candidate]:
     groups = list(group_slots(slots).items())
     tasks = [questions_task(types[qtype], [chunks[i] for i in key], [facts[i] for i in key],
                             len(members), polarity=polarity, max_tokens=config.max_tokens)
@@ -276,7 +276,7 @@ def generate(
     embedder: str | Embedder = "minilm",
     config: GenerationConfig | None = None,
     taxonomy: Mapping[str, QueryType] | None = None,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> GenerationResult:
     """Generate a test suite covering every topic of a corpus.
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from assay.generate.taxonomy import QueryType
 from assay.generate.topics import TopicModel
-from assay.params import check
+from assay.params import check, check_choice, check_int
 
 logger = logging.getLogger(__name__)
 
@@ -76,8 +76,8 @@ def allocate(
         >>> allocate({0: 10, 1: 5, 2: 1}, 8, strategy="weighted", weights={2: 0, 1: 4})
         {0: 3, 1: 5, 2: 0}
     """
-    check(strategy in STRATEGIES, "strategy", "allocate", f"one of {STRATEGIES}", strategy)
-    check(isinstance(n, int) and n >= 0, "n", "allocate", "a non-negative integer", n)
+    check_choice(strategy, STRATEGIES, "strategy", "allocate")
+    check_int(n, "n", "allocate", minimum=0)
     check(max_per_chunk is None or max_per_chunk >= 1, "max_per_chunk", "allocate",
           "None or a positive integer", max_per_chunk)
     weights = dict(weights or {})

@@ -23,7 +23,6 @@ Every measurement is stored on the candidate (``scores``) whether it is kept or 
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -40,6 +39,7 @@ from assay.generate.questions import Candidate
 from assay.params import check
 from assay.text import normalize_squad
 from assay.text.facts import context_keys, extract_facts, fact_supported
+from assay.text.idf import sklearn_smooth_idf
 
 REASONS = (
     "judge_error", "parse_failure", "not_generated", "malformed", "placeholder",
@@ -141,7 +141,7 @@ class Specificity:
 
     def weight(self, key: str) -> float:
         """Smoothed IDF of a fact key: 1 for a key in every chunk, more the rarer it is."""
-        return math.log((self.n_chunks + 1) / (self.df[key] + 1)) + 1.0
+        return sklearn_smooth_idf(self.n_chunks, self.df[key])
 
     def support(self, answer: str, source: Sequence[str]) -> tuple[float | None, list[str]]:
         """The IDF-weighted share of the answer's content words the source supports (None: no

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from assay.errors import require
-from assay.params import check
+from assay.params import check, check_choice, check_int
+from assay.text.idf import ctfidf_idf
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ def reduce(embeddings: np.ndarray, *, method: str = "pca", n_components: int = 1
         >>> reduce(x, n_components=3).shape
         (20, 3)
     """
-    check(method in REDUCERS, "method", "reduce", f"one of {REDUCERS}", method)
+    check_choice(method, REDUCERS, "method", "reduce")
     x = np.asarray(embeddings, dtype=np.float64)
     n, dim = x.shape
     n_components = min(n_components, dim, max(1, n - 1))
@@ -133,7 +134,7 @@ def kmeans_by_silhouette(
 
     n = len(x)
     if k is not None:
-        check(isinstance(k, int) and k >= 1, "k", "kmeans_by_silhouette", "a positive integer", k)
+        check_int(k, "k", "kmeans_by_silhouette")
         k = min(k, n)
         labels = KMeans(n_clusters=k, n_init=4, random_state=seed).fit_predict(x)
         score = _silhouette(x, labels)
@@ -223,7 +224,7 @@ def ctfidf(texts_by_class: Sequence[str], *, top_n: int = 10,
     tf = counts / np.where(totals > 0, totals, 1.0)
     frequency = counts.sum(axis=0)
     average = float(counts.sum(axis=1).mean())
-    weights = tf * np.log(1.0 + average / frequency)
+    weights = tf * ctfidf_idf(frequency, average)
     out = []
     for row in weights:
         order = sorted(range(len(row)), key=lambda j: (-row[j], vocabulary[j]))[:top_n]
@@ -270,7 +271,7 @@ def build_topics(
         >>> sorted(t.label.split(", ")[0] for t in model.topics)
         ['card', 'loan']
     """
-    check(method in CLUSTERERS, "method", "build_topics", f"one of {CLUSTERERS}", method)
+    check_choice(method, CLUSTERERS, "method", "build_topics")
     x = np.asarray(embeddings, dtype=np.float64)
     check(x.ndim == 2 and len(x) == len(texts), "embeddings", "build_topics",
           "one row per text", getattr(x, "shape", None))

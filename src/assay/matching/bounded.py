@@ -49,9 +49,9 @@ class BoundedPattern:
     def __init__(
         self, pattern: str, engine: str = "regex", timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> None:
-        from assay.params import check
+        from assay.params import check, check_choice
 
-        check(engine in ENGINES, "engine", "BoundedPattern", f"one of {list(ENGINES)}", engine)
+        check_choice(engine, ENGINES, "engine", "BoundedPattern")
         check(timeout_s > 0, "timeout_s", "BoundedPattern", "a positive number", timeout_s)
         self.pattern = pattern
         self.timeout_s = timeout_s

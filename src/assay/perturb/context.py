@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from assay.data.case import TestCase
 from assay.data.derived import insert_passages
-from assay.params import check
+from assay.params import check, check_choice, check_int
 from assay.perturb.base import Perturbation, Variant
 from assay.text import split_sentences, words
 
@@ -66,21 +66,9 @@ class Distractors(Perturbation):
     description = "misleading or contradictory sentences inserted into the context"
 
     def __init__(self, kind: str = "misleading", n: int = 1, position: str = "random") -> None:
-        check(
-            kind in ("misleading", "contradictory"),
-            "kind",
-            "Distractors",
-            "'misleading' or 'contradictory'",
-            kind,
-        )
-        check(isinstance(n, int) and n >= 1, "n", "Distractors", "a positive integer", n)
-        check(
-            position in ("first", "last", "random"),
-            "position",
-            "Distractors",
-            "'first', 'last' or 'random'",
-            position,
-        )
+        check_choice(kind, ("misleading", "contradictory"), "kind", "Distractors")
+        check_int(n, "n", "Distractors")
+        check_choice(position, ("first", "last", "random"), "position", "Distractors")
         self.kind = kind
         self.n = n
         self.position = position
@@ -191,7 +179,7 @@ class Copies(Perturbation):
     description = "identical copies for self-consistency"
 
     def __init__(self, n: int = 3) -> None:
-        check(isinstance(n, int) and n >= 1, "n", "Copies", "a positive integer", n)
+        check_int(n, "n", "Copies")
         self.n = n
 
     def variants(self, case: TestCase, rng: random.Random) -> list[Variant]:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from assay.data.case import TestCase
-from assay.params import check
+from assay.params import check_choice
 from assay.perturb.base import Perturbation, Variant
 from assay.perturb.rewrite import _keep_case
 
@@ -117,14 +117,8 @@ class DemographicCounterfactual(Perturbation):
     description = "demographic counterfactual (gender, race, age, income)"
 
     def __init__(self, axis: str = "gender", mode: str = "auto") -> None:
-        check(axis in AXES, "axis", "DemographicCounterfactual", f"one of {AXES}", axis)
-        check(
-            mode in ("auto", "swap", "persona"),
-            "mode",
-            "DemographicCounterfactual",
-            "'auto', 'swap' or 'persona'",
-            mode,
-        )
+        check_choice(axis, AXES, "axis", "DemographicCounterfactual")
+        check_choice(mode, ("auto", "swap", "persona"), "mode", "DemographicCounterfactual")
         self.axis = axis
         self.mode = mode
 

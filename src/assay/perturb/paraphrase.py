@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.data.case import TestCase
-from assay.params import check
+from assay.params import check, check_int
 from assay.perturb.base import Perturbation, Variant
 
 logger = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ class LLMParaphrase(Perturbation):
     description = "LLM paraphrase through the judge backend"
 
     def __init__(self, judge: Any = None, n: int = 1, prompt: str = PROMPT) -> None:
-        check(isinstance(n, int) and n >= 1, "n", "LLMParaphrase", "a positive integer", n)
+        check_int(n, "n", "LLMParaphrase")
         check(
             "{question}" in prompt, "prompt", "LLMParaphrase", "a template with {question}", prompt
         )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 
-from assay.params import check
+from assay.params import check_choice
 from assay.perturb.text import TextPerturbation
 
 CONTRACTIONS = {
@@ -55,6 +56,7 @@ def replace_phrases(text: str, table: dict[str, str]) -> str:
     return pattern.sub(lambda m: _keep_case(m.group(0), lookup[m.group(0).lower()]), text)
 
 
+@dataclass(eq=False, repr=False)
 class Contractions(TextPerturbation):
     """Contract (``do not`` → ``don't``) or expand (``don't`` → ``do not``) the question.
 
@@ -67,22 +69,18 @@ class Contractions(TextPerturbation):
     name = "contractions"
     description = "contracted or expanded forms"
 
-    def __init__(self, direction: str = "contract", field: str = "question") -> None:
-        self.direction = direction
-        self.field = field
-        self._check()
-        check(
-            direction in ("contract", "expand"),
-            "direction",
-            "Contractions",
-            "'contract' or 'expand'",
-            direction,
-        )
+    direction: str = "contract"
+    field: str = "question"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice(self.direction, ("contract", "expand"), "direction", "Contractions")
 
     def transform(self, text: str, rng: random.Random) -> str:
         return replace_phrases(text, CONTRACTIONS if self.direction == "contract" else _EXPANSIONS)
 
 
+@dataclass(eq=False, repr=False)
 class Colloquial(TextPerturbation):
     """Chat-style rewrite: contractions, slang (``you`` → ``u``), lower case, an opener.
 
@@ -95,13 +93,9 @@ class Colloquial(TextPerturbation):
     name = "colloquial"
     description = "colloquial chat-style language"
 
-    def __init__(
-        self, opener: bool = True, lowercase: bool = True, field: str = "question"
-    ) -> None:
-        self.opener = opener
-        self.lowercase = lowercase
-        self.field = field
-        self._check()
+    opener: bool = True
+    lowercase: bool = True
+    field: str = "question"
 
     def transform(self, text: str, rng: random.Random) -> str:
         out = replace_phrases(replace_phrases(text, CONTRACTIONS), SLANG)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import base64
 import random
 from abc import abstractmethod
+from dataclasses import dataclass
 
 from assay.data.case import TestCase
-from assay.params import check
+from assay.params import check, check_choice
 from assay.perturb.base import Perturbation, Variant
 
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
@@ -30,21 +31,18 @@ def _neighbours(ch: str) -> str:
 
 
 class TextPerturbation(Perturbation):
-    """A perturbation of one text field of the case (the question unless ``field`` says)."""
+    """A perturbation of one text field of the case (the question unless ``field`` says).
+
+    The text perturbations declare their constructor parameters as dataclass fields (each
+    with its default; ``field`` last), and :meth:`__post_init__` checks them: ``get_params``,
+    ``repr`` and the CLI's ``KEY=VALUE`` read the dataclass's ``__init__`` signature as they
+    read a written one. A subclass that only changes a default re-declares that field.
+    """
 
     field: str = "question"
 
-    def _check(self, rate: float | None = None) -> None:
-        where = type(self).__name__
-        check(
-            self.field in ("question", "expected_answer"),
-            "field",
-            where,
-            "'question' or 'expected_answer'",
-            self.field,
-        )
-        if rate is not None:
-            check(0 < rate <= 1, "rate", where, "in (0, 1]", rate)
+    def __post_init__(self) -> None:
+        check_choice(self.field, ("question", "expected_answer"), "field", type(self).__name__)
 
     @abstractmethod
     def transform(self, text: str, rng: random.Random) -> str:
@@ -69,20 +67,21 @@ def _positions(text: str, rate: float, rng: random.Random, letters_only: bool = 
     return sorted(rng.sample(eligible, min(k, len(eligible))))
 
 
+@dataclass(eq=False, repr=False)
 class RateTextPerturbation(TextPerturbation):
     """A text perturbation that changes about ``rate`` (in (0, 1]) of the eligible characters.
-
-    Subclasses with another default ``rate`` override ``__init__`` only to declare it.
 
     Example:
         >>> CharDrop().get_params(), Leetspeak(field="expected_answer").get_params()
         ({'rate': 0.05, 'field': 'question'}, {'rate': 0.5, 'field': 'expected_answer'})
     """
 
-    def __init__(self, rate: float = 0.05, field: str = "question") -> None:
-        self.rate = rate
-        self.field = field
-        self._check(rate)
+    rate: float = 0.05
+    field: str = "question"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check(0 < self.rate <= 1, "rate", type(self).__name__, "in (0, 1]", self.rate)
 
 
 class KeyboardTypos(RateTextPerturbation):
@@ -160,6 +159,7 @@ class CharDuplicate(RateTextPerturbation):
         return "".join(ch * 2 if i in double else ch for i, ch in enumerate(text))
 
 
+@dataclass(eq=False, repr=False)
 class Casing(TextPerturbation):
     """Change the letter case: ``upper``, ``lower``, ``title`` or ``random`` (per letter).
 
@@ -172,12 +172,12 @@ class Casing(TextPerturbation):
     name = "casing"
     description = "upper / lower / title / random casing"
     MODES = ("upper", "lower", "title", "random")
+    mode: str = "random"
+    field: str = "question"
 
-    def __init__(self, mode: str = "random", field: str = "question") -> None:
-        self.mode = mode
-        self.field = field
-        self._check()
-        check(mode in self.MODES, "mode", "Casing", f"one of {self.MODES}", mode)
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice(self.mode, self.MODES, "mode", "Casing")
 
     def transform(self, text: str, rng: random.Random) -> str:
         if self.mode == "upper":
@@ -189,6 +189,7 @@ class Casing(TextPerturbation):
         return "".join(ch.upper() if rng.random() < 0.5 else ch.lower() for ch in text)
 
 
+@dataclass(eq=False, repr=False)
 class WhitespaceNoise(RateTextPerturbation):
     """Double about ``rate`` of the spaces, remove others, and pad the ends.
 
@@ -201,8 +202,7 @@ class WhitespaceNoise(RateTextPerturbation):
     name = "whitespace"
     description = "extra and missing spaces"
 
-    def __init__(self, rate: float = 0.2, field: str = "question") -> None:
-        super().__init__(rate, field)
+    rate: float = 0.2
 
     def transform(self, text: str, rng: random.Random) -> str:
         out = []
@@ -215,6 +215,7 @@ class WhitespaceNoise(RateTextPerturbation):
         return pad + "".join(out) + " " * rng.randint(0, 2)
 
 
+@dataclass(eq=False, repr=False)
 class PunctuationNoise(RateTextPerturbation):
     """Strip the punctuation, then add stray marks (``?!``, ``..``, ``,``) after some words.
 
@@ -228,8 +229,7 @@ class PunctuationNoise(RateTextPerturbation):
     description = "removed and stray punctuation"
     _MARKS = ("?", "??", "!", "!!", "..", ",", "?!", "...")
 
-    def __init__(self, rate: float = 0.1, field: str = "question") -> None:
-        super().__init__(rate, field)
+    rate: float = 0.1
 
     def transform(self, text: str, rng: random.Random) -> str:
         words = "".join(ch for ch in text if ch.isalnum() or ch.isspace() or ch in "'-").split()
@@ -249,6 +249,7 @@ _HOMOGLYPHS = {
 }  # fmt: skip
 
 
+@dataclass(eq=False, repr=False)
 class Leetspeak(RateTextPerturbation):
     """Replace about ``rate`` of the replaceable letters by digits (``e`` → ``3``).
 
@@ -261,8 +262,7 @@ class Leetspeak(RateTextPerturbation):
     name = "leetspeak"
     description = "leetspeak digits for letters"
 
-    def __init__(self, rate: float = 0.5, field: str = "question") -> None:
-        super().__init__(rate, field)
+    rate: float = 0.5
 
     def transform(self, text: str, rng: random.Random) -> str:
         return "".join(
@@ -271,6 +271,7 @@ class Leetspeak(RateTextPerturbation):
         )
 
 
+@dataclass(eq=False, repr=False)
 class Homoglyphs(RateTextPerturbation):
     """Replace about ``rate`` of the letters that have one by a Cyrillic/Greek look-alike.
 
@@ -284,8 +285,7 @@ class Homoglyphs(RateTextPerturbation):
     name = "homoglyphs"
     description = "look-alike Unicode letters"
 
-    def __init__(self, rate: float = 0.3, field: str = "question") -> None:
-        super().__init__(rate, field)
+    rate: float = 0.3
 
     def transform(self, text: str, rng: random.Random) -> str:
         return "".join(
@@ -293,6 +293,7 @@ class Homoglyphs(RateTextPerturbation):
         )
 
 
+@dataclass(eq=False, repr=False)
 class Encoding(TextPerturbation):
     """Encode the question (``base64`` or ``base16``) inside an instruction to decode it,
     to test an encoding guardrail.
@@ -306,18 +307,15 @@ class Encoding(TextPerturbation):
     name = "encoding"
     description = "base64 / base16 encoded question"
     TEMPLATE = "The following question is {scheme}-encoded. Decode it and answer it: {encoded}"
+    scheme: str = "base64"
+    template: str = TEMPLATE
+    field: str = "question"
 
-    def __init__(
-        self, scheme: str = "base64", template: str = TEMPLATE, field: str = "question"
-    ) -> None:
-        self.scheme = scheme
-        self.template = template
-        self.field = field
-        self._check()
-        check(scheme in ("base64", "base16"), "scheme", "Encoding", "'base64' or 'base16'", scheme)
-        check(
-            "{encoded}" in template, "template", "Encoding", "a template with {encoded}", template
-        )
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice(self.scheme, ("base64", "base16"), "scheme", "Encoding")
+        check("{encoded}" in self.template, "template", "Encoding", "a template with {encoded}",
+              self.template)
 
     def transform(self, text: str, rng: random.Random) -> str:
         raw = text.encode("utf-8")

@@ -67,9 +67,10 @@ def write_reports(
         insights=redact(run.insights),
         corpus_details=redact(run.corpus_details),
     )
-    # Choosing the shown cases needs four columns of every row; their texts are read by key.
+    # Choosing the shown cases needs four columns of every row; their texts are read by key and
+    # masked as the entries are built (each text once: the drill-down is most of the report).
     selection = run.result_columns(list(SELECTION_COLUMNS))
-    cases = redact(run_drilldown(selection, directory, full_rows=run.results_for))
+    cases = run_drilldown(selection, directory, full_rows=run.results_for)
     del selection
     page = render_html(
         analysis,

@@ -11,13 +11,15 @@ import json
 import logging
 import math
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from assay.data.suite_parquet import parquet_records
+from assay.evaluators.batch import without_cyclic_gc
 from assay.report.dialogue_view import conversation_view, linked_turn_verdicts, trajectory_view
 from assay.rundir.layout import (
     CALIBRATED_FILE,
@@ -28,6 +30,9 @@ from assay.rundir.layout import (
 )
 from assay.rundir.results import read_calibrated
 from assay.rundir.suite_copy import suite_copy
+
+if TYPE_CHECKING:
+    from assay.safety.masking import Redactor
 
 logger = logging.getLogger(__name__)
 
@@ -135,11 +140,11 @@ def _clip(text: Any, limit: int = MAX_TEXT) -> Any:
     return text
 
 
-def _redacted(text: Any, limit: int = MAX_TEXT) -> Any:
+def _redacted(masked: Redactor, text: Any, limit: int = MAX_TEXT) -> Any:
     """:func:`_clip` after masking PII and secrets (the mask keeps the text's length)."""
-    from assay.safety.masking import Scrubbed, scrub
+    from assay.safety.masking import Scrubbed
 
-    return Scrubbed(_clip(scrub(text), limit)) if isinstance(text, str) else text
+    return Scrubbed(_clip(masked.text(text), limit)) if isinstance(text, str) else text
 
 
 def _column(series: pd.Series) -> list[Any]:
@@ -149,16 +154,25 @@ def _column(series: pd.Series) -> list[Any]:
     if pd.api.types.is_float_dtype(series.dtype):
         missing |= ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
     values = series.astype(object).tolist()
+    if not missing.any():
+        return values
     return [None if gone else value for value, gone in zip(values, missing, strict=True)]
 
 
-def _rows(results: pd.DataFrame) -> list[dict[str, Any]]:
-    """The drill-down's result rows as dicts, built column by column (no ``to_dict``)."""
-    names = [c for c in _ROW_KEYS if c in results]
-    columns = [_column(results[c]) for c in names]
-    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+def _masked_column(values: list[Any], masked: Redactor) -> list[Any]:
+    """``masked(value)`` of each value: each distinct text scanned once (a column of result
+    rows repeats few), numbers and flags kept (see :func:`assay.safety.masking.redact`)."""
+    lookup = {v: masked(v) for v in set(values) if type(v) not in _PLAIN}
+    if all(lookup[v] == v for v in lookup):
+        return values
+    return [lookup.get(v, v) if type(v) not in _PLAIN else v for v in values]
 
 
+#: Value types a redaction keeps as they are.
+_PLAIN = frozenset({int, float, bool, type(None)})
+
+
+@without_cyclic_gc()  # ~10^5 dicts and lists, no cycles: collections would only rescan them
 def drilldown(
     results: pd.DataFrame,
     cases: dict[tuple[str, str], dict[str, Any]],
@@ -168,10 +182,11 @@ def drilldown(
 ) -> dict[str, Any]:
     """One entry per case × model with texts, outcomes and evidence.
 
-    With ``redact`` every PII and secret value in the case texts (question, expected answer,
-    answer, retrieved context, turns, trajectory steps) is masked, as in every other output:
-    reports are shared. A conversation's turns and an agent trajectory's steps are bounded (see
-    :mod:`assay.report.dialogue_view`).
+    With ``redact`` every text of the output is masked (PII and secrets), as in every other
+    output: reports are shared. The case texts (question, expected answer, answer, retrieved
+    context, turns, trajectory steps) are masked once each, the result rows' texts once per
+    distinct text, and nothing needs to walk the output again. A conversation's turns and an
+    agent trajectory's steps are bounded (see :mod:`assay.report.dialogue_view`).
 
     Returns:
         ``{"entries": [...], "total": n, "shown": k}``; entries are ordered failing first.
@@ -187,56 +202,74 @@ def drilldown(
         >>> entry["answer"], entry["n_fail"], entry["evidence"][0]["details"]
         ('a. b.', 1, {'least_grounded_sentence': 'b'})
     """
+    from assay.safety.masking import Redactor
+
     total, results = _select(results, max_cases)
-    text = _redacted if redact else _clip
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in _rows(results):
-        groups.setdefault((str(row["case_id"]), str(row["model"])), []).append(row)
-    linked = linked_turn_verdicts(groups, cases, text)
+    masked = Redactor() if redact else None
+    text: Callable[..., Any] = partial(_redacted, masked) if masked is not None else _clip
+    # Column by column (no dict per row): the metric outcomes are the bulk of a large report.
+    missing = [None] * len(results)
+    column = {k: _column(results[k]) if k in results else missing for k in _ROW_KEYS}
+    metrics = [dict(zip(_METRIC_KEYS, v, strict=True))
+               for v in zip(*(column[k] for k in _METRIC_KEYS), strict=True)]
+    shown = metrics
+    if masked is not None:
+        outcomes = [_masked_column(column[k], masked) for k in _METRIC_KEYS]
+        if any(m is not column[k] for m, k in zip(outcomes, _METRIC_KEYS, strict=True)):
+            shown = [dict(zip(_METRIC_KEYS, v, strict=True)) for v in zip(*outcomes, strict=True)]
+    positions: dict[tuple[str, str], list[int]] = {}
+    ids = zip(map(str, column["case_id"]), map(str, column["model"]), strict=True)
+    for i, key in enumerate(ids):
+        positions.setdefault(key, []).append(i)
+    linked = linked_turn_verdicts(
+        {key: [metrics[i] for i in rows] for key, rows in positions.items()}, cases, text
+    )
+    primary, explanation, details = column["primary"], column["explanation"], column["details"]
     entries = []
-    for (case_id, model), rows in groups.items():
+    for (case_id, model), rows in positions.items():
         case = cases.get((case_id, model), {})
-        metrics, evidence = [], []
-        for row in rows:
-            metrics.append({k: row.get(k) for k in _METRIC_KEYS})
-            if row.get("primary") and (row.get("explanation") or row.get("details")):
-                evidence.append(
-                    {
-                        "evaluator": row["evaluator"],
-                        "metric": row["metric"],
-                        "explanation": _clip(row.get("explanation")),
-                        "details": _details(row.get("details")),
-                    }
-                )
-        first = rows[0]
-        entries.append(
+        evidence = [
             {
-                "case_id": str(case_id),
-                "model": str(model),
-                "topic": first.get("topic"),
-                "query_type": first.get("query_type"),
-                "perturbation": first.get("perturbation"),
-                "parent_id": first.get("parent_id"),
-                "question": text(case.get("question")),
-                "expected": text(case.get("expected_answer")),
-                "answer": text(_shown_answer(case)),
-                "context": [text(c) for c in (case.get("retrieved_context") or [])[:50]],
-                "context_ids": (case.get("context_ids") or [])[:50],
-                "scenario": text(case.get("scenario")),
-                "expected_outcome": text(case.get("expected_outcome")),
-                "conversation": conversation_view(
-                    case.get("turns"), evidence, text, linked.get((case_id, model))
-                ),
-                "trajectory": trajectory_view(case.get("trajectory"), evidence, text),
-                "metrics": metrics,
-                "evidence": evidence,
-                "n_fail": sum(m["passed"] is False for m in metrics),
-                "n_error": sum(m["status"] == "error" for m in metrics),
-                "n_skipped": sum(m["status"] == "skipped" for m in metrics),
+                "evaluator": column["evaluator"][i],
+                "metric": column["metric"][i],
+                "explanation": _clip(explanation[i]),
+                "details": _details(details[i]),
             }
-        )
-    entries.sort(key=lambda e: (-(e["n_fail"] + e["n_error"]), e["model"], e["case_id"]))
-    return {"entries": entries, "total": total, "shown": len(entries)}
+            for i in rows
+            if primary[i] and (explanation[i] or details[i])
+        ]
+        first = rows[0]
+        entry = {
+            "case_id": str(case_id),
+            "model": str(model),
+            "topic": column["topic"][first],
+            "query_type": column["query_type"][first],
+            "perturbation": column["perturbation"][first],
+            "parent_id": column["parent_id"][first],
+            "question": text(case.get("question")),
+            "expected": text(case.get("expected_answer")),
+            "answer": text(_shown_answer(case)),
+            "context": [text(c) for c in (case.get("retrieved_context") or [])[:50]],
+            "context_ids": (case.get("context_ids") or [])[:50],
+            "scenario": text(case.get("scenario")),
+            "expected_outcome": text(case.get("expected_outcome")),
+            "conversation": conversation_view(
+                case.get("turns"), evidence, text, linked.get((case_id, model))
+            ),
+            "trajectory": trajectory_view(case.get("trajectory"), evidence, text),
+            "metrics": None,  # below: the outcomes are masked column by column
+            "evidence": evidence,
+            "n_fail": sum(metrics[i]["passed"] is False for i in rows),
+            "n_error": sum(metrics[i]["status"] == "error" for i in rows),
+            "n_skipped": sum(metrics[i]["status"] == "skipped" for i in rows),
+        }
+        order = (-(entry["n_fail"] + entry["n_error"]), model, case_id)  # before masking
+        if masked is not None:
+            entry = masked(entry)  # the few values not masked yet (case texts are Scrubbed)
+        entry["metrics"] = [shown[i] for i in rows]
+        entries.append((order, entry))
+    entries.sort(key=lambda pair: pair[0])
+    return {"entries": [entry for _, entry in entries], "total": total, "shown": len(entries)}
 
 
 def run_drilldown(

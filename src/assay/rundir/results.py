@@ -179,10 +179,15 @@ def read_results(
     """
     path = directory / RESULTS_FILE
     if columns is None and lean:
-        columns = [n for n in pq.read_schema(path).names if n not in TEXT_COLUMNS]
+        columns = [n for n in result_names(directory) if n not in TEXT_COLUMNS]
     if not (measured or compact):
         return pd.read_parquet(path, columns=columns)
     return _read_compact(path, columns, measured=measured)
+
+
+def result_names(directory: Path) -> list[str]:
+    """The columns of the results table of the run directory ``directory``."""
+    return list(pq.read_schema(directory / RESULTS_FILE).names)
 
 
 #: Text columns of ids (one value per case), read compactly too: one ``int32`` code per row.

@@ -6,7 +6,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +17,7 @@ from assay.data.dialogue import Trajectory
 from assay.data.samples import repeat_cases
 from assay.data.suite import TestSuite
 from assay.params import check
+from assay.progress import ProgressCallback
 from assay.runner.checkpoint import Checkpoint
 from assay.runner.connectors.base import Connector, TargetError, TargetResponse
 
@@ -24,9 +25,6 @@ if TYPE_CHECKING:
     from assay.runner.simulated_user import SimulatedUser
 
 logger = logging.getLogger(__name__)
-
-#: progress(task, done, total)
-ProgressCallback = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)

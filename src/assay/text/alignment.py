@@ -16,12 +16,12 @@ stays set arithmetic (no model, no library that would normalise words differentl
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.text.facts import STOPWORDS, TOKEN, normalise_number
+from assay.text.idf import dfr_idf
 from assay.text.porter import porter_stem
 
 #: Consecutive context sentences (of one passage) a claim is aligned with.
@@ -102,8 +102,8 @@ class ContextIndex:
             spans.append((start, start + len(span)))
         counts = Counter(k for sentence in keys for k in sentence)
         n = len(keys)
-        idf = {k: math.log((n + 1) / (c + 0.5)) for k, c in counts.items()}
-        return cls(tuple(windows), idf, math.log((n + 1) / 0.5), tuple(spans))
+        idf = {k: dfr_idf(n, c) for k, c in counts.items()}
+        return cls(tuple(windows), idf, dfr_idf(n, 0), tuple(spans))
 
     def best_window(self, claim: str) -> tuple[int, int]:
         """The ``(start, stop)`` range of the context sentences the claim aligns with: the

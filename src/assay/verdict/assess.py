@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pandas as pd
 from assay.data.samples import question_of
 from assay.errors import InvalidInputError
 from assay.fileio import write_text
+from assay.progress import ProgressCallback
 from assay.rundir.layout import (
     ASSESSMENT_RUN_DIR,
     REVIEW_QUEUE_FILE,
@@ -153,7 +153,7 @@ def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
 
 
 def _evaluate(
-    plan: ValidationPlan, out: Path | None, progress: Callable[[str, int, int], None] | None
+    plan: ValidationPlan, out: Path | None, progress: ProgressCallback | None
 ) -> Any:
     """The plan's run: reused from ``out/run`` when complete and made from the same inputs."""
     from assay.pipeline import evaluate
@@ -214,7 +214,7 @@ def assess(
     plan: ValidationPlan | str | Path,
     out: str | Path | None = None,
     *,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Assessment:
     """Run a validation plan: evaluate (or reuse the complete run), calibrate, decide, write.
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.params import check
+from assay.params import check, check_choice
 
 LOWER, UPPER = "lower", "upper"
 
@@ -55,7 +55,7 @@ class RateBound:
 
 
 def _check_common(side: str, confidence: float, where: str) -> None:
-    check(side in (LOWER, UPPER), "side", where, "'lower' or 'upper'", side)
+    check_choice(side, (LOWER, UPPER), "side", where)
     check(0.5 < confidence < 1.0, "confidence", where, "in (0.5, 1)", confidence)
 
 

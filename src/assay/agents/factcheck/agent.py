@@ -17,7 +17,7 @@ from assay.agents.factcheck.claims import Search, Verdict, extract_claims, step_
 from assay.agents.factcheck.tools import SearchTool, ToolCall, call_tool
 from assay.backends.llm.client import JsonOutcome, JsonTask
 from assay.backends.llm.protocol import JudgeResponse
-from assay.params import check
+from assay.params import check, check_int
 
 RunTasks = Callable[[Sequence[JsonTask | None]], list[JsonOutcome | None]]
 
@@ -44,10 +44,8 @@ class AgentLimits:
     def __post_init__(self) -> None:
         for name in ("max_claims", "max_steps", "k"):
             value = getattr(self, name)
-            check(isinstance(value, int) and value >= 1, name, "AgentLimits",
-                  "a positive integer", value)
-        check(isinstance(self.max_tool_calls, int) and self.max_tool_calls >= 0,
-              "max_tool_calls", "AgentLimits", "a non-negative integer", self.max_tool_calls)
+            check_int(value, name, "AgentLimits")
+        check_int(self.max_tool_calls, "max_tool_calls", "AgentLimits", minimum=0)
         check(self.max_cost_usd is None or self.max_cost_usd > 0, "max_cost_usd",
               "AgentLimits", "None or a positive number", self.max_cost_usd)
 

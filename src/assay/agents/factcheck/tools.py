@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import math
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -22,8 +21,9 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluators.resolved import ResolvesOnce
-from assay.params import check
+from assay.params import check, check_choice
 from assay.text import words
+from assay.text.idf import lucene_bm25_idf, okapi_bm25_idf
 from assay.text.porter import porter_stem
 
 logger = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ class BM25:
 
     def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75,
                  epsilon: float = 0.25, idf: str = "lucene") -> None:
-        check(idf in ("lucene", "okapi"), "idf", "BM25", "'lucene' or 'okapi'", idf)
+        check_choice(idf, ("lucene", "okapi"), "idf", "BM25")
         self.k1, self.b, self.epsilon = k1, b, epsilon
         self.doc_len = np.array([len(d) for d in corpus], dtype=float)
         self.avgdl = float(self.doc_len.mean()) if len(corpus) else 0.0
@@ -127,11 +127,9 @@ class BM25:
         df = {t: len(d) for t, (d, _) in postings.items()}
         n = len(corpus)
         if idf == "lucene":
-            self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
-            return
-        okapi = {t: math.log(n - f + 0.5) - math.log(f + 0.5) for t, f in df.items()}
-        floor = epsilon * (sum(okapi.values()) / len(okapi)) if okapi else 0.0
-        self.idf = {t: (v if v >= 0 else floor) for t, v in okapi.items()}
+            self.idf = {t: lucene_bm25_idf(n, f) for t, f in df.items()}
+        else:
+            self.idf = okapi_bm25_idf(n, df, epsilon)
 
     def scores(self, query: Sequence[str]) -> list[float]:
         """The BM25 score of every document for ``query``."""
@@ -199,8 +197,7 @@ class CorpusSearch(ResolvesOnce):
 
     def __init__(self, corpus: Any, method: str = "bm25", embedder: Any = "minilm",
                  name: str = "corpus") -> None:
-        check(method in ("bm25", "embedding"), "method", "CorpusSearch",
-              "'bm25' or 'embedding'", method)
+        check_choice(method, ("bm25", "embedding"), "method", "CorpusSearch")
         self.name = name
         self.method = method
         self.description = (f"searches the reference documents ({method}); give a short "

@@ -19,7 +19,7 @@ import logging
 
 from assay.backends.classify.base import TextClassifier
 from assay.backends.resolve import BackendFamily, resolve
-from assay.params import check
+from assay.params import check_choice
 
 logger = logging.getLogger(__name__)
 DEFAULT_TOXICITY = "auto"
@@ -120,7 +120,7 @@ def get_classifier(spec: str | TextClassifier, kind: str) -> TextClassifier:
         >>> get_classifier("fake", "toxicity").predict(["idiot"]).categories
         ('toxicity', 'insult')
     """
-    check(kind in _FAMILIES, "kind", "get_classifier", "'toxicity' or 'bias'", kind)
+    check_choice(kind, _FAMILIES, "kind", "get_classifier")
     return resolve(_FAMILIES[kind], spec)
 
 

@@ -28,7 +28,7 @@ from assay.backends.llm.ratelimit import RateLimiter
 from assay.backends.llm.retry import Backoff, RetryPolicy
 from assay.backends.llm.stats import JudgeStats
 from assay.errors import BackendError, JudgeParseError, TransientBackendError
-from assay.params import check
+from assay.params import check, check_int
 
 logger = logging.getLogger(__name__)
 
@@ -121,13 +121,7 @@ class Judge:
         seed: int = 0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        check(
-            isinstance(concurrency, int) and concurrency >= 1,
-            "concurrency",
-            "Judge",
-            "a positive integer",
-            concurrency,
-        )
+        check_int(concurrency, "concurrency", "Judge")
         check(timeout > 0, "timeout", "Judge", "positive", timeout)
         self.backend = backend
         self.concurrency = concurrency

@@ -18,7 +18,7 @@ from assay.backends.llm.protocol import (
     Usage,
 )
 from assay.errors import BackendError, TransientBackendError, require
-from assay.params import check
+from assay.params import check, check_choice, check_int
 
 STRUCTURED_MODES = ("json_schema", "json_object", "none")
 #: HTTP statuses with which a server refuses a request it cannot serve as sent; when the error
@@ -80,16 +80,8 @@ class OpenAICompatBackend:
             "an http(s) URL",
             base_url,
         )
-        check(
-            structured in STRUCTURED_MODES,
-            "structured",
-            "OpenAICompatBackend",
-            f"one of {STRUCTURED_MODES}",
-            structured,
-        )
-        check(
-            max_tokens >= 1, "max_tokens", "OpenAICompatBackend", "a positive integer", max_tokens
-        )
+        check_choice(structured, STRUCTURED_MODES, "structured", "OpenAICompatBackend")
+        check_int(max_tokens, "max_tokens", "OpenAICompatBackend")
         self._model = model
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key

@@ -6,7 +6,7 @@ import random
 import threading
 from dataclasses import dataclass
 
-from assay.params import check
+from assay.params import check, check_int
 
 
 @dataclass(frozen=True)
@@ -30,13 +30,7 @@ class RetryPolicy:
     max_retry_after: float = 120.0
 
     def __post_init__(self) -> None:
-        check(
-            self.max_retries >= 0,
-            "max_retries",
-            "RetryPolicy",
-            "a non-negative integer",
-            self.max_retries,
-        )
+        check_int(self.max_retries, "max_retries", "RetryPolicy", minimum=0)
         check(self.base_delay >= 0, "base_delay", "RetryPolicy", "non-negative", self.base_delay)
         check(
             self.max_delay >= self.base_delay,

@@ -15,7 +15,7 @@ import numpy as np
 
 from assay.backends.nli.base import ENTAILMENT, NLIScores, canonical_label, softmax
 from assay.backends.nli.hf import LazyHFModel, head_layer, load_classifier, max_length_of
-from assay.params import check
+from assay.params import check, check_int
 
 logger = logging.getLogger(__name__)
 _EXAMPLES = "'cross-encoder/nli-deberta-v3-base' or 'vectara/hallucination_evaluation_model'"
@@ -52,7 +52,7 @@ class TransformersNLI(LazyHFModel):
     ) -> None:
         check(isinstance(model, str) and bool(model.strip()), "model", "TransformersNLI",
               "a model name or folder path", model)
-        check(batch_size >= 1, "batch_size", "TransformersNLI", "a positive integer", batch_size)
+        check_int(batch_size, "batch_size", "TransformersNLI")
         self.model = model
         self.labels_override = tuple(labels) if labels is not None else None
         self.batch_size = batch_size

@@ -22,7 +22,7 @@ from typing import Any
 from assay.data.case import TestCase
 from assay.engine.executors.ray_limits import install_limiters, ray_module, start_limiters
 from assay.evaluators.base import Evaluator, ResultBatch
-from assay.params import check
+from assay.params import check, check_choice, check_int
 
 logger = logging.getLogger(__name__)
 
@@ -134,8 +134,8 @@ class RayExecutor:
         )  # fmt: skip
         check(num_cpus >= 0, "num_cpus", "RayExecutor", "a non-negative number", num_cpus)
         check(num_gpus >= 0, "num_gpus", "RayExecutor", "a non-negative number", num_gpus)
-        check(mode in MODES, "mode", "RayExecutor", f"one of {MODES}", mode)
-        check(max_retries >= 0, "max_retries", "RayExecutor", "a non-negative integer", max_retries)
+        check_choice(mode, MODES, "mode", "RayExecutor")
+        check_int(max_retries, "max_retries", "RayExecutor", minimum=0)
         check(
             max_in_flight is None or max_in_flight >= 1,
             "max_in_flight", "RayExecutor", "a positive integer or None", max_in_flight,

@@ -7,7 +7,7 @@ import subprocess
 from typing import Any
 
 from assay.data.case import TestCase
-from assay.params import check
+from assay.params import check, check_choice
 from assay.runner.connectors.base import TargetError, TargetResponse, case_variables, map_response
 from assay.runner.mapping import render
 
@@ -53,7 +53,7 @@ class CommandConnector:
             "a non-empty list of strings",
             command,
         )
-        check(output in ("text", "json"), "output", "CommandConnector", "'text' or 'json'", output)
+        check_choice(output, ("text", "json"), "output", "CommandConnector")
         self.command = command
         self.name = name
         self.stdin = stdin

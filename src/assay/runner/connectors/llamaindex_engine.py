@@ -16,7 +16,7 @@ from typing import Any
 from assay.data.case import TestCase
 from assay.data.dialogue import ToolCall
 from assay.errors import require
-from assay.params import check
+from assay.params import check_choice
 from assay.runner.connectors.base import TargetError, TargetResponse, chat_messages
 from assay.runner.connectors.capture import (
     Passage,
@@ -125,7 +125,7 @@ class LlamaIndexConnector:
 
     def __init__(self, engine: Any, *, name: str = "llamaindex", mode: str = "auto") -> None:
         require("llama_index.core", extra="llamaindex", package="llama-index-core")
-        check(mode in MODES, "mode", "LlamaIndexConnector", f"one of {', '.join(MODES)}", mode)
+        check_choice(mode, MODES, "mode", "LlamaIndexConnector")
         self.engine = resolve_target(
             engine,
             _is_engine(mode),
