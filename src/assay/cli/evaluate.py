@@ -89,7 +89,10 @@ def command(
     judge_repeats: int,
 ) -> None:
     """Evaluate SUITE (JSONL, JSON, CSV or Parquet) and write a run directory."""
+    from assay.memory import use_system_allocator
     from assay.pipeline import evaluate
+
+    use_system_allocator()  # the process is ours: Arrow's freed pages are trimmed with the heap
 
     evaluators = split_names(names)
     with progress_bar() as progress:

@@ -88,7 +88,7 @@ class GenerationConfig:
         check_int(self.n, "n", "GenerationConfig")
         check(self.oversample >= 1.0, "oversample", "GenerationConfig", "at least 1",
               self.oversample)
-        check(self.batch_size >= 1, "batch_size", "GenerationConfig", "positive", self.batch_size)
+        check_int(self.batch_size, "batch_size", "GenerationConfig")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable record."""

@@ -264,8 +264,8 @@ def drilldown(
             "n_skipped": sum(metrics[i]["status"] == "skipped" for i in rows),
         }
         order = (-(entry["n_fail"] + entry["n_error"]), model, case_id)  # before masking
-        if masked is not None:
-            entry = masked(entry)  # the few values not masked yet (case texts are Scrubbed)
+        if masked is not None:  # the few values not masked yet (case texts are Scrubbed)
+            entry = {k: masked.walk(v) for k, v in entry.items()}  # (the keys are ours)
         entry["metrics"] = [shown[i] for i in rows]
         entries.append((order, entry))
     entries.sort(key=lambda pair: pair[0])
@@ -353,9 +353,12 @@ def _details(raw: Any) -> Any:
     except (TypeError, ValueError):
         return _clip(str(raw))
     value = _finite(value)
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    if len(text) > 4 * MAX_TEXT:  # oversized evidence: keep it readable and bounded
-        return {"truncated": True, "preview": text[: 4 * MAX_TEXT]}
+    # Written back, the JSON is at most 4.5x the stored text (strings never grow; a separator
+    # gains a space; ``1e15`` becomes 1000000000000000.0): only a long one can be oversized.
+    if len(raw) * 5 > 4 * MAX_TEXT:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        if len(text) > 4 * MAX_TEXT:  # oversized evidence: keep it readable and bounded
+            return {"truncated": True, "preview": text[: 4 * MAX_TEXT]}
     return value
 
 

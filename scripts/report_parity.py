@@ -1,0 +1,54 @@
+"""Do the current code's reports equal those an earlier revision wrote? Byte for byte.
+
+Run: ``python scripts/report_parity.py RUN_DIR [RUN_DIR ...]`` with run directories written
+before a change (``assay evaluate ... --out RUN_DIR``, or the ``run`` folder of ``assay demo``).
+Each is copied to a temporary directory, its reports are written again with the current code
+(:func:`assay.report.write_reports`, the defaults ``assay evaluate`` uses) and compared with the
+originals: ``analysis.json`` (leaderboard with intervals, pairwise tests, dimensions, weaknesses,
+verdict), ``leaderboard.md`` and ``report.md``. ``report.html`` is not compared: it states the
+time it was generated. Exits 1 when a file differs, naming it.
+
+Used for issue 23 (design note 0037): the analysis' memory layout changed, its numbers must not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from assay.report import write_reports
+from assay.rundir.run import load_run
+
+COMPARED = ("analysis.json", "leaderboard.md", "report.md")
+
+
+def differing(run_dir: Path, scratch: Path) -> list[str]:
+    """The reports of ``run_dir`` that the current code writes differently."""
+    copy = scratch / run_dir.name
+    shutil.copytree(run_dir, copy)
+    write_reports(load_run(copy), copy)
+    return [n for n in COMPARED if not filecmp.cmp(run_dir / n, copy / n, shallow=False)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="run directories written before")
+    args = parser.parse_args()
+    failed = False
+    with tempfile.TemporaryDirectory(prefix="assay-report-parity-") as name:
+        for i, run_dir in enumerate(args.runs):
+            scratch = Path(name) / str(i)
+            scratch.mkdir()
+            changed = differing(run_dir, scratch)
+            failed = failed or bool(changed)
+            verdict = f"DIFFERENT: {', '.join(changed)}" if changed else "identical"
+            print(f"{run_dir}: {', '.join(COMPARED)} {verdict}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
