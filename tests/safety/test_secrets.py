@@ -142,3 +142,27 @@ def test_never_raw_in_repr() -> None:
 )
 def test_hostile_inputs_scan_in_bounded_time(hostile: str) -> None:
     find_secrets(hostile)
+
+
+def test_password_hint_prefilter_passes_every_hinted_text() -> None:
+    """The case-folded substring test lets through every text the hint patterns match, including
+    the non-ASCII letters that match ASCII ones case-insensitively (ſ, K, İ, ı)."""
+    import random
+
+    from assay.safety.secrets import _ASSIGNMENT_HINT, _PROSE_HINT, _password_hints
+
+    pieces = ["pass", "PaSS", "pa\u017fs", "pwd", "PWD", "secret", "SeCReT", "key", "\u212aEY",
+              "token", "TOKEN", "\u0130", "\u0131", "_word", "x", " ", "\t", "=", ":", "'", '"', "1"]
+    rng = random.Random(0)
+    hinted = 0
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 12)))
+        assignment, prose = _password_hints(text)
+        if _ASSIGNMENT_HINT.search(text):
+            hinted += 1
+            assert assignment, text
+        if _PROSE_HINT.search(text):
+            assert prose, text
+    assert hinted > 1_000  # the generator does reach the patterns
+    assert _ASSIGNMENT_HINT.search("\u212aEY=1") and _password_hints("\u212aEY=1")[0]
+    assert _PROSE_HINT.search("PA\u017fS") and _password_hints("PA\u017fS")[1]

@@ -155,6 +155,8 @@ def pairwise(
         ('x', 'y', 1.0, 'x')
     """
     ok = measured(results)
+    if ok["model"].nunique() < 2:  # no metric has two models to compare
+        return []
     if bootstrap is None:
         bootstrap = ClusterBootstrap.for_results(ok, n_resamples=n_resamples, seed=seed)
     wanted = [m for m in (metrics or sorted(ok["metric"].unique())) if m in directions]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from assay.safety.findings import Finding, resolve_overlaps
@@ -86,46 +86,56 @@ class Redactor:
         ('b*************g', ['b*************g', 1])
     """
 
-    __slots__ = ("_seen",)
+    __slots__ = ("text", "walk")
 
     def __init__(self) -> None:
-        self._seen: dict[str, str] = {}
-
-    def text(self, text: str) -> str:
-        """``scrub(text)``, remembered."""
-        found = self._seen.get(text)
-        if found is None:
-            found = self._seen[text] = scrub(text)
-        return found
+        #: ``text(string)``: ``scrub(string)``, remembered.
+        self.text: Callable[[str], str]
+        #: ``walk(value)``: the same as calling the redactor, without the call's indirection
+        #: (for loops over many small values).
+        self.walk: Callable[[Any], Any]
+        self.text, self.walk = _walker()
 
     def __call__(self, value: Any) -> Any:
         """``value`` with every string inside it scrubbed (see :func:`redact`)."""
-        text = self.text
+        return self.walk(value)
 
-        def walk(item: Any) -> Any:
-            # Exact-type checks first: a report's drill-down is ~10^6 values, and the ABC check
-            # of Mapping on each was a third of the walk (issue 23); subclasses take the general
-            # path. A closure, not a method: a call of ``self`` costs a slot lookup per value.
-            kind = type(item)
-            if kind in _KEPT:
-                return item
-            if kind is str:
-                return text(item)
-            if kind is dict:
-                return {walk(k): walk(v) for k, v in item.items()}
-            if kind is list:
-                return [walk(v) for v in item]
-            if isinstance(item, Scrubbed):
-                return item
-            if isinstance(item, str):
-                return text(item)
-            if isinstance(item, Mapping):
-                return {walk(k): walk(v) for k, v in item.items()}
-            if isinstance(item, list | tuple):
-                return [walk(v) for v in item] if isinstance(item, list) else tuple(map(walk, item))
+
+def _walker() -> tuple[Callable[[str], str], Callable[[Any], Any]]:
+    """A :class:`Redactor`'s two functions, sharing one memory of scrubbed texts (closures, not
+    methods: a call of ``self`` costs a slot lookup per value, and nothing refers back to the
+    redactor)."""
+    seen: dict[str, str] = {}
+
+    def text(string: str) -> str:
+        found = seen.get(string)
+        if found is None:
+            found = seen[string] = scrub(string)
+        return found
+
+    def walk(item: Any) -> Any:
+        # Exact-type checks first: a report's drill-down is ~10^6 values, and the ABC check of
+        # Mapping on each was a third of the walk (issue 23); subclasses take the general path.
+        kind = type(item)
+        if kind in _KEPT:
             return item
+        if kind is str:
+            return text(item)
+        if kind is dict:  # (kept values inline: a call each was half the walk of a report)
+            return {walk(k): v if type(v) in _KEPT else walk(v) for k, v in item.items()}
+        if kind is list:
+            return [v if type(v) in _KEPT else walk(v) for v in item]
+        if isinstance(item, Scrubbed):
+            return item
+        if isinstance(item, str):
+            return text(item)
+        if isinstance(item, Mapping):
+            return {walk(k): walk(v) for k, v in item.items()}
+        if isinstance(item, list | tuple):
+            return [walk(v) for v in item] if isinstance(item, list) else tuple(map(walk, item))
+        return item
 
-        return walk(value)
+    return text, walk
 
 
 #: Types :func:`redact` keeps as they are without looking further (numbers are never cards).

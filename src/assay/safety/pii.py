@@ -125,12 +125,12 @@ def _personal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 
 
 def _ips(text: str) -> Iterator[Finding]:
-    for m in _IPV4.finditer(text) if "." in text else ():
+    for m in _IPV4.finditer(text) if text.count(".") >= 3 else ():  # a dotted quad's dots
         if all(
             int(part) <= 255 and (part == "0" or part[0] != "0") for part in m.group().split(".")
         ) and _personal(ipaddress.IPv4Address(m.group())):
             yield Finding(m.start(), m.end(), "IP_ADDRESS", "pii", m.group())
-    if ":" not in text:
+    if text.count(":") < 2:  # fewer than an IPv6 address has
         return
     for m in _IPV6.finditer(text):
         value = m.group()

@@ -150,13 +150,26 @@ def _product_keys(text: str) -> Iterator[Finding]:
             yield Finding(m.start(), m.end(), "WINDOWS_PRODUCT_KEY", "secret", m.group())
 
 
+def _password_hints(text: str) -> tuple[bool, bool]:
+    """Whether ``text`` may hold a password assignment, and password prose: a case-folded
+    substring test that every text the two hint patterns match passes (under ``IGNORECASE`` the
+    only non-ASCII letters matching ASCII ones are İ, ı, ſ and K, which case-fold to i, s and k).
+    Two case-insensitive pattern searches per text were half the secret scan of a report."""
+    folded = text.casefold()
+    prose = "pass" in folded or "pwd" in folded
+    named = prose or "secret" in folded or "key" in folded or "token" in folded
+    return named and ("=" in text or ":" in text), prose
+
+
 def _passwords(text: str) -> Iterator[Finding]:
-    for m in _ASSIGNMENT.finditer(text) if _ASSIGNMENT_HINT.search(text) else ():
+    assignment, prose = _password_hints(text)
+    hinted = assignment and _ASSIGNMENT_HINT.search(text)
+    for m in _ASSIGNMENT.finditer(text) if hinted else ():
         group = "quoted" if m.group("quoted") is not None else "bare"
         value = m.group(group)
         if not _PLACEHOLDER.match(value.strip()) and not value.startswith(("<", "$", "{{", "%")):
             yield Finding(m.start(group), m.end(group), "PASSWORD", "secret", value)
-    for m in _PASSWORD_PROSE.finditer(text) if _PROSE_HINT.search(text) else ():
+    for m in _PASSWORD_PROSE.finditer(text) if prose and _PROSE_HINT.search(text) else ():
         value = m.group("value")
         if not value.isalpha() and not _PLACEHOLDER.match(value):  # "is required" is prose
             yield Finding(m.start("value"), m.end("value"), "PASSWORD", "secret", value)
