@@ -197,3 +197,75 @@ def detail_edits(
             applicable.append((kind, edited))
     order = rng.permutation(len(applicable))[:per_claim]
     return [applicable[int(i)] for i in sorted(order)]
+
+
+#: Quantity and order words and what replaces each (a meaning change that keeps the topic).
+QUANTITIES = {
+    "all": "some", "every": "no", "some": "no", "none": "all", "many": "few", "few": "many",
+    "most": "few", "more": "less", "less": "more", "fewer": "more", "always": "never",
+    "never": "always", "before": "after", "after": "before", "above": "below",
+    "below": "above", "higher": "lower", "lower": "higher", "both": "neither",
+    "first": "last", "last": "first", "early": "late", "late": "early",
+}
+
+
+def change_quantity(premise: str, claim: str, rng: np.random.Generator) -> str | None:
+    """A quantity or order word replaced by one that changes the claim's meaning ("all" ->
+    "some", "before" -> "after"): function words that no lexical check reads.
+
+    Example:
+        >>> change_quantity("", "All the boys left before noon.", np.random.default_rng(0))
+        'All the boys left after noon.'
+    """
+    found = [m for m in _WORD.finditer(claim) if m.group(0).lower() in QUANTITIES]
+    if not found:
+        return None
+    match = found[int(rng.integers(len(found)))]
+    old = match.group(0)
+    new = QUANTITIES[old.lower()]
+    new = new.capitalize() if old[:1].isupper() else new
+    return claim[: match.start()] + new + claim[match.end() :]
+
+
+def surface_forms(texts: list[str]) -> dict[str, str]:
+    """Each Porter stem of the lower-case words of ``texts`` with its most frequent surface
+    form (ties: the alphabetically first), so an antonym stem can be written as a word.
+
+    Example:
+        >>> surface_forms(["Sales increased.", "It increased; costs decrease."])["increas"]
+        'increased'
+    """
+    from collections import Counter
+
+    from assay.text.porter import porter_stem
+
+    counts = Counter(w for t in texts for w in _WORD.findall(t) if w.islower() and w.isalpha())
+    best: dict[str, tuple[int, str]] = {}
+    for word, count in counts.items():
+        stem = porter_stem(word)
+        if stem not in best or (-count, word) < (-best[stem][0], best[stem][1]):
+            best[stem] = (count, word)
+    return {stem: word for stem, (_, word) in best.items()}
+
+
+def swap_antonym(
+    premise: str, claim: str, rng: np.random.Generator, surfaces: dict[str, str]
+) -> str | None:
+    """A content word replaced by a WordNet antonym (``assay.text.facts.antonyms``) written as
+    ``surfaces`` has it ("increased" -> "decreased", "open" -> "closed").
+
+    Example:
+        >>> swap_antonym("", "Sales increased.", np.random.default_rng(0),
+        ...              {"decreas": "decreased"})
+        'Sales decreased.'
+    """
+    from assay.text.facts import antonyms
+    from assay.text.porter import porter_stem
+
+    options = [(m, surfaces[a]) for m in _WORD.finditer(claim) if m.group(0).isalpha()
+               and m.group(0).islower()
+               for a in sorted(antonyms(porter_stem(m.group(0)))) if a in surfaces]
+    if not options:
+        return None
+    match, new = options[int(rng.integers(len(options)))]
+    return claim[: match.start()] + new + claim[match.end() :]

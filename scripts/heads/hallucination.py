@@ -31,7 +31,14 @@ from assay.backends.nli.head_nli import HeadNLI
 from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS, sentence_signals
 from assay.text.facts import STOPWORDS
 from heads.common import SHIPPED, embedder, logger, stable_fraction
-from heads.edits import EDITS, detail_edits, move_detail
+from heads.edits import (
+    EDITS,
+    change_quantity,
+    detail_edits,
+    move_detail,
+    surface_forms,
+    swap_antonym,
+)
 from heads.nli import LICENCES, load, premise_key, split
 
 L2 = 1e-2
@@ -220,8 +227,11 @@ def with_joined(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
 def with_edits(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
     """The NLI rows (kind ``nli_<label>``) followed by detail edits of the entailed ones (kind
     ``edit_<edit>``, label ``edited``; ``edit_moved`` takes its detail from the rest of the
-    row's document), seeded."""
+    row's document; ``edit_antonym`` and ``edit_quantity`` change a predicate or a quantity
+    word), seeded."""
     rng = np.random.default_rng(seed)
+    meaning_rng = np.random.default_rng([seed, 1])  # its own draws: the other edits unchanged
+    surfaces = surface_forms([t for r in rows for t in (r["premise"], r["hypothesis"])])
     out = [{**r, "kind": f"nli_{r['label']}"} for r in rows]
     for r in rows:
         if r["label"] != "entailment":
@@ -229,6 +239,11 @@ def with_edits(rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
         out.extend({**r, "hypothesis": text, "label": "edited", "kind": f"edit_{kind}"}
                    for kind, text in detail_edits(r["premise"], r["hypothesis"], rng,
                                                   EDITS_PER_CLAIM))
+        for kind, text in (
+                ("antonym", swap_antonym(r["premise"], r["hypothesis"], meaning_rng, surfaces)),
+                ("quantity", change_quantity(r["premise"], r["hypothesis"], meaning_rng))):
+            if text is not None and text.strip() != r["hypothesis"].strip():
+                out.append({**r, "hypothesis": text, "label": "edited", "kind": f"edit_{kind}"})
         moved = move_detail(r["elsewhere"], r["hypothesis"], rng) if r["elsewhere"] else None
         if moved is not None and moved.strip() != r["hypothesis"].strip():
             out.append({**r, "hypothesis": moved, "label": "edited", "kind": "edit_moved"})
@@ -297,7 +312,10 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "its words absent from the context whose WordNet antonym the context uses. "
         "`aligned_support` is one minus the IDF-weighted share of its words and numbers that "
         "the context holds but not the window of two context sentences the sentence aligns "
-        "with best (`assay.text.alignment`: a detail moved to the wrong place).",
+        "with best (`assay.text.alignment`: a detail moved to the wrong place). "
+        "`window_entailment` and `window_not_contradiction` are the NLI head's P(entailment) "
+        "and 1 - P(contradiction) of the sentence against that window alone (against a whole "
+        "passage, one changed detail weighs little).",
         "",
         f"**Weights.** `weights.npz` sha256 `{digest}` (checked before every load).",
         "",
@@ -309,7 +327,9 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "unsupported), and synthetic *detail edits* of their entailed hypotheses "
         f"(`scripts/heads/edits.py`, at most {EDITS_PER_CLAIM} per hypothesis, of different "
         f"kinds: {', '.join(EDITS)}; plus one `moved` edit, a name, number or word taken from "
-        "another premise of the row's document), unsupported: the edit is the only change; and "
+        "another premise of the row's document; one `antonym` edit, a word replaced by its WordNet "
+        "antonym, and one `quantity` edit, a quantity or order word changed: 'all' -> 'some', "
+        "'before' -> 'after'), unsupported: the edit is the only change; and "
         "*joined* claims, an entailed hypothesis joined with a hypothesis of another premise of "
         "its document (supported when that one is entailed, unsupported otherwise). "
         f"The context of a row is its premise among 0 to {MAX_OTHER_PREMISES} other premises "

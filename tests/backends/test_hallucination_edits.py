@@ -15,11 +15,19 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 
-from heads.edits import EDITS, detail_edits, move_detail  # noqa: E402
+from heads.edits import (  # noqa: E402
+    EDITS,
+    change_quantity,
+    detail_edits,
+    move_detail,
+    surface_forms,
+    swap_antonym,
+)
 from heads.hallucination import (  # noqa: E402
     MAX_OTHER_PREMISES,
     kind_weights,
     with_documents,
+    with_edits,
     with_joined,
 )
 
@@ -143,3 +151,34 @@ def test_joined_claims_take_their_second_half_from_another_premise_of_the_docume
         number = second.split()[1]
         assert f"Premise {number} tells a story." in row["others"]  # another premise's claim
         assert (row["label"] == "entailment") == second.endswith("holds.")
+
+
+def test_meaning_edits_change_a_predicate_or_a_quantity_word_only() -> None:
+    rng = np.random.default_rng(0)
+    surfaces = surface_forms(["Sales decreased.", "The door was closed.", "It decreased again."])
+    assert surfaces["decreas"] == "decreased"
+    assert swap_antonym("", "Sales increased in May.", rng, surfaces) == "Sales decreased in May."
+    assert swap_antonym("", "Sales rose in May.", rng, surfaces) is None  # no listed antonym
+    edited = change_quantity("", "All staff left before noon.", rng)
+    assert edited in ("Some staff left before noon.", "All staff left after noon.")
+    assert change_quantity("", "Staff left at noon.", rng) is None
+    # the antonym edit is what the key-fact check sees; a quantity word is not a key fact
+    context = context_facts(["Sales increased in May."])
+    assert [f.text for f in unsupported_key_facts("Sales decreased in May.", context)] == [
+        "decreased"]
+    assert unsupported_key_facts("Sales increased after May.", context_facts(
+        ["Sales increased before May."])) == []
+
+
+def test_meaning_edits_are_added_without_changing_the_other_edits() -> None:
+    row = {"premise": "All staff increased sales in 2019 in Porto.", "hypothesis":
+           "All staff have increased sales in 2019.", "label": "entailment", "source": "s",
+           "others": [],
+           "elsewhere": ""}
+    rows = [row, {**row, "hypothesis": "Sales decreased.", "label": "contradiction"}]
+    edited = {r["kind"]: r["hypothesis"] for r in with_edits(rows, 0)}
+    assert edited["edit_antonym"] == "All staff have decreased sales in 2019."
+    assert edited["edit_quantity"] == "Some staff have increased sales in 2019."
+    # the detail edits are those the trainer made before the meaning edits existed
+    details = detail_edits(row["premise"], row["hypothesis"], np.random.default_rng(0), 2)
+    assert details and all(edited[f"edit_{kind}"] == text for kind, text in details)

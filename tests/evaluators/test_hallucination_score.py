@@ -100,3 +100,19 @@ def test_a_detail_moved_from_elsewhere_in_the_context_is_named(answer: str, move
     assert faithful.details["sentences"][0]["signals"]["aligned_support"] == 1.0
     assert (edited.outcomes["hallucination_score"].value  # type: ignore[operator]
             > faithful.outcomes["hallucination_score"].value)
+
+
+def test_the_window_signals_judge_a_sentence_against_its_aligned_window_only() -> None:
+    """A year moved from a distant sentence of the same passage: the passage as a whole holds
+    it (no contradiction for the word-overlap test NLI), the window the claim aligns with does
+    not, so only the window signal reads it as contradicted."""
+    passage = ("Maria Lopez opened the Porto branch in 2019. The branch serves small businesses. "
+               "Its clients are mostly shops. Most of them pay by card. In 2021 the bank hired "
+               "a new manager for Lisbon.")
+    result = with_test_doubles(HallucinationScore).evaluate([TestCase(
+        id="moved", actual_answer="Maria Lopez opened the Porto branch in 2021.",
+        retrieved_context=[passage])])[0]
+    signals = result.details["sentences"][0]["signals"]
+    assert signals["nli_not_contradiction"] > 0.5
+    assert signals["window_not_contradiction"] < signals["nli_not_contradiction"]
+    assert signals["window_entailment"] < signals["nli_entailment"]

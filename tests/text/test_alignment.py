@@ -73,3 +73,13 @@ def test_claims_without_details_move_nothing(claim: str, expected: tuple[float, 
 def test_detail_keys_normalise_numbers_and_stem_words() -> None:
     assert detail_keys("Fees of 5,000 were waived; fees rose.") == {
         "fee": "Fees", "#5000": "5,000", "waiv": "waived", "rose": "rose"}
+
+
+def test_the_best_window_is_the_sentences_holding_the_claim_s_rarest_details() -> None:
+    index = ContextIndex.of(DOCUMENT)
+    assert index.best_window("Tom Reyes runs the Lisbon office.") == (1, 3)  # first on ties
+    assert index.best_window("Maria Lopez opened the Porto branch.") == (0, 2)
+    # passages: a window never reaches into the next passage, even as the best one
+    split = ContextIndex.of(DOCUMENT, owners=[0, 0, 0, 1])
+    assert split.best_window("Lisbon has 40 staff.") == (3, 4)
+    assert ContextIndex.of([]).best_window("Anything.") == (0, 0)

@@ -1,9 +1,10 @@
 """A judge-free hallucination score: one calibrated, monotone combination of support signals.
 
-Each answer sentence gets seven signals from :mod:`assay.evaluators.hallucination_signals` (NLI
-head entailment and contradiction, embedding similarity, token precision, supported facts,
-unsupported key facts: names, numbers, dates, negations, antonyms, and the details it takes
-from outside the context window it aligns with), all "higher = better supported". The shipped
+Each answer sentence gets nine signals from :mod:`assay.evaluators.hallucination_signals` (NLI
+head entailment and contradiction against each passage and against the context window it
+aligns with, embedding similarity, token precision, supported facts, unsupported key facts:
+names, numbers, dates, negations, antonyms, and the details it takes from outside that
+window), all "higher = better supported". The shipped
 ``hallucination`` head, a logistic regression with non-negative weights (so more support never
 raises the score) fitted on held-out NLI pairs and synthetic detail edits in small documents
 (``scripts/train_heads.py --head hallucination``; data and figures in its model card), turns
@@ -49,6 +50,10 @@ _REASONS = {
                            "negations: {}",
     "aligned_support": "the context passage it matches best does not hold {}, found elsewhere "
                        "in the context (a detail moved to the wrong place?)",
+    "window_entailment": "the context sentences it matches best do not entail it "
+                         "(P(entailment) {:.2f})",
+    "window_not_contradiction": "the context sentences it matches best contradict it "
+                                "(P(contradiction) {:.2f})",
 }
 
 #: How the signals that name words read when another signal is the main reason.
@@ -94,7 +99,8 @@ class HallucinationScore(NLIEvaluator):
     family = "groundedness"
     description = (
         "Judge-free: a monotone logistic combination (non-negative weights, fitted on held-out "
-        "NLI pairs and synthetic detail edits) of NLI-head entailment/contradiction, embedding "
+        "NLI pairs and synthetic detail edits) of NLI-head entailment/contradiction against each "
+        "passage and against the aligned context window, embedding "
         "similarity, token precision, supported facts, unsupported key facts (names, "
         "numbers, dates, negations, antonyms) and details moved from outside the aligned "
         "context window, per answer sentence; 1 - min over sentences of P(supported)."
@@ -178,7 +184,7 @@ class HallucinationScore(NLIEvaluator):
             reason = _REASONS[signal].format(named.pop(signal))
         else:
             shown = values[worst][SIGNALS.index(signal)]
-            if signal == "nli_not_contradiction":
+            if signal in ("nli_not_contradiction", "window_not_contradiction"):
                 shown = 1.0 - shown
             reason = _REASONS[signal].format(shown)
         reason += "".join(f"; {_ALSO[other].format(listed)}" for other, listed in named.items())

@@ -29,7 +29,7 @@ from assay.text.facts import (
 )
 
 #: Name of this signal set (recorded in the head; the evaluator refuses other sets).
-FEATURE_SET = "hallucination-v3"
+FEATURE_SET = "hallucination-v4"
 #: The fact kinds a detail edit changes (counted by ``key_facts_supported``, with the content
 #: words whose antonym the context uses instead).
 KEY_KINDS = ("number", "date", "name", "negation")
@@ -45,6 +45,8 @@ SIGNALS = (
     "key_facts_supported",  # -(unsupported numbers, dates, names, negations, antonyms), cap 5
     "aligned_support",  # 1 - IDF share of its details found in the context but not in the
     # window it aligns with (assay.text.alignment: a detail moved from elsewhere)
+    "window_entailment",  # the NLI head's P(entailment) against that aligned window alone
+    "window_not_contradiction",  # 1 - its P(contradiction) against the aligned window
 )
 
 #: A context as the key-fact check reads it: its normalised keys, and each sentence's content
@@ -99,57 +101,67 @@ def sentence_signals(
 ) -> list[np.ndarray]:
     """Per case, a ``(len(sentences[i]), len(SIGNALS))`` matrix of support signals.
 
+    Every NLI pair of the batch is scored in one call: each sentence against every passage,
+    and against the window of context sentences it aligns with (:mod:`assay.text.alignment`).
+    The window pair is there because a passage is judged as a whole: a detail edit of one of
+    its sentences weighs little against all the others, and against the window it is the
+    claim's only disagreement.
+
     Args:
-        nli: the NLI model (premise = a passage, hypothesis = a sentence).
+        nli: the NLI model (premise = a passage or an aligned window, hypothesis = a sentence).
         embedder: the sentence embedder of the embedding signal.
         sentences: the answer sentences of each case.
         contexts: the non-empty passages of each case (at least one each).
     """
+    # cases often share their context: analyse each one once
+    analysed: dict[tuple[str, ...], tuple[list[str], ContextFacts, ContextIndex]] = {}
     premises: list[str] = []
     hypotheses: list[str] = []
-    for claims, chunks in zip(sentences, contexts, strict=True):
-        for claim in claims:
-            premises.extend(chunks)
-            hypotheses.extend([claim] * len(chunks))
-    scores = nli.predict(premises, hypotheses) if premises else None
     texts: dict[str, None] = {}
     for claims, chunks in zip(sentences, contexts, strict=True):
+        if tuple(chunks) not in analysed:
+            context_sentences, owners = chunk_sentences(chunks)
+            analysed[tuple(chunks)] = (context_sentences, context_facts(context_sentences),
+                                       ContextIndex.of(context_sentences, owners))
+        context_sentences, _, alignment = analysed[tuple(chunks)]
         texts.update(dict.fromkeys(claims))
-        texts.update(dict.fromkeys(chunk_sentences(chunks)[0]))
+        texts.update(dict.fromkeys(context_sentences))
+        for claim in claims:
+            start, stop = alignment.best_window(claim)
+            premises.extend([*chunks, " ".join(context_sentences[start:stop]) or chunks[0]])
+            hypotheses.extend([claim] * (len(chunks) + 1))
+    scores = nli.predict(premises, hypotheses) if premises else None
+    entailment = scores.prob(ENTAILMENT) if scores is not None else np.zeros(0)
+    contradiction = scores.prob(CONTRADICTION) if scores is not None else np.zeros(0)
     ordered = list(texts)
     matrix = embedder.encode(ordered) if ordered else np.zeros((0, 0), np.float32)
     index = {t: i for i, t in enumerate(ordered)}
     out: list[np.ndarray] = []
     row = 0
-    # cases often share their context: analyse each one once
-    analysed: dict[tuple[str, ...], tuple[ContextFacts, ContextIndex]] = {}
     for claims, chunks in zip(sentences, contexts, strict=True):
         joined = "\n".join(chunks)
-        context_sentences, owners = chunk_sentences(chunks)
-        if tuple(chunks) not in analysed:
-            analysed[tuple(chunks)] = (context_facts(context_sentences),
-                                       ContextIndex.of(context_sentences, owners))
-        key_context, alignment = analysed[tuple(chunks)]
+        context_sentences, key_context, alignment = analysed[tuple(chunks)]
         keys = key_context[0]
         context_rows = matrix[[index[s] for s in context_sentences]]
         claim_rows = matrix[[index[c] for c in claims]]
         cosines = cosine_matrix(claim_rows, context_rows) if len(context_rows) else None
         values = np.zeros((len(claims), len(SIGNALS)))
         for k, claim in enumerate(claims):
-            span = slice(row, row + len(chunks))
-            row += len(chunks)
-            assert scores is not None
+            span, window = slice(row, row + len(chunks)), row + len(chunks)
+            row += len(chunks) + 1
             facts = extract_facts(claim)
             flags = [fact_supported(f, keys) for f in facts]
             precision = token_precision(claim, joined)
             values[k] = [
-                float(scores.prob(ENTAILMENT)[span].max()),
-                1.0 - float(scores.prob(CONTRADICTION)[span].max()),
+                float(entailment[span].max()),
+                1.0 - float(contradiction[span].max()),
                 float(cosines[k].max()) if cosines is not None else 0.0,
                 1.0 if precision is None else precision,
                 sum(flags) / len(flags) if flags else 1.0,
                 -float(min(len(unsupported_key_facts(claim, key_context)), KEY_CAP)),
                 1.0 - alignment.moved_details(claim)[0],
+                float(entailment[window]),
+                1.0 - float(contradiction[window]),
             ]
         out.append(values)
     return out

@@ -154,9 +154,12 @@ def _column(series: pd.Series) -> list[Any]:
     if pd.api.types.is_float_dtype(series.dtype):
         missing |= ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
     values = series.astype(object).tolist()
-    if not missing.any():
-        return values
-    return [None if gone else value for value, gone in zip(values, missing, strict=True)]
+    gone = np.flatnonzero(missing)
+    if len(gone) == len(values):
+        return [None] * len(values)
+    for i in gone.tolist():
+        values[i] = None
+    return values
 
 
 def _masked_column(values: list[Any], masked: Redactor) -> list[Any]:
@@ -224,7 +227,10 @@ def drilldown(
     linked = linked_turn_verdicts(
         {key: [metrics[i] for i in rows] for key, rows in positions.items()}, cases, text
     )
-    primary, explanation, details = column["primary"], column["explanation"], column["details"]
+    counts = _outcome_counts(column, positions)
+    explanation, details = column["explanation"], column["details"]
+    shows = [bool(p and (e or d)) for p, e, d in zip(column["primary"], explanation, details,
+                                                    strict=True)]
     entries = []
     for (case_id, model), rows in positions.items():
         case = cases.get((case_id, model), {})
@@ -236,7 +242,7 @@ def drilldown(
                 "details": _details(details[i]),
             }
             for i in rows
-            if primary[i] and (explanation[i] or details[i])
+            if shows[i]
         ]
         first = rows[0]
         entry = {
@@ -259,9 +265,7 @@ def drilldown(
             "trajectory": trajectory_view(case.get("trajectory"), evidence, text),
             "metrics": None,  # below: the outcomes are masked column by column
             "evidence": evidence,
-            "n_fail": sum(metrics[i]["passed"] is False for i in rows),
-            "n_error": sum(metrics[i]["status"] == "error" for i in rows),
-            "n_skipped": sum(metrics[i]["status"] == "skipped" for i in rows),
+            **next(counts),
         }
         order = (-(entry["n_fail"] + entry["n_error"]), model, case_id)  # before masking
         if masked is not None:  # the few values not masked yet (case texts are Scrubbed)
@@ -270,6 +274,26 @@ def drilldown(
         entries.append((order, entry))
     entries.sort(key=lambda pair: pair[0])
     return {"entries": [entry for _, entry in entries], "total": total, "shown": len(entries)}
+
+
+def _outcome_counts(
+    column: dict[str, list[Any]], positions: dict[tuple[str, str], list[int]]
+) -> Iterator[dict[str, int]]:
+    """``n_fail``, ``n_error`` and ``n_skipped`` of each entry of ``positions`` (in its order),
+    counted over the rows' columns at once."""
+    group = np.empty(len(column["status"]), dtype=np.intp)
+    for g, rows in enumerate(positions.values()):
+        group[rows] = g
+    status = np.array(column["status"], dtype=object)
+    flags = {
+        "n_fail": np.array([p is False for p in column["passed"]], dtype=bool),
+        "n_error": status == "error",
+        "n_skipped": status == "skipped",
+    }
+    counted = {k: np.bincount(group[f], minlength=len(positions)).tolist()
+               for k, f in flags.items()}
+    for g in range(len(positions)):
+        yield {k: n[g] for k, n in counted.items()}
 
 
 def run_drilldown(
@@ -368,9 +392,13 @@ def _finite(value: Any) -> Any:
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
         return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
+    if isinstance(value, list):  # (numbers, e.g. BLEU's n-gram counts, without a call each)
+        return [_finite(v) if type(v) in _NESTED else v for v in value]
     return value
+
+
+#: What :func:`_finite` must look into: the rest of a JSON value is kept as it is.
+_NESTED = frozenset({float, dict, list})
 
 
 def read_calibration(directory: Path) -> list[dict[str, Any]]:

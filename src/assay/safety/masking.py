@@ -121,10 +121,10 @@ def _walker() -> tuple[Callable[[str], str], Callable[[Any], Any]]:
             return item
         if kind is str:
             return text(item)
-        if kind is dict:
-            return {walk(k): walk(v) for k, v in item.items()}
+        if kind is dict:  # (kept values inline: a call each was half the walk of a report)
+            return {walk(k): v if type(v) in _KEPT else walk(v) for k, v in item.items()}
         if kind is list:
-            return [walk(v) for v in item]
+            return [v if type(v) in _KEPT else walk(v) for v in item]
         if isinstance(item, Scrubbed):
             return item
         if isinstance(item, str):

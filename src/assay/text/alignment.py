@@ -77,6 +77,8 @@ class ContextIndex:
     windows: tuple[frozenset[str], ...]
     idf: dict[str, float]
     unseen_idf: float
+    #: The context sentences of each window, as a ``(start, stop)`` range.
+    spans: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def of(cls, sentences: Sequence[str], owners: Sequence[int] | None = None) -> ContextIndex:
@@ -90,17 +92,39 @@ class ContextIndex:
         """
         keys = [frozenset(detail_keys(s)) for s in sentences]
         owner = list(owners) if owners is not None else [0] * len(keys)
-        windows = []
+        windows, spans = [], []
         for start in range(len(keys)):
             span = [k for k, o in zip(keys[start:start + WINDOW], owner[start:start + WINDOW],
                                       strict=True) if o == owner[start]]
             if start and len(span) < WINDOW and owner[start - 1] == owner[start]:
                 continue  # the tail of a passage, already inside the window before it
             windows.append(frozenset().union(*span))
+            spans.append((start, start + len(span)))
         counts = Counter(k for sentence in keys for k in sentence)
         n = len(keys)
         idf = {k: dfr_idf(n, c) for k, c in counts.items()}
-        return cls(tuple(windows), idf, dfr_idf(n, 0))
+        return cls(tuple(windows), idf, dfr_idf(n, 0), tuple(spans))
+
+    def best_window(self, claim: str) -> tuple[int, int]:
+        """The ``(start, stop)`` range of the context sentences the claim aligns with: the
+        window holding the largest IDF-weighted part of its details (the first on ties; the
+        first window when the claim has none). ``(0, 0)`` for an empty context.
+
+        Example:
+            >>> index = ContextIndex.of(["The CEO resigned in 2019.", "Sales fell.",
+            ...                          "A new CFO was hired in 2021."])
+            >>> index.best_window("A CFO was hired.")
+            (1, 3)
+        """
+        if not self.windows:
+            return (0, 0)
+        return self.spans[self._best(detail_keys(claim))]
+
+    def _best(self, keys: dict[str, str]) -> int:
+        """Index of the window holding the largest IDF-weighted part of ``keys``."""
+        weights = [sum(self.idf.get(k, self.unseen_idf) for k in keys if k in window)
+                   for window in self.windows]
+        return max(range(len(weights)), key=weights.__getitem__)
 
     def moved_details(self, claim: str) -> tuple[float, list[str]]:
         """The claim's share (IDF-weighted) of details found in the context but not in its best
@@ -124,7 +148,7 @@ class ContextIndex:
         if not keys or not self.windows:
             return 0.0, []
         weight = {k: self.idf.get(k, self.unseen_idf) for k in keys}
-        best = max(self.windows, key=lambda window: sum(weight[k] for k in keys if k in window))
+        best = self.windows[self._best(keys)]
         moved = [k for k in keys if k in self.idf and k not in best]
         while moved:  # another window holding two details or more: a condensed second passage
             other = max(self.windows, key=lambda w: len({details[k][1] for k in moved if k in w}))
