@@ -46,6 +46,8 @@ NAME = "toxicity-token"
 DEV_SHARE = 0.15
 EARLY_STOP_SHARE = 0.05
 TOXIGEN_WEIGHT = 3.0
+#: Targets whose 0.5 is moved to the sentence recipe's dev false-positive rate (the gated ones).
+MATCHED = ("toxicity", "threat")
 #: Sources whose dev rows are reported one by one (both classes within the source).
 REPORTED = ("convabuse", "sbic", "stormfront", "toxigen", "wikipedia")
 
@@ -61,6 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--toxigen-weight", type=float, default=TOXIGEN_WEIGHT,
                         help="weight of a ToxiGen row (others weigh 1)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    parser.add_argument("--no-match-fpr", action="store_false", dest="match_fpr",
+                        help="keep the fitted output biases (see matched_offsets)")
 
 
 def dev_split(examples: Sequence[Example]) -> tuple[list[Example], list[Example]]:
@@ -250,6 +254,21 @@ def dev_metrics(logits: np.ndarray, y: np.ndarray, sources: np.ndarray) -> dict[
     return out
 
 
+def matched_offsets(logits: np.ndarray, baseline: np.ndarray, y: np.ndarray
+                    ) -> dict[str, float]:
+    """Per :data:`MATCHED` target, the shift of its output bias that gives the token head the
+    sentence head recipe's false-positive rate at 0.5 on the dev rows (the token head, fitted
+    with more capacity, is more conservative at 0.5 on the same data; at the same false-positive
+    rate a head that ranks better flags more). Chosen on the dev split only."""
+    out = {}
+    for target in MATCHED:
+        k = TOXICITY_TARGETS.index(target)
+        negative = y[:, k] == 0
+        rate = float((baseline[negative, k] >= 0).mean())
+        out[target] = -float(np.quantile(logits[negative, k], 1.0 - rate))
+    return out
+
+
 def sentence_baseline(args: argparse.Namespace, texts: Texts, y: np.ndarray,
                       train_rows: np.ndarray, dev_rows: np.ndarray) -> np.ndarray:
     """Dev logits of the sentence head's recipe (:func:`heads.toxicity.fit_targets`: one
@@ -296,9 +315,17 @@ def train(args: argparse.Namespace) -> int:
     if gap > 1e-3:
         raise SystemExit(f"numpy and torch disagree on the dev logits by {gap:.2g}")
     sources = np.array([e.source for e in everything])
+    baseline = sentence_baseline(args, texts, y, training, dev)
+    offsets = matched_offsets(logits, baseline, y[dev]) if args.match_fpr else {}
+    for target, offset in offsets.items():
+        layers[-1][1][TOXICITY_TARGETS.index(target)] += offset
+        logits[:, TOXICITY_TARGETS.index(target)] += offset
     metrics = {"dev": dev_metrics(logits, y[dev], sources[dev]),
-               "dev_sentence_head_recipe": dev_metrics(
-                   sentence_baseline(args, texts, y, training, dev), y[dev], sources[dev]),
+               "dev_sentence_head_recipe": dev_metrics(baseline, y[dev], sources[dev]),
+               "dev_false_positive_rate": {
+                   t: round(float((logits[y[dev, k] == 0, k] >= 0).mean()), 4)
+                   for k, t in enumerate(TOXICITY_TARGETS) if t in MATCHED},
+               "bias_offsets": {t: round(float(v), 4) for t, v in offsets.items()},
                "numpy_torch_max_logit_gap": round(gap, 6)}
     logger.info("dev: %s", metrics)
     info = {

@@ -61,6 +61,14 @@ def toxicity_token_card(info: dict[str, Any], digest: str, licences: dict[str, s
         f"made from other dev sentences: {_fmt(dev['toxicity_hate_vs_counter_speech'])} "
         "(sentence head's recipe "
         f"{_fmt(metrics['dev_sentence_head_recipe']['toxicity_hate_vs_counter_speech'])}).", "",
+        *([f"**Threshold.** The output biases of {', '.join(metrics['bias_offsets'])} were "
+           "shifted after the fit ("
+           + ", ".join(f"{t} {v:+.2f}" for t, v in metrics["bias_offsets"].items())
+           + ") so that at 0.5 their dev false-positive rate equals the sentence head recipe's "
+           "(" + ", ".join(f"{t} {v:.3f}" for t, v in metrics["dev_false_positive_rate"].items())
+           + "): fitted with more capacity, the token head was more conservative at 0.5 on the "
+           "same data; AUROC does not change.", ""]
+          if metrics.get("bias_offsets") else []),
         "The shipped numpy forward pass and the torch model agree within "
         f"{max(metrics['numpy_torch_max_logit_gap'], 1e-6):.0e} on every dev logit. Davidson "
         "and the "

@@ -85,7 +85,7 @@ def test_without_prefetch_the_token_head_encodes_each_sentence_once(fresh_cache:
 def test_the_sentence_head_takes_part_in_the_one_pass(fresh_cache: Path) -> None:
     cases = _cases()
     embedder = get_embedder("minilm")
-    evaluator = Toxicity(classifier="head")
+    evaluator = Toxicity(classifier="head-sentence")
     assert prefetch_embeddings([evaluator], cases) == 6
     computed = embedder.stats["computed"]
     evaluator.evaluate(cases)
@@ -93,7 +93,7 @@ def test_the_sentence_head_takes_part_in_the_one_pass(fresh_cache: Path) -> None
 
 
 def test_the_sentence_head_does_not_ask_for_token_matrices(fresh_cache: Path) -> None:
-    evaluator = Toxicity(classifier="head")
+    evaluator = Toxicity(classifier="head-sentence")
     assert not evaluator.needs_tokens
     assert evaluator.embedder_for_prefetch() is get_embedder("minilm")
     assert Toxicity(classifier="profanity-check").embedder_for_prefetch() is None
