@@ -26,6 +26,7 @@ HEADS = {
     "nli-token": "heads.nli_token",
     "hallucination": "heads.hallucination",
     "toxicity": "heads.toxicity",
+    "toxicity-token": "heads.toxicity_token",
     "bias": "heads.bias",
 }
 

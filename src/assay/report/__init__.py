@@ -46,7 +46,8 @@ def write_reports(
     from assay.analyze.summary import analyze_run
     from assay.analyze.uncertainty import DEFAULT_RESAMPLES
     from assay.memory import release_memory
-    from assay.report.drilldown import SELECTION_COLUMNS, read_calibration, run_drilldown
+    from assay.report.calibration_view import read_calibration
+    from assay.report.drilldown import SELECTION_COLUMNS, run_drilldown
     from assay.report.html import render_html
     from assay.safety.masking import redact
 

@@ -1,4 +1,4 @@
-"""Data for the report's per-case drill-down and calibration section, read from a run directory.
+"""Data for the report's per-case drill-down, read from a run directory.
 
 The drill-down joins the long results table with the evaluated cases (the suite copy in the run
 directory) into one entry per case × model: texts, every metric outcome, explanations and
@@ -21,14 +21,7 @@ import pandas as pd
 from assay.data.suite_parquet import parquet_records
 from assay.evaluators.batch import without_cyclic_gc
 from assay.report.dialogue_view import conversation_view, linked_turn_verdicts, trajectory_view
-from assay.rundir.layout import (
-    CALIBRATED_FILE,
-    CALIBRATION_FILES,
-    LEGACY_SUITE_FILE,
-    MANIFEST_FILE,
-    THRESHOLD_FILES,
-)
-from assay.rundir.results import read_calibrated
+from assay.rundir.layout import LEGACY_SUITE_FILE, MANIFEST_FILE
 from assay.rundir.suite_copy import suite_copy
 
 if TYPE_CHECKING:
@@ -65,11 +58,6 @@ _ROW_KEYS = (
 )
 #: Columns of the results :func:`run_drilldown` chooses the shown cases by (with ``full_rows``).
 SELECTION_COLUMNS = ("case_id", "model", "status", "passed")
-#: Calibration reports shown in the HTML report → their plot data file.
-REPORT_FILES = {
-    CALIBRATION_FILES["report"]: CALIBRATION_FILES["plot"],
-    THRESHOLD_FILES["report"]: THRESHOLD_FILES["plot"],
-}
 
 
 def read_cases(
@@ -154,9 +142,12 @@ def _column(series: pd.Series) -> list[Any]:
     if pd.api.types.is_float_dtype(series.dtype):
         missing |= ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
     values = series.astype(object).tolist()
-    if not missing.any():
-        return values
-    return [None if gone else value for value, gone in zip(values, missing, strict=True)]
+    gone = np.flatnonzero(missing)
+    if len(gone) == len(values):
+        return [None] * len(values)
+    for i in gone.tolist():
+        values[i] = None
+    return values
 
 
 def _masked_column(values: list[Any], masked: Redactor) -> list[Any]:
@@ -224,7 +215,10 @@ def drilldown(
     linked = linked_turn_verdicts(
         {key: [metrics[i] for i in rows] for key, rows in positions.items()}, cases, text
     )
-    primary, explanation, details = column["primary"], column["explanation"], column["details"]
+    counts = _outcome_counts(column, positions)
+    explanation, details = column["explanation"], column["details"]
+    shows = [bool(p and (e or d)) for p, e, d in zip(column["primary"], explanation, details,
+                                                    strict=True)]
     entries = []
     for (case_id, model), rows in positions.items():
         case = cases.get((case_id, model), {})
@@ -236,7 +230,7 @@ def drilldown(
                 "details": _details(details[i]),
             }
             for i in rows
-            if primary[i] and (explanation[i] or details[i])
+            if shows[i]
         ]
         first = rows[0]
         entry = {
@@ -259,9 +253,7 @@ def drilldown(
             "trajectory": trajectory_view(case.get("trajectory"), evidence, text),
             "metrics": None,  # below: the outcomes are masked column by column
             "evidence": evidence,
-            "n_fail": sum(metrics[i]["passed"] is False for i in rows),
-            "n_error": sum(metrics[i]["status"] == "error" for i in rows),
-            "n_skipped": sum(metrics[i]["status"] == "skipped" for i in rows),
+            **next(counts),
         }
         order = (-(entry["n_fail"] + entry["n_error"]), model, case_id)  # before masking
         if masked is not None:  # the few values not masked yet (case texts are Scrubbed)
@@ -270,6 +262,26 @@ def drilldown(
         entries.append((order, entry))
     entries.sort(key=lambda pair: pair[0])
     return {"entries": [entry for _, entry in entries], "total": total, "shown": len(entries)}
+
+
+def _outcome_counts(
+    column: dict[str, list[Any]], positions: dict[tuple[str, str], list[int]]
+) -> Iterator[dict[str, int]]:
+    """``n_fail``, ``n_error`` and ``n_skipped`` of each entry of ``positions`` (in its order),
+    counted over the rows' columns at once."""
+    group = np.empty(len(column["status"]), dtype=np.intp)
+    for g, rows in enumerate(positions.values()):
+        group[rows] = g
+    status = np.array(column["status"], dtype=object)
+    flags = {
+        "n_fail": np.array([p is False for p in column["passed"]], dtype=bool),
+        "n_error": status == "error",
+        "n_skipped": status == "skipped",
+    }
+    counted = {k: np.bincount(group[f], minlength=len(positions)).tolist()
+               for k, f in flags.items()}
+    for g in range(len(positions)):
+        yield {k: n[g] for k, n in counted.items()}
 
 
 def run_drilldown(
@@ -352,7 +364,7 @@ def _details(raw: Any) -> Any:
         value = json.loads(raw)
     except (TypeError, ValueError):
         return _clip(str(raw))
-    value = _finite(value)
+    value = finite(value)
     # Written back, the JSON is at most 4.5x the stored text (strings never grow; a separator
     # gains a space; ``1e15`` becomes 1000000000000000.0): only a long one can be oversized.
     if len(raw) * 5 > 4 * MAX_TEXT:
@@ -362,72 +374,24 @@ def _details(raw: Any) -> Any:
     return value
 
 
-def _finite(value: Any) -> Any:
-    """Replace NaN and infinities (valid in Python's JSON, not in a browser's) by None."""
+def finite(value: Any) -> Any:
+    """Replace NaN and infinities (valid in Python's JSON, not in a browser's) by None.
+
+    Example:
+        >>> finite({"a": [float("nan"), 1.5], 2: float("inf")})
+        {'a': [None, 1.5], '2': None}
+    """
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return {str(k): finite(v) for k, v in value.items()}
+    if isinstance(value, list):  # (numbers, e.g. BLEU's n-gram counts, without a call each)
+        return [finite(v) if type(v) in _NESTED else v for v in value]
     return value
 
 
-def read_calibration(directory: Path) -> list[dict[str, Any]]:
-    """Calibration outputs of the run: ``calibration.json`` / ``thresholds.json`` reports in the run
-    directory or one level below (``assay calibrate`` writes ``RUN_DIR/calibration/``), each with
-    the reliability bins of its ``*_plot.json`` when present, and ``calibrated.parquet``
-    (``assay evaluate --calibrator``) summarised.
-
-    Example:
-        >>> import tempfile
-        >>> read_calibration(Path(tempfile.mkdtemp()))
-        []
-    """
-    found: list[dict[str, Any]] = []
-    reports = [
-        p
-        for name in REPORT_FILES
-        for base in ("", "*/")
-        for p in sorted(directory.glob(base + name))
-    ]
-    tables = [directory / CALIBRATED_FILE] if (directory / CALIBRATED_FILE).is_file() else []
-    for path in dict.fromkeys([*reports, *tables]):
-        name = path.relative_to(directory).as_posix()
-        try:
-            if path.suffix == ".json":
-                data = _finite(json.loads(path.read_text(encoding="utf-8")))
-                plot = path.with_name(REPORT_FILES[path.name])
-                plot_data: dict[str, Any] = {}
-                if plot.is_file():
-                    plot_data = _finite(json.loads(plot.read_text(encoding="utf-8")))
-                found.append({"file": name, "kind": "json", "data": data,
-                              "reliability": plot_data.get("reliability"), "plot": plot_data})
-            else:
-                table = read_calibrated(directory)  # the one table file: it exists
-                summary = _table_summary(table) if table is not None else {}
-                found.append({"file": name, "kind": "table", "data": summary, "reliability": None})
-        except (OSError, ValueError, AttributeError) as exc:
-            logger.warning("cannot read calibration output %s: %s", path, exc)
-            found.append({"file": name, "kind": "error", "data": str(exc), "reliability": None})
-    return found
-
-
-def _table_summary(frame: pd.DataFrame) -> dict[str, Any]:
-    summary: dict[str, Any] = {"rows": len(frame), "columns": list(map(str, frame.columns))}
-    flags = frame.select_dtypes("bool")
-    if not flags.empty:
-        summary["share_true"] = {str(k): float(v) for k, v in flags.mean().items()}
-    numeric = frame.select_dtypes("number")
-    if not numeric.empty:
-        summary["means"] = {str(k): float(v) for k, v in numeric.mean().items() if pd.notna(v)}
-    for column in frame.columns:
-        if frame[column].dtype == object and frame[column].nunique() <= 12:
-            counts = frame[column].astype(str).value_counts()
-            summary.setdefault("counts", {})[str(column)] = {
-                str(k): int(v) for k, v in counts.items()
-            }
-    return summary
+#: What :func:`finite` must look into: the rest of a JSON value is kept as it is.
+_NESTED = frozenset({float, dict, list})
 
 
 def _shown_answer(case: Mapping[str, Any]) -> Any:

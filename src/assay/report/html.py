@@ -167,7 +167,8 @@ def render_html(
         problems: the run's problems.
         insights: the run's insights.
         manifest: the run manifest (run information in the header), when known.
-        calibration: calibration outputs from :func:`assay.report.drilldown.read_calibration`.
+        calibration: calibration outputs from
+            :func:`assay.report.calibration_view.read_calibration`.
         title: page title.
 
     Example:

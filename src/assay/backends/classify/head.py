@@ -12,6 +12,11 @@ Outputs (``head.json`` → ``training.output``):
   category never exceeds the toxicity score (as in ToxicSpans' annotation scheme).
 * ``"binary"`` (bias): one logit; categories ``("Non-biased", "Biased")`` = ``(1 - p, p)``.
 
+A head over token vectors (feature set :data:`assay.backends.heads.token_pool.FEATURE_SET`, the
+token toxicity head) reads the token matrices of the same MiniLM pass as the sentence vector
+(:meth:`~assay.backends.embed.cache.CachedEmbedder.encode_with_tokens`: one forward pass, or
+none when the run's prefetch already kept them) through its attention-pooling layer.
+
 A head whose weights file holds a ``deobfuscate`` lexicon (the toxicity head) reads each
 text through :func:`assay.text.deobfuscate.deobfuscate` first, so that ``k1ll`` or ``w o m e n``
 reach the encoder as the words they spell; ordinary text is unchanged and keeps its cached
@@ -23,14 +28,19 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from assay.backends.classify.base import ClassScores
+from assay.backends.heads.token_pool import FEATURE_SET as TOKEN_FEATURE_SET
+from assay.backends.heads.token_pool import TokenPooler
 from assay.errors import BackendError
 from assay.params import PickledAsParams
 from assay.text.deobfuscate import Lexicon, deobfuscate
+
+if TYPE_CHECKING:
+    from assay.backends.embed.cache import CachedEmbedder
 
 #: The feature set the text heads read: the L2-normalised all-MiniLM-L6-v2 sentence vector.
 FEATURE_SET = "minilm-sentence-v1"
@@ -83,7 +93,8 @@ class HeadClassifier(PickledAsParams):
     """A :class:`~assay.backends.classify.base.TextClassifier` from a shipped text head.
 
     Args:
-        head: a shipped head's name (``"toxicity"``, ``"bias"``) or a head folder.
+        head: a shipped head's name (``"toxicity"``, ``"toxicity-token"``, ``"bias"``) or a
+            head folder.
         embedder: the embedder spec whose vectors the head reads (all-MiniLM-L6-v2 only: the
             head was trained on it; another model is refused when the head loads).
 
@@ -102,6 +113,7 @@ class HeadClassifier(PickledAsParams):
         self.embedder = embedder
         self._loaded: tuple[Any, Any] | None = None
         self._lexicon: Lexicon | None = None
+        self._pooler: TokenPooler | None = None
         self._lock = threading.Lock()
 
     def load(self) -> tuple[Any, Any]:
@@ -115,9 +127,12 @@ class HeadClassifier(PickledAsParams):
                     from assay.backends.heads.store import load_head
 
                     head = load_head(self.head)
-                    if head.features != FEATURE_SET:
+                    if head.features not in (FEATURE_SET, TOKEN_FEATURE_SET):
                         raise BackendError(f"head {head.name!r} reads features {head.features!r}"
-                                           f", not {FEATURE_SET!r}: not a text head")
+                                           f", not {FEATURE_SET!r} or {TOKEN_FEATURE_SET!r}: "
+                                           "not a text head")
+                    if head.features == TOKEN_FEATURE_SET:
+                        self._pooler = TokenPooler.from_arrays(head.extra)
                     embedder = get_embedder(self.embedder)
                     if embedder.model_id != minilm.MODEL_ID:
                         raise BackendError(
@@ -136,27 +151,53 @@ class HeadClassifier(PickledAsParams):
         head, embedder = self.load()
         return f"{head.model_id}+{embedder.model_id}"
 
+    @property
+    def reads_tokens(self) -> bool:
+        """Whether the head reads token matrices (a run's embedding pass must keep them)."""
+        self.load()
+        return self._pooler is not None
+
+    def resolved_embedder(self) -> CachedEmbedder:
+        """The process's shared caching embedder, looked up on every call (as the NLI head
+        does): a held one goes stale when the shared embedders are reset, and the engine's
+        prefetch would then fill another embedder than the one the head reads."""
+        from assay.backends.embed.factory import get_embedder
+
+        self.load()
+        return get_embedder(self.embedder)
+
     def read(self, texts: Sequence[str]) -> list[str]:
         """The texts as the head reads them: spelling variants undone when it has a lexicon."""
         self.load()
         lexicon = self._lexicon
         return [deobfuscate(t, lexicon) for t in texts] if lexicon else list(texts)
 
-    def scores_of(self, vectors: np.ndarray) -> ClassScores:
-        """Category scores of the embedding rows ``vectors`` (of texts as :meth:`read` gives)."""
+    def scores_of(self, vectors: np.ndarray, tokens: Sequence[np.ndarray] | None = None
+                  ) -> ClassScores:
+        """Category scores of the embedding rows ``vectors`` (of texts as :meth:`read` gives)
+        and, for a token head, of their token matrices ``tokens`` (same pass)."""
         head, _ = self.load()
         training = head.header.get("training", {})
+        if self._pooler is not None and len(vectors):
+            if tokens is None or len(tokens) != len(vectors):
+                raise BackendError(f"head {head.name!r} reads token matrices: pass one per row")
+            vectors = self._pooler.features(vectors, tokens)
         logits = head.logits(vectors) if len(vectors) else np.zeros((0, len(head.labels)))
         return head_scores(head.labels, str(training.get("output", "")), logits,
                            tuple(training.get("direct", ())))
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
-        """Category scores of ``texts`` (one embedding per distinct text, shared cache)."""
-        _, embedder = self.load()
+        """Category scores of ``texts`` (one embedding per distinct text, shared cache; a token
+        head's token matrices from the same pass)."""
         if not texts:
             return self.scores_of(np.zeros((0, 0), dtype=np.float32))
         read = self.read(texts)
-        scores = self.scores_of(np.asarray(embedder.encode(read), dtype=np.float32))
+        embedder = self.resolved_embedder()
+        if self._pooler is not None:
+            vectors, tokens = embedder.encode_with_tokens(read)
+            scores = self.scores_of(np.asarray(vectors, dtype=np.float32), tokens)
+        else:
+            scores = self.scores_of(np.asarray(embedder.encode(read), dtype=np.float32))
         return dataclasses.replace(scores, read_as=tuple(read)) if self._lexicon else scores
 
     def __repr__(self) -> str:

@@ -41,6 +41,7 @@ import numpy as np
 from assay.backends.embed.base import TokenEmbedder
 from assay.backends.heads.nli_features import SCALARS, premise_sentences, sentence_pair
 from assay.backends.heads.nli_features import texts_of_pairs as texts_of_pairs
+from assay.backends.heads.store import required_arrays
 from assay.errors import BackendError
 
 #: Name of this feature set (recorded in ``head.json``).
@@ -96,19 +97,15 @@ class TokenAligner:
     def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> TokenAligner:
         """Build from the head's extra arrays (:data:`ARRAYS`); :class:`BackendError` if any is
         missing or the shapes disagree."""
-        missing = [name for name in ARRAYS if name not in arrays]
-        if missing:
-            raise BackendError(f"the token NLI head lacks the arrays {missing}")
-        proj_w = np.asarray(arrays["proj_W"], dtype=np.float32)
-        cmp_w = np.asarray(arrays["cmp_W"], dtype=np.float32)
+        found = required_arrays(arrays, ARRAYS, "the token NLI head")
+        proj_w, cmp_w = found["proj_W"], found["cmp_W"]
         d = proj_w.shape[1]
         if cmp_w.shape[0] != 4 * d:
             raise BackendError(f"the token NLI head's compare layer expects {cmp_w.shape[0]} "
                                f"inputs, not 4 x {d}")
         blocks = [cmp_w[k * d : (k + 1) * d] for k in range(4)]
-        return cls(proj_w, np.asarray(arrays["proj_b"], dtype=np.float32),
-                   blocks[0] + blocks[2], blocks[1] - blocks[2], blocks[3],
-                   np.asarray(arrays["cmp_b"], dtype=np.float32))
+        return cls(proj_w, found["proj_b"], blocks[0] + blocks[2], blocks[1] - blocks[2],
+                   blocks[3], found["cmp_b"])
 
     @property
     def compare_size(self) -> int:

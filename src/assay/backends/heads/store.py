@@ -115,6 +115,21 @@ class Head:
         return self.logits(x)[:, self.labels.index(label)] / self.row_norm(label)
 
 
+def required_arrays(arrays: Mapping[str, np.ndarray], names: Sequence[str], what: str
+                    ) -> dict[str, np.ndarray]:
+    """The feature-layer arrays ``names`` of a head (``what`` names it in the error), as float32;
+    :class:`BackendError` when any is missing.
+
+    Example:
+        >>> required_arrays({"a": np.zeros(2)}, ["a"], "the toy head")["a"].dtype
+        dtype('float32')
+    """
+    missing = [name for name in names if name not in arrays]
+    if missing:
+        raise BackendError(f"{what} lacks the arrays {missing}")
+    return {name: np.asarray(arrays[name], dtype=np.float32) for name in names}
+
+
 def head_dir(name: str) -> Path:
     """The shipped folder of head ``name``."""
     return SHIPPED / name
