@@ -372,6 +372,11 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "not (see the per-kind columns above). No signal sees a near-synonym that changes the "
         "meaning ('manager' for 'executive'): see the subgroup figure in "
         "`benchmarks/results/heads_validity.md`.",
+        "- Quantity and order words ('all', 'some', 'before', 'after') are stop words to every "
+        "lexical signal: only the NLI signals see a changed one (the `edit_quantity` column). "
+        "The training documents are a few short premises, so the aligned window is nearly the "
+        "whole passage there and the window signals were fitted where they add little; their "
+        "use is on long contexts.",
         "- Its probability is calibrated on this training mix (about one row in four "
         "supported), not on a user's data: recalibrate with `assay calibrate` on labelled cases.",
         "",

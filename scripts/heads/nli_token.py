@@ -42,6 +42,10 @@ NAME = "nli-token"
 #: Edit kinds whose edited claim contradicts the premise; the others are labelled neutral.
 CONTRADICTING_EDITS = ("number", "name", "negation", "roles")
 EARLY_STOP_SHARE = 0.05
+#: The NLI files whose pairs were chosen or revised so that a few words decide the label
+#: (counterfactually revised SNLI; TaxiNLI's selection by reasoning category): the rows that
+#: ``--minimal-weight`` weighs up.
+MINIMAL_EDIT_SOURCES = ("snli_counterfactual", "mnli_taxinli")
 #: Detail edits made of each entailed training hypothesis, at most.
 EDITS_PER_CLAIM = 2
 
@@ -55,9 +59,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate")
     parser.add_argument("--no-edits", action="store_true", help="train on NLI pairs only")
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    parser.add_argument("--minimal-weight", type=float, default=1.0,
+                        help="loss weight of the pairs of MINIMAL_EDIT_SOURCES and of the "
+                             "detail edits (the others weigh 1)")
     parser.add_argument("--train-share", type=float, default=1.0,
                         help="share of the training premises used (grouped, chosen by a hash "
                              "of the premise; the validation premises are always kept)")
+
+
+def row_weights(rows: list[dict[str, Any]], weight: float) -> np.ndarray:
+    """Loss weight of each row: ``weight`` for the pairs of :data:`MINIMAL_EDIT_SOURCES` and
+    the detail edits, 1 for the others.
+
+    Example:
+        >>> row_weights([{"source": "snli_dev_test", "kind": "nli_neutral"},
+        ...              {"source": "snli_dev_test", "kind": "edit_name"},
+        ...              {"source": "mnli_taxinli", "kind": "nli_neutral"}], 2.0).tolist()
+        [1.0, 2.0, 2.0]
+    """
+    return np.array([weight if r["source"] in MINIMAL_EDIT_SOURCES or r["kind"].startswith(
+        "edit_") else 1.0 for r in rows], dtype=np.float32)
 
 
 def rows_with_edits(rows: list[dict[str, Any]], seed: int, edits: bool) -> list[dict[str, Any]]:
@@ -104,6 +125,7 @@ class Pairs:
             self.hypothesis.append(tokens[index[h]])
             self.scalars[i] = sentence_pair(matrix, index, p, h)[2]
         self.y = np.array([LABELS.index(r["label"]) for r in rows])
+        self.weight = np.ones(len(rows), dtype=np.float32)
 
     def batches(self, rows: np.ndarray, size: int, rng: np.random.Generator | None) -> Iterator[
             tuple[np.ndarray, Any]]:
@@ -230,9 +252,15 @@ def fit(args: argparse.Namespace, pairs: Pairs, train_rows: np.ndarray, stop_row
     for epoch in range(args.epochs):
         model.train()
         started, total = time.perf_counter(), 0.0
-        for _, (p, pm, h, hm, s, y) in pairs.batches(train_rows, args.batch, rng):
+        for chunk, (p, pm, h, hm, s, y) in pairs.batches(train_rows, args.batch, rng):
             optimiser.zero_grad()
-            loss = torch.nn.functional.cross_entropy(model(p, pm, h, hm, s), y)
+            logits = model(p, pm, h, hm, s)
+            if args.minimal_weight == 1.0:  # the plain mean: the same bytes as before weights
+                loss = torch.nn.functional.cross_entropy(logits, y)
+            else:
+                w = torch.from_numpy(pairs.weight[chunk])
+                loss = (torch.nn.functional.cross_entropy(logits, y, reduction="none")
+                        * w).sum() / w.sum()
             loss.backward()
             optimiser.step()
             total += loss.item() * len(y)
@@ -267,6 +295,7 @@ def train(args: argparse.Namespace) -> int:
                 int(held_nli.sum()), int(is_edit.sum()))
     emb = embedder(args.cache_dir)
     pairs = Pairs(emb, rows)
+    pairs.weight = row_weights(rows, args.minimal_weight)
     embedded = time.perf_counter() - started
     training = np.flatnonzero(~held)
     stop = np.array([stable_fraction("stop:" + premise_key(rows[i]["premise"]))
@@ -299,6 +328,7 @@ def train(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "limit_per_file": args.limit,
         "train_share": args.train_share,
+        "minimal_weight": args.minimal_weight,
         "max_epochs": args.epochs,
         "threads": args.threads,
         "project": args.project,

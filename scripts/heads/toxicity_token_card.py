@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from heads.cards import _card, _fmt
+from heads.toxicity_data import TOXICITY_TARGETS
 
 
 def _dev_table(metrics: dict[str, Any]) -> list[str]:
     heads = {"token head (this one)": metrics["dev"],
              "sentence head's recipe, same training rows": metrics["dev_sentence_head_recipe"]}
     first = next(iter(heads.values()))
-    targets = [k for k, v in first.items() if not isinstance(v, dict)]
+    targets = [*TOXICITY_TARGETS, "toxicity_hate_vs_counter_speech"]
     sources = list(first["toxicity_by_source"])
     rows = ["| model | " + " | ".join(targets) + " | "
             + " | ".join(f"toxicity, {s}" for s in sources) + " |",

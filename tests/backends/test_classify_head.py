@@ -84,3 +84,28 @@ def test_specs_pickling_and_model_cards() -> None:
 def test_head_scores_rejects_an_unknown_output_kind() -> None:
     with pytest.raises(BackendError, match="unknown head output"):
         head_scores(("x",), "softmax", np.zeros((1, 1)))
+
+
+def test_the_token_toxicity_head_ships_verified_and_reads_tokens(tmp_path: Path) -> None:
+    from assay.backends.heads.store import head_dir, load_head
+
+    head = load_head("toxicity-token")
+    assert head.features == "minilm-token-pool-v1" and head.extra["proj_W"].shape[0] == 384
+    assert head.data["deobfuscate"] == load_head("toxicity").data["deobfuscate"]
+    clf = get_classifier("head-token", "toxicity")
+    assert isinstance(clf, HeadClassifier) and clf.reads_tokens
+    scores = clf.predict(TEXTS)
+    assert scores.categories == load_head("toxicity").labels
+    assert ((scores.scores >= 0) & (scores.scores <= 1)).all()
+    assert (scores.scores[:, 1:] <= scores.scores[:, :1] + 1e-12).all()
+    assert scores.column("toxicity")[1] < 0.5 < scores.column("toxicity")[2]
+    assert clf.model_id.startswith("assay-head-toxicity-token@sha256:")
+    card = (head_dir("toxicity-token") / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert head.sha256 in card and "## Limits" in card and "Dev split" in card
+    folder = tmp_path / "toxicity-token"
+    shutil.copytree(head_dir("toxicity-token"), folder)
+    data = bytearray((folder / "weights.npz").read_bytes())
+    data[-40] ^= 0xFF
+    (folder / "weights.npz").write_bytes(bytes(data))
+    with pytest.raises(BackendError, match="does not match"):
+        HeadClassifier(str(folder)).predict(["hello"])

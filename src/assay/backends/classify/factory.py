@@ -1,9 +1,11 @@
 """Turning a toxicity or bias spec into a ready classifier, once per process.
 
 Toxicity specs: ``"head"`` (the toxicity head shipped with assay: six categories on frozen
-all-MiniLM-L6-v2 vectors, sha256-verified; the offline default), ``"head+profanity"`` (the head
-and the profanity model, equal weights), ``"profanity-check"`` (alt-profanity-check's offensive-
-language model, sha256-verified), ``"detoxify"`` or ``"detoxify:unbiased"`` /
+all-MiniLM-L6-v2 vectors, sha256-verified; the offline default), ``"head-sentence"`` (that head
+by its own name), ``"head-token"`` (the token toxicity head: the same categories from attention
+pooling over the MiniLM token vectors of the same pass; design note 0037), ``"head+profanity"``
+(the head and the profanity model, equal weights), ``"profanity-check"`` (alt-profanity-check's
+offensive-language model, sha256-verified), ``"detoxify"`` or ``"detoxify:unbiased"`` /
 ``"detoxify:multilingual"`` (weights must be present locally), ``"ensemble"`` (profanity-check +
 detoxify, equal weights), ``"auto"`` (that ensemble when the detoxify weights are present, else
 the head), ``"hf:<name or path>"`` (any Hugging Face toxicity classifier, e.g.
@@ -100,6 +102,8 @@ TOXICITY: BackendFamily[TextClassifier] = BackendFamily(
     "toxicity", TextClassifier, where="get_classifier", expected=_EXPECTED,
     param="classifier")
 for _name, _build in (("auto", _auto), ("head", lambda _: _head("toxicity")),
+                      ("head-sentence", lambda _: _head("toxicity")),
+                      ("head-token", lambda _: _head("toxicity-token")),
                       ("head+profanity", _head_and_profanity), ("profanity-check", _profanity),
                       ("profanity", _profanity), ("offline", _profanity), ("fake", _keywords),
                       ("detoxify", _detoxify), ("ensemble", _ensemble), ("hf", _hf_toxicity)):
