@@ -8,7 +8,7 @@ is never training data for assay's heads. Measured in one run, through the ``tox
 as a user runs it (sentence split, max over sentences):
 
 * the sentence toxicity head (``classifier="head"`` / ``"head-sentence"``, the default) and
-  the token toxicity head (``"head-token"``, design note 0037): ``toxicity_score`` and each
+  the token toxicity head (``"head-token"``, design note 0038): ``toxicity_score`` and each
   category;
 * the previous default, alt-profanity-check (``"profanity-check"``; it was *trained* on data that
   includes Davidson, so its figure is optimistic), and the ensemble ``"head+profanity"``;

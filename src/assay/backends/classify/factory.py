@@ -3,7 +3,7 @@
 Toxicity specs: ``"head"`` (the toxicity head shipped with assay: six categories on frozen
 all-MiniLM-L6-v2 vectors, sha256-verified; the offline default), ``"head-sentence"`` (that head
 by its own name), ``"head-token"`` (the token toxicity head: the same categories from attention
-pooling over the MiniLM token vectors of the same pass; design note 0037), ``"head+profanity"``
+pooling over the MiniLM token vectors of the same pass; design note 0038), ``"head+profanity"``
 (the head and the profanity model, equal weights), ``"profanity-check"`` (alt-profanity-check's
 offensive-language model, sha256-verified), ``"detoxify"`` or ``"detoxify:unbiased"`` /
 ``"detoxify:multilingual"`` (weights must be present locally), ``"ensemble"`` (profanity-check +
