@@ -143,3 +143,27 @@ def test_email_edge_cases() -> None:
     assert kinds("(.jane@example.com)") == [("EMAIL_ADDRESS", "jane@example.com")]
     assert kinds("x" * 70 + "@example.com") == []  # local part longer than 64
     assert kinds("é" + "jane@example.com") == []  # glued to a word
+
+
+def test_digit_prefilters_pass_every_text_the_patterns_match() -> None:
+    """The searches that spare the card, SSN and address scans let through every text one of
+    those patterns matches (generated texts of digits, separators, words and street names,
+    Unicode digits included)."""
+    import random
+
+    from assay.safety.pii import _ADDRESS, _ADDRESS_START, _CARD, _SSN, _has_digit_run
+
+    pieces = ["1", "4", "7", "0", "\u0663", "1234", "567", "89", " ", "-", ".", "(", ")", "+", "/",
+              "x", "a", "B", "b", " Main", " Street", " St.", " Ave", " Oak", ", Apt 4"]
+    rng = random.Random(0)
+    reached = {"card": 0, "ssn": 0, "address": 0}
+    for _ in range(30_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30)))
+        for name, pattern in (("card", _CARD), ("ssn", _SSN)):
+            if pattern.search(text):
+                reached[name] += 1
+                assert _has_digit_run(text), (name, text)
+        if _ADDRESS.search(text):
+            reached["address"] += 1
+            assert _ADDRESS_START.search(text), text
+    assert min(reached.values()) > 50, reached  # the generator does reach every pattern

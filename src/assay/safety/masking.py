@@ -59,7 +59,8 @@ def scrub(text: str) -> str:
 
 
 def _scrubbed(text: str) -> str:
-    return mask(text, find_sensitive(text))
+    findings = find_sensitive(text)
+    return mask(text, findings) if findings else text
 
 
 #: Scrubbed texts remembered per process (a few MB for answer-length texts).
