@@ -121,3 +121,21 @@ def fit_dense(
         w, b = layers[-1]
         layers[-1] = (np.hstack([-w / 2, w / 2]), np.hstack([-b / 2, b / 2]))
     return layers, mean, scale, model
+
+
+def torch_head_arrays(
+    model: Any, extra: Sequence[str], dense: Sequence[str]
+) -> tuple[dict[str, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]:
+    """A trained torch head's ``Linear`` layers in assay's head format: the ``extra`` ones as
+    named arrays ``<name>_W`` / ``<name>_b``, the ``dense`` ones as ``(W, b)`` layers in order;
+    ``W`` is inputs x outputs, float32, C-ordered (as :func:`save_head` stores it)."""
+
+    def arrays(name: str) -> tuple[np.ndarray, np.ndarray]:
+        layer = getattr(model, name)
+        weight = layer.weight.detach().cpu().numpy().astype(np.float32)
+        return weight.T.copy(), layer.bias.detach().cpu().numpy().astype(np.float32)
+
+    named = {}
+    for name in extra:
+        named[f"{name}_W"], named[f"{name}_b"] = arrays(name)
+    return named, [arrays(name) for name in dense]

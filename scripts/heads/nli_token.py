@@ -34,7 +34,7 @@ from assay.backends.heads.nli_tokens import (
     token_pair_features,
 )
 from assay.backends.heads.store import Head, save_head
-from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction
+from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction, torch_head_arrays
 from heads.edits import detail_edits
 from heads.nli import LABELS, evaluate, load, premise_key, split
 
@@ -212,18 +212,6 @@ def scalar_standardisation(pairs: Pairs, rows: np.ndarray, compare: int) -> tupl
     return mean, scale
 
 
-def export(model: Any) -> tuple[dict[str, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]:
-    """The torch weights as the head's extra arrays and dense layers (``W`` is inputs x outputs)."""
-    def t(x: Any) -> np.ndarray:
-        return x.detach().cpu().numpy().astype(np.float32)
-
-    extra = {"proj_W": t(model.proj.weight).T.copy(), "proj_b": t(model.proj.bias),
-             "cmp_W": t(model.cmp.weight).T.copy(), "cmp_b": t(model.cmp.bias)}
-    layers = [(t(model.hidden.weight).T.copy(), t(model.hidden.bias)),
-              (t(model.out.weight).T.copy(), t(model.out.bias))]
-    return extra, layers
-
-
 def predict(model: Any, pairs: Pairs, rows: np.ndarray) -> np.ndarray:
     """Torch logits of ``rows``, in the order of ``rows``."""
     import torch
@@ -302,7 +290,7 @@ def train(args: argparse.Namespace) -> int:
                      < EARLY_STOP_SHARE for i in training])
     mean, scale = scalar_standardisation(pairs, training[~stop], args.compare)
     model, history = fit(args, pairs, training[~stop], training[stop], mean, scale)
-    extra, layers = export(model)
+    extra, layers = torch_head_arrays(model, ("proj", "cmp"), ("hidden", "out"))
     head = Head(NAME, LABELS, FEATURE_SET, layers, mean, scale, extra=extra)
     validation = np.flatnonzero(held & ~is_edit)
     edits = np.flatnonzero(held & is_edit)

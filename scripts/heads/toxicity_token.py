@@ -31,7 +31,7 @@ import numpy as np
 from assay.backends.embed import minilm
 from assay.backends.heads.store import Head, save_head
 from assay.backends.heads.token_pool import FEATURE_SET, TokenPooler
-from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction
+from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction, torch_head_arrays
 from heads.toxicity import DIRECT, LICENCES, auroc, fit_logistic, labels_of
 from heads.toxicity_data import (
     COUNTER_SPEECH,
@@ -225,18 +225,6 @@ def fit(args: argparse.Namespace, texts: Texts, y: np.ndarray, row_weight: np.nd
     return model, history
 
 
-def export(model: Any) -> tuple[dict[str, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]:
-    """The torch weights as the head's extra arrays and dense layers (``W``: inputs x outputs)."""
-    def t(x: Any) -> np.ndarray:
-        return x.detach().cpu().numpy().astype(np.float32)
-
-    extra = {"proj_W": t(model.proj.weight).T.copy(), "proj_b": t(model.proj.bias),
-             "query_W": t(model.query.weight).T.copy(), "query_b": t(model.query.bias)}
-    layers = [(t(model.hidden.weight).T.copy(), t(model.hidden.bias)),
-              (t(model.out.weight).T.copy(), t(model.out.bias))]
-    return extra, layers
-
-
 def dev_metrics(logits: np.ndarray, y: np.ndarray, sources: np.ndarray) -> dict[str, Any]:
     """Dev AUROC per target, of ``toxicity`` per source, and of ``toxicity`` on the identity
     attacks against the counter-speech made from other dev sentences (the hard negatives)."""
@@ -304,7 +292,7 @@ def train(args: argparse.Namespace) -> int:
     stop = np.array([stable_fraction("stop:" + everything[i].text) < EARLY_STOP_SHARE
                      for i in training])
     model, history = fit(args, texts, y, row_weight, positive, training[~stop], training[stop])
-    extra, layers = export(model)
+    extra, layers = torch_head_arrays(model, ("proj", "query"), ("hidden", "out"))
     dim = texts.vectors.shape[1]
     pooler = TokenPooler.from_arrays(extra)
     n_inputs = pooler.n_features(dim)
