@@ -6,7 +6,8 @@ Each is copied to a temporary directory, its reports are written again with the 
 (:func:`assay.report.write_reports`, the defaults ``assay evaluate`` uses) and compared with the
 originals: ``analysis.json`` (leaderboard with intervals, pairwise tests, dimensions, weaknesses,
 verdict), ``leaderboard.md``, ``report.md`` and ``report.html`` (but the minute it states it was
-generated). Exits 1 when a file differs, naming it.
+generated; the drill-down's embedded JSON is compared by value, so a change of JSON encoder —
+separators, escaping — is not a difference). Exits 1 when a file differs, naming it.
 
 Used for issue 23 (design note 0037): the analysis' memory layout changed, its numbers must not;
 the reports' drill-down and redaction were rebuilt, their output must not change either.
@@ -15,6 +16,7 @@ the reports' drill-down and redaction were rebuilt, their output must not change
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import sys
@@ -37,9 +39,19 @@ def differing(run_dir: Path, scratch: Path) -> list[str]:
     return [n for n in COMPARED if _content(run_dir / n) != _content(copy / n)]
 
 
+#: The drill-down's data inside ``report.html``.
+_CASES = re.compile(rb'(<script id="assay-cases" type="application/json">)(.*?)(</script>)', re.S)
+
+
 def _content(path: Path) -> bytes:
-    """A report's bytes, its generation time left out."""
-    return _GENERATED.sub(b"report generated", path.read_bytes())
+    """A report's bytes, its generation time left out and its embedded JSON re-encoded one way."""
+    data = _GENERATED.sub(b"report generated", path.read_bytes())
+    return _CASES.sub(lambda m: m[1] + _canonical(m[2]) + m[3], data)
+
+
+def _canonical(encoded: bytes) -> bytes:
+    """JSON text in one encoding (sorted keys, standard separators, ASCII escapes)."""
+    return json.dumps(json.loads(encoded), sort_keys=True).encode()
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ import pytest
 
 from assay import TestCase, evaluate
 from assay.data import ToolCall, Trajectory, Turn
-from assay.report.drilldown import drilldown, read_cases
+from assay.report.drilldown import drilldown, masked_explainers, read_cases
 from assay.rundir.run import EvaluationRun
 from assay.safety.masking import redact
 
@@ -94,3 +94,25 @@ def test_drilldown_without_masking_keeps_texts(leaky_run: EvaluationRun) -> None
     assert leaky_run.path is not None
     plain = drilldown(leaky_run.results, read_cases(Path(leaky_run.path)))
     assert EMAIL in json.dumps(plain, ensure_ascii=False)
+
+
+def test_explanations_masked_at_source_are_not_scanned_again(leaky_run: EvaluationRun) -> None:
+    """exact_match masks the texts it explains: the report shows them as written; the other
+    evaluators' explanations are still scanned, and a run of another assay version is trusted
+    for none."""
+    assert leaky_run.path is not None
+    rows = leaky_run.results.copy()
+    planted = rows["evaluator"].isin(["exact_match", "token_f1"]) & rows["primary"]
+    rows.loc[planted, "explanation"] = f"planted {EMAIL}"  # a claim broken on purpose
+    cases = read_cases(Path(leaky_run.path))
+    trusted = masked_explainers(leaky_run.manifest)
+    assert "exact_match" in trusted and "pii_leakage" not in trusted
+    shown = drilldown(rows, cases, redact=True, masked_by=trusted)
+    explained = {ev["evaluator"]: ev["explanation"] for e in shown["entries"]
+                 for ev in e["evidence"] if ev["explanation"]}
+    assert explained["exact_match"] == f"planted {EMAIL}"  # trusted: not scanned
+    assert EMAIL not in explained["token_f1"]  # not declared: masked
+    older = {**leaky_run.manifest, "assay_version": "0.0.0"}
+    assert masked_explainers(older) == frozenset()
+    assert drilldown(rows, cases, redact=True, masked_by=masked_explainers(older)) == redact(
+        drilldown(rows, cases, redact=False))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shutil
 from pathlib import Path
@@ -42,3 +43,21 @@ def test_a_changed_report_is_named(report_run: EvaluationRun, tmp_path: Path) ->
     report.write_bytes(report.read_bytes().replace(b"</body>", b"<p>x</p></body>"))
     (tmp_path / "scratch").mkdir()
     assert _script().differing(run_dir, tmp_path / "scratch") == ["report.html"]
+
+
+def test_the_cases_json_is_compared_by_value(report_run: EvaluationRun, tmp_path: Path) -> None:
+    """Another encoding of the same drill-down data (spacing, escapes) is no difference; another
+    value is."""
+    run_dir = _copy(report_run, tmp_path)
+    report = run_dir / "report.html"
+    pattern = re.compile(rb'(<script id="assay-cases" type="application/json">)(.*?)(</script>)',
+                         re.S)
+    data = json.loads(pattern.search(report.read_bytes())[2])  # type: ignore[index]
+    spaced = json.dumps(data, indent=1).replace("<", "\\u003c").encode()  # (as in a page)
+    report.write_bytes(pattern.sub(lambda m: m[1] + spaced + m[3], report.read_bytes()))
+    script = _script()
+    assert script._content(report) == script._content(report_run.path / "report.html")  # type: ignore[operator]
+    data["shown"] += 1
+    changed = json.dumps(data).replace("<", "\\u003c").encode()
+    report.write_bytes(pattern.sub(lambda m: m[1] + changed + m[3], report.read_bytes()))
+    assert script._content(report) != script._content(report_run.path / "report.html")  # type: ignore[operator]

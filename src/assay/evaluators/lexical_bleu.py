@@ -313,6 +313,7 @@ class Bleu(Evaluator):
 
     name = "bleu"
     family = "lexical"
+    explanations_masked = True  # scores and token counts only
     description = (
         "Sentence BLEU-1..4 (sacrebleu sentence_bleu settings) and corpus BLEU (corpus_bleu) "
         "of the actual against the expected answer(s) (multi-reference as sacrebleu), 0-1."

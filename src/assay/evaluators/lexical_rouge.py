@@ -374,6 +374,7 @@ class Rouge(Evaluator):
 
     name = "rouge"
     family = "lexical"
+    explanations_masked = True  # scores and token counts only
     description = (
         "ROUGE-1/2/L/Lsum F-measure, precision and recall of the actual against the expected "
         "answer(s) (identical to rouge-score; several references: best per type; Unicode "

@@ -47,6 +47,7 @@ class ExactMatch(Evaluator):
 
     name = "exact_match"
     family = "lexical"
+    explanations_masked = True  # the normalised texts, scrubbed before normalising
     description = "SQuAD-normalised exact match of the actual and the expected answer."
     requires = ("actual_answer", "expected_answer")
     metrics = (

@@ -47,7 +47,7 @@ def write_reports(
     from assay.analyze.uncertainty import DEFAULT_RESAMPLES
     from assay.memory import release_memory
     from assay.report.calibration_view import read_calibration
-    from assay.report.drilldown import SELECTION_COLUMNS, run_drilldown
+    from assay.report.drilldown import SELECTION_COLUMNS, masked_explainers, run_drilldown
     from assay.report.html import render_html
     from assay.safety.masking import redact
 
@@ -71,7 +71,8 @@ def write_reports(
     # Choosing the shown cases needs four columns of every row; their texts are read by key and
     # masked as the entries are built (each text once: the drill-down is most of the report).
     selection = run.result_columns(list(SELECTION_COLUMNS))
-    cases = run_drilldown(selection, directory, full_rows=run.results_for)
+    cases = run_drilldown(selection, directory, full_rows=run.results_for,
+                          masked_by=masked_explainers(run.manifest))
     del selection
     page = render_html(
         analysis,

@@ -128,6 +128,14 @@ def _clip(text: Any, limit: int = MAX_TEXT) -> Any:
     return text
 
 
+def _clip_kept(text: Any) -> Any:
+    """:func:`_clip`, a masked text staying marked as masked."""
+    from assay.safety.masking import Scrubbed
+
+    clipped = _clip(text)
+    return Scrubbed(clipped) if isinstance(text, Scrubbed) and clipped is not text else clipped
+
+
 def _redacted(masked: Redactor, text: Any, limit: int = MAX_TEXT) -> Any:
     """:func:`_clip` after masking PII and secrets (the mask keeps the text's length)."""
     from assay.safety.masking import Scrubbed
@@ -170,14 +178,17 @@ def drilldown(
     *,
     max_cases: int = MAX_CASES,
     redact: bool = False,
+    masked_by: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """One entry per case × model with texts, outcomes and evidence.
 
     With ``redact`` every text of the output is masked (PII and secrets), as in every other
     output: reports are shared. The case texts (question, expected answer, answer, retrieved
     context, turns, trajectory steps) are masked once each, the result rows' texts once per
-    distinct text, and nothing needs to walk the output again. A conversation's turns and an
-    agent trajectory's steps are bounded (see :mod:`assay.report.dialogue_view`).
+    distinct text, and nothing needs to walk the output again; the explanations of the
+    evaluators named in ``masked_by`` are shown as they are (they were masked when written,
+    see :func:`masked_explainers`). A conversation's turns and an agent trajectory's steps are
+    bounded (see :mod:`assay.report.dialogue_view`).
 
     Returns:
         ``{"entries": [...], "total": n, "shown": k}``; entries are ordered failing first.
@@ -193,7 +204,7 @@ def drilldown(
         >>> entry["answer"], entry["n_fail"], entry["evidence"][0]["details"]
         ('a. b.', 1, {'least_grounded_sentence': 'b'})
     """
-    from assay.safety.masking import Redactor
+    from assay.safety.masking import Redactor, Scrubbed
 
     total, results = _select(results, max_cases)
     masked = Redactor() if redact else None
@@ -219,6 +230,9 @@ def drilldown(
     explanation, details = column["explanation"], column["details"]
     shows = [bool(p and (e or d)) for p, e, d in zip(column["primary"], explanation, details,
                                                     strict=True)]
+    if masked is not None and masked_by:
+        explanation = [Scrubbed(e) if isinstance(e, str) and name in masked_by else e
+                       for e, name in zip(explanation, column["evaluator"], strict=True)]
     entries = []
     for (case_id, model), rows in positions.items():
         case = cases.get((case_id, model), {})
@@ -226,7 +240,7 @@ def drilldown(
             {
                 "evaluator": column["evaluator"][i],
                 "metric": column["metric"][i],
-                "explanation": _clip(explanation[i]),
+                "explanation": _clip_kept(explanation[i]),
                 "details": _details(details[i]),
             }
             for i in rows
@@ -291,6 +305,7 @@ def run_drilldown(
     max_cases: int = MAX_CASES,
     full_rows: Callable[[set[tuple[str, str]]], pd.DataFrame] | None = None,
     redact: bool = True,
+    masked_by: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """:func:`drilldown` of a run directory, reading only the cases it will show (redacted: it
     feeds the shared reports).
@@ -308,9 +323,39 @@ def run_drilldown(
     keys = set(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
     if full_rows is not None:  # ``results`` is lean: fetch the texts of the chosen cases only
         rows = full_rows(keys)
-    out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases, redact=redact)
+    out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases, redact=redact,
+                    masked_by=masked_by)
     out["total"] = total
     return out
+
+
+def masked_explainers(manifest: Mapping[str, Any]) -> frozenset[str]:
+    """The evaluators of a run whose explanations were masked when written
+    (:attr:`~assay.evaluators.base.Evaluator.explanations_masked`): registered under their name
+    and the run written by this very version of assay (an older one may not have masked them).
+
+    Example:
+        >>> from assay import __version__
+        >>> sorted(masked_explainers({"assay_version": __version__, "evaluators": [
+        ...     {"name": "rouge"}, {"name": "token_f1"}, {"name": "not-registered"}]}))
+        ['rouge']
+        >>> masked_explainers({"assay_version": "0.0.1", "evaluators": [{"name": "rouge"}]})
+        frozenset()
+    """
+    from assay import __version__
+    from assay.errors import AssayError
+    from assay.evaluators.registry import evaluator_class
+
+    if manifest.get("assay_version") != __version__:
+        return frozenset()
+    names = set()
+    for spec in manifest.get("evaluators") or []:
+        try:
+            if evaluator_class(str(spec.get("name"))).explanations_masked:
+                names.add(str(spec["name"]))
+        except (AssayError, KeyError):
+            continue  # not registered here: its explanations are scanned
+    return frozenset(names)
 
 
 def _select(results: pd.DataFrame, max_cases: int) -> tuple[int, pd.DataFrame]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -18,6 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import orjson
 from markupsafe import Markup
 
 from assay.report.markdown import dimension_rows, run_details
@@ -38,7 +40,32 @@ def _environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    # ``tojson`` (the drill-down's JSON, most of a large report) through orjson: ~6x faster than
+    # the standard library on a 10,000-case report (0.26 -> 0.04 s, issue 23). Jinja still makes
+    # the output safe inside <script> (it escapes < > & ' after dumping); keys stay sorted.
+    env.policies["json.dumps_function"] = _script_json
+    env.policies["json.dumps_kwargs"] = {}
     return env
+
+
+def _script_json(value: Any) -> str:
+    """``value`` as compact JSON with sorted keys (Jinja's ``tojson`` dumps function); what
+    orjson cannot encode (an integer beyond 64 bits in an evaluator's evidence) goes through the
+    standard library instead.
+
+    Example:
+        >>> _script_json({"b": [1.5, None], "a": "<é>", "c": 2**70})
+        '{"a":"<é>","b":[1.5,null],"c":1180591620717411303424}'
+    """
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+#: Sorted keys as Jinja's default; numbers of numpy types as numbers; keys that are not strings
+#: as their text.
+_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
 
 def _asset(name: str) -> str:
