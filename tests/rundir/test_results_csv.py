@@ -50,3 +50,25 @@ def test_a_small_run_directory_has_both_files(tmp_path: Path) -> None:
     run = assay.evaluate(cases, ["exact_match"], out=tmp_path / "run")
     assert run.path is not None
     assert len(pd.read_csv(run.path / "results.csv")) == len(read_results(run.path)) == 3
+
+
+def test_parquet_is_written_in_whole_row_groups(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Scoring batches of any size are gathered into row groups of ROW_GROUP_ROWS rows (the
+    last one shorter), every row kept in order."""
+    import pyarrow.parquet as pq
+
+    import assay.rundir.results as results
+
+    monkeypatch.setattr(results, "ROW_GROUP_ROWS", 10)
+    writer = ResultWriter(tmp_path / "r.parquet", tmp_path / "r.csv", csv_max_rows=None)
+    start = 0
+    for size in (3, 4, 9, 1, 12, 2):
+        writer.write(_rows(start, size))  # type: ignore[arg-type]
+        start += size
+    writer.close()
+    file = pq.ParquetFile(tmp_path / "r.parquet")
+    groups = [file.metadata.row_group(g).num_rows for g in range(file.num_row_groups)]
+    assert groups == [10, 10, 10, 1]
+    assert pd.read_parquet(tmp_path / "r.parquet")["case_id"].tolist() == [
+        f"c{i}" for i in range(31)
+    ]
