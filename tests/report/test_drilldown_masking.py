@@ -10,7 +10,8 @@ import pytest
 
 from assay import TestCase, evaluate
 from assay.data import ToolCall, Trajectory, Turn
-from assay.report.drilldown import drilldown, masked_explainers, read_cases
+from assay.report.case_texts import read_cases
+from assay.report.drilldown import drilldown, masked_explainers
 from assay.rundir.run import EvaluationRun
 from assay.safety.masking import redact
 

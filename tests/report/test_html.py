@@ -145,7 +145,8 @@ def test_analysis_is_reproducible_for_a_seed(report_run: EvaluationRun, tmp_path
 
 
 def test_drilldown_is_capped_with_failing_cases_first(report_run: EvaluationRun) -> None:
-    from assay.report.drilldown import drilldown, read_cases
+    from assay.report.case_texts import read_cases
+    from assay.report.drilldown import drilldown
 
     results = report_run.results
     full = drilldown(results, read_cases(report_run.path))
@@ -179,7 +180,7 @@ def test_rebuild_keeps_manifest_hashes_true(report_run: EvaluationRun, tmp_path:
 def test_older_runs_without_suite_copy_use_the_unchanged_original(tmp_path: Path) -> None:
     import assay
     from assay.data import write_suite
-    from assay.report.drilldown import read_cases
+    from assay.report.case_texts import read_cases
 
     from .report_runs import report_cases
 

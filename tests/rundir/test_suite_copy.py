@@ -16,7 +16,7 @@ from assay.data import read_suite, write_suite
 from assay.data.suite import iter_suite
 from assay.errors import IncompleteRunError, InvalidInputError
 from assay.fileio import sha256_file
-from assay.report.drilldown import read_cases
+from assay.report.case_texts import read_cases
 from assay.rundir import load_run
 from assay.rundir.layout import LEGACY_SUITE_FILE, MANIFEST_FILE, SUITE_FILE
 from assay.rundir.suite_copy import suite_copy

@@ -23,7 +23,8 @@ from assay.label.queue import (
     uncertain_cases,
 )
 from assay.label.store import Store
-from assay.report.drilldown import drilldown, read_cases
+from assay.report.case_texts import read_cases
+from assay.report.drilldown import drilldown
 from assay.rundir import CALIBRATED_FILE, SUITE_FILE, load_run
 from assay.rundir.suite_copy import suite_copy
 

@@ -64,7 +64,7 @@ def _scrubbed(text: str) -> str:
 
 
 #: Scrubbed texts remembered per process (a few MB for answer-length texts).
-REMEMBERED = 65_536
+REMEMBERED = 32_768
 #: Longer texts are scanned every time (they would make the memory large).
 REMEMBERED_CHARS = 1_000
 _remembered = functools.lru_cache(maxsize=REMEMBERED)(_scrubbed)
