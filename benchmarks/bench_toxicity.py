@@ -7,9 +7,9 @@ language, MIT): 24,783 tweets, ``class`` 0 hate speech, 1 offensive, 2 neither. 
 is never training data for assay's heads. Measured in one run, through the ``toxicity`` evaluator
 as a user runs it (sentence split, max over sentences):
 
-* the sentence toxicity head (``classifier="head"`` / ``"head-sentence"``, the default) and
-  the token toxicity head (``"head-token"``, design note 0038): ``toxicity_score`` and each
-  category;
+* the sentence toxicity head (``classifier="head"`` / ``"head-sentence"``, the default),
+  the token toxicity head (``"head-token"``, design note 0038) and their mean
+  (``"head-ensemble"``, design note 0040): ``toxicity_score`` and each category;
 * the previous default, alt-profanity-check (``"profanity-check"``; it was *trained* on data that
   includes Davidson, so its figure is optimistic), and the ensemble ``"head+profanity"``;
 * a text-length baseline (characters): a detector that does not beat it has learnt length.
@@ -19,9 +19,9 @@ hand-written diagnostic lists (:mod:`toxicity_functional`, on which the head's d
 chosen) and on its larger held-out HateCheck-style suite (:mod:`toxicity_heldout`, written
 before the tuning; neither is the owner's held-out suite): recall@0.5 on lists that should be
 flagged, the share correctly left unflagged on lists that should not, AUROC over all lists.
-Speed: each head's added cost (its spelling-variant normaliser and its layers; the token head's
-pooling too) against the all-MiniLM-L6-v2 pass whose vectors (and, for the token head, token
-matrices) it reuses (same distinct sentences, no cache),
+Speed: each head's (and the two heads') added cost (spelling-variant normaliser and layers; the
+token head's pooling too) against the all-MiniLM-L6-v2 pass whose vectors (and, for the token
+head, token matrices) it reuses (same distinct sentences, no cache),
 and alt-profanity-check's parity with its package.
 Writes ``benchmarks/results/toxicity.md``.
 
@@ -104,11 +104,12 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[Any, float]:
     return out, best
 
 
-def head_speed(texts: Sequence[str], head_name: str, limit: int = 1000
+def head_speed(texts: Sequence[str], head_names: Sequence[str], limit: int = 1000
                ) -> tuple[int, float, float]:
-    """``(n, embedding seconds, head seconds)`` on up to ``limit`` distinct sentences, with no
-    cache; the head's time covers all it adds: undoing spelling variants, then its layers (a
-    token head's pooling over the token matrices of the same pass too)."""
+    """``(n, embedding seconds, heads' seconds)`` on up to ``limit`` distinct sentences, with no
+    cache; the heads' time covers all they add: each undoing spelling variants, then its layers
+    (a token head's pooling over the token matrices of the same pass too). Several heads (an
+    ensemble) share one pass, with token matrices when one of them reads them."""
     from assay.backends.classify.head import HeadClassifier
     from assay.backends.embed import minilm
     from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
@@ -117,17 +118,20 @@ def head_speed(texts: Sequence[str], head_name: str, limit: int = 1000
     sentences = list(dict.fromkeys(s for t in texts for s in split_sentences(t)))[:limit]
     model = SentenceTransformerEmbedder(minilm.model_dir(), offline=True, verify_minilm=True)
     model.encode(sentences[:8])  # load outside the timing
-    head = HeadClassifier(head_name)
-    read = head.read(sentences)  # loads the head and its lexicon outside the timing
-    if head.reads_tokens:
+    heads = [HeadClassifier(name) for name in head_names]
+    read = heads[0].read(sentences)  # loads the heads and the lexicon outside the timing
+    if any(head.read(sentences) != read for head in heads[1:]):
+        raise SystemExit(f"the heads {list(head_names)} read the texts differently")
+    if any(head.reads_tokens for head in heads):
         (vectors, tokens), t_embed = timed(lambda: model.encode_with_tokens(read))
     else:
         vectors, t_embed = timed(lambda: model.encode(read))
         tokens = None
 
     def added() -> None:
-        head.read(sentences)
-        head.scores_of(vectors, tokens)
+        for head in heads:
+            head.read(sentences)
+            head.scores_of(vectors, tokens if head.reads_tokens else None)
 
     _, t_head = timed(added, repeat=5)
     return len(sentences), t_embed, t_head
@@ -198,18 +202,22 @@ def main() -> int:
     ours, t_ours = timed(lambda: backend.predict(texts).column("profanity"), repeat=3)
     identical = bool(np.array_equal(reference, ours))
 
-    speed = {name: head_speed(texts, name) for name in ("toxicity", "toxicity-token")}
+    speed = {"`toxicity` head": head_speed(texts, ["toxicity"]),
+             "`toxicity-token` head": head_speed(texts, ["toxicity-token"]),
+             "`head-ensemble` (both heads)": head_speed(texts, ["toxicity-token", "toxicity"])}
     specs = {"head-sentence": "sentence toxicity head (default)",
              "head-token": "token toxicity head",
+             "head-ensemble": "sentence + token heads, mean",
              "profanity-check": "alt-profanity-check (previous default)",
              "head+profanity": "sentence head + profanity ensemble"}
     results, seconds = {}, {}
     for spec in specs:
         results[spec], seconds[spec] = run_evaluator(spec, texts)
     signals: dict[str, np.ndarray] = {}
-    for spec, short in (("head-sentence", "sentence"), ("head-token", "token")):
+    for spec, short in (("head-sentence", "sentence head"), ("head-token", "token head"),
+                        ("head-ensemble", "heads' mean")):
         signals[f"{specs[spec]}: `toxicity_score`"] = results[spec]["toxicity_score"]
-        signals.update({f"{short} head category `{m}`": results[spec][m]
+        signals.update({f"{short} category `{m}`": results[spec][m]
                         for m in CATEGORY_METRICS})
     signals[f"{specs['profanity-check']}: `toxicity_score`"] = (
         results["profanity-check"]["toxicity_score"])
@@ -273,8 +281,8 @@ def main() -> int:
         "",
         "## Speed",
         "",
-        *(f"- `{name}` head added cost (spelling-variant normaliser + "
-          f"{'token pooling + layers' if name.endswith('token') else 'layer'}): "
+        *(f"- {name} added cost (spelling-variant normaliser + "
+          f"{'layer' if name.startswith('`toxicity`') else 'token pooling + layers'}): "
           f"{t_head * 1e3:.1f} ms for {n_sentences} distinct sentences against {t_embed:.1f} s "
           "for their all-MiniLM-L6-v2 pass (no cache): "
           f"**{t_head / t_embed:.3%}** of the embedding pass it reuses (target ≤ 20 %)."

@@ -36,6 +36,7 @@ from heads.toxicity_data import (
     Example,
     counter_speech_examples,
     deobfuscation_lexicon,
+    opinion_examples,
     toxicity_examples,
 )
 
@@ -51,6 +52,8 @@ LICENCES = {
     "wikipedia": "Apache-2.0 repo, CC BY-SA 3.0 text (Dixon et al. debiasing set)",
     "sbic": "CC BY 4.0 (Social Bias Frames)",
     "counter_speech": "derived from the Stormfront, ToxiGen and SBIC sentences (their licences)",
+    "opinion": "derived from the Stormfront, ToxiGen and SBIC sentences (their licences)",
+    "negated_positive": "derived from the ToxiGen sentences (their licence)",
     "mnli": "OANC (free use); fiction CC BY 3.0 / CC BY-SA 3.0 (MultiNLI); TaxiNLI C-UDA 1.0",
 }
 
@@ -67,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_fit_arguments(parser)
     parser.add_argument("--no-counter-speech", action="store_false", dest="counter_speech",
                         help="leave out the counter-speech and negation hard negatives")
+    parser.add_argument("--opinion", action="store_true",
+                        help="add hate phrased as an opinion and its benign twins "
+                             "(heads.toxicity_data.opinion_examples; design note 0040)")
 
 
 def labels_of(examples: Sequence[Example], target: str) -> np.ndarray:
@@ -207,7 +213,9 @@ def train(args: argparse.Namespace) -> int:
     # repeat hateful words as non-toxic and would dilute which words are salient.
     lexicon = deobfuscation_lexicon(examples, vocabulary)
     hard = counter_speech_examples(examples) if args.counter_speech else []
-    return fit_and_save(args, "toxicity", [*examples, *hard], TOXICITY_TARGETS,
+    opinion = opinion_examples(examples) if args.opinion else []
+    return fit_and_save(args, "toxicity", [*examples, *hard, *opinion], TOXICITY_TARGETS,
                         TOXICITY_TARGETS, "subtypes",
                         lambda info, digest: toxicity_card(info, digest, LICENCES),
-                        direct=DIRECT, data={"deobfuscate": lexicon})
+                        direct=DIRECT, extra={"opinion": args.opinion},
+                        data={"deobfuscate": lexicon})

@@ -201,6 +201,15 @@ _COPULA = re.compile(r"^(.{2,40}?) (are|is) (?!not )(.+)$")
 _NOT_A_STATEMENT = re.compile(r"(?i)^(how|why|what|explain|roses)")
 
 
+def _lowered(text: str) -> str:
+    """``text`` without its final stop, its first letter lowered unless it is "I" or an
+    acronym, to be embedded in a frame."""
+    text = text.strip().rstrip(".!")
+    if text[0].isupper() and not text[:2].isupper() and not text.startswith(("I ", "I'")):
+        text = text[0].lower() + text[1:]
+    return text
+
+
 def _hateful_sentences(examples: Sequence[Example], seed: int, *, questions: bool
                        ) -> list[str]:
     """Short identity attacks of Stormfront, ToxiGen and SBIC (4-18 words, no quotes, links
@@ -238,14 +247,114 @@ def counter_speech_examples(examples: Sequence[Example], *, quoting: int = 1600,
     for i, text in enumerate(pool[:quoting]):
         out.append(QUOTING_FRAMES[i % len(QUOTING_FRAMES)].format(x=text.strip().rstrip(".!?")))
     for i, text in enumerate(_hateful_sentences(examples, 1, questions=False)[:reporting]):
-        text = text.strip().rstrip(".!")
-        if text[0].isupper() and not text[:2].isupper() and not text.startswith(("I ", "I'")):
-            text = text[0].lower() + text[1:]
-        out.append(REPORTING_FRAMES[i % len(REPORTING_FRAMES)].format(x=text))
+        out.append(REPORTING_FRAMES[i % len(REPORTING_FRAMES)].format(x=_lowered(text)))
     matches = [m for m in map(_COPULA.match, pool) if m][:negated]
     out.extend(f"{m.group(1)} {m.group(2)} not {m.group(3)}" for m in matches
                if "?" not in m.group(0) and not _NOT_A_STATEMENT.match(m.group(0)))
     return [Example(clip(text), COUNTER_SPEECH, {"toxicity": 0}) for text in out]
+
+
+#: Source name of the hate-as-an-opinion examples and their benign twins (:func:`opinion_examples`).
+OPINION = "opinion"
+#: Frames that state a sentence as the speaker's own opinion (assay's own; none from a test list).
+OPINION_FRAMES = (
+    "I think {x}.",
+    "In my opinion, {x}.",
+    "Honestly, I believe {x}.",
+    "If you ask me, {x}.",
+    "I am convinced that {x}.",
+    "Personally, I feel that {x}.",
+    "My view is that {x}.",
+    "I have always thought that {x}.",
+)
+
+
+def _benign_group_statements(examples: Sequence[Example]) -> list[str]:
+    """Short ToxiGen statements about a group labelled not hateful (4-18 words, no quotes,
+    links, handles or questions), distinct, sorted."""
+    return sorted({e.text for e in examples
+                   if e.source == "toxigen" and e.labels.get("toxicity") == 0
+                   and 4 <= len(e.text.split()) <= 18
+                   and not any(c in e.text for c in ('"', "http", "@", "?"))})
+
+
+def opinion_examples(examples: Sequence[Example], *, twins: int = 3) -> list[Example]:
+    """Hate phrased as an opinion, and the same frames around benign statements (issue 19, F17).
+
+    The labelled sources state hate outright; the head, linear on a mean of token vectors, saw
+    an opinion frame ("I think ...") only around benign text, and flagged under half of the
+    hate phrased that way. Here each of the training data's benign ToxiGen statements about a
+    group is put in ``twins`` of :data:`OPINION_FRAMES`, labelled not toxic, and as many of its
+    own identity attacks in the same frames, labelled toxic identity attacks, so that the frame
+    itself carries no signal. Source :data:`OPINION`; deterministic.
+
+    Example:
+        >>> data = [Example("immigrants are vermin everywhere", "stormfront",
+        ...                 {"toxicity": 1, "identity_attack": 1}),
+        ...         Example("many immigrants start small businesses", "toxigen", {"toxicity": 0})]
+        >>> for e in opinion_examples(data, twins=1):
+        ...     print(e.labels["toxicity"], e.text)
+        1 I think immigrants are vermin everywhere.
+        0 In my opinion, many immigrants start small businesses.
+    """
+    def framed(text: str, i: int) -> str:
+        return OPINION_FRAMES[i % len(OPINION_FRAMES)].format(x=_lowered(text))
+
+    benign = _benign_group_statements(examples)
+    hate = _hateful_sentences(examples, 2, questions=False)[: twins * len(benign)]
+    out = [Example(clip(framed(t, i)), OPINION, {"toxicity": 1, "identity_attack": 1})
+           for i, t in enumerate(hate)]
+    start = len(out)
+    out.extend(Example(clip(framed(t, start + k * len(benign) + j)), OPINION, {"toxicity": 0})
+               for k in range(twins) for j, t in enumerate(benign))
+    return out
+
+
+#: Source name of the hate-as-a-negated-positive-statement examples
+#: (:func:`negated_positive_examples`).
+NEGATED_POSITIVE = "negated_positive"
+#: Frames that deny or refuse a statement (assay's own; none from a test list).
+DENYING_FRAMES = (
+    "It is not true that {x}.",
+    "I refuse to believe that {x}.",
+    "Nobody can seriously claim that {x}.",
+    "I will never accept that {x}.",
+    "Stop pretending that {x}.",
+)
+#: VADER compound score from which a benign statement counts as positive.
+POSITIVE = 0.5
+
+
+def negated_positive_examples(examples: Sequence[Example]) -> list[Example]:
+    """Hate expressed by denying a positive statement about a group (issue 19, F14).
+
+    The twin of the negated hate in :func:`counter_speech_examples`: there "<group> are not
+    <insult>" is labelled not toxic; here the training data's benign ToxiGen statements about a
+    group that read as positive (VADER compound ≥ :data:`POSITIVE`) are denied — each in every
+    :data:`DENYING_FRAMES`, and a "<group> are <praise>" one also with a ``not`` — and labelled
+    toxic identity attacks. Needs ``vaderSentiment`` (the ``robustness`` extra). Source
+    :data:`NEGATED_POSITIVE`; deterministic.
+
+    Example:
+        >>> data = [Example("immigrants are wonderful neighbours", "toxigen", {"toxicity": 0})]
+        >>> for e in negated_positive_examples(data)[::5]:
+        ...     print(e.labels["toxicity"], e.text)
+        1 It is not true that immigrants are wonderful neighbours.
+        1 immigrants are not wonderful neighbours
+    """
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    vader = SentimentIntensityAnalyzer()
+    positive = [t for t in _benign_group_statements(examples)
+                if vader.polarity_scores(t)["compound"] >= POSITIVE]
+    out: list[str] = []
+    for text in positive:
+        out.extend(frame.format(x=_lowered(text)) for frame in DENYING_FRAMES)
+        match = _COPULA.match(text.strip().rstrip(".!"))
+        if match:
+            out.append(f"{match.group(1)} {match.group(2)} not {match.group(3)}")
+    return [Example(clip(t), NEGATED_POSITIVE, {"toxicity": 1, "identity_attack": 1})
+            for t in out]
 
 
 def bias_examples(root: Path, *, limit: int | None = None, seed: int = 0) -> list[Example]:

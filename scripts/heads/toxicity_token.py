@@ -35,10 +35,13 @@ from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction, t
 from heads.toxicity import DIRECT, LICENCES, auroc, fit_logistic, labels_of
 from heads.toxicity_data import (
     COUNTER_SPEECH,
+    OPINION,
     TOXICITY_TARGETS,
     Example,
     counter_speech_examples,
     deobfuscation_lexicon,
+    negated_positive_examples,
+    opinion_examples,
     toxicity_examples,
 )
 
@@ -48,8 +51,9 @@ EARLY_STOP_SHARE = 0.05
 TOXIGEN_WEIGHT = 3.0
 #: Targets whose 0.5 is moved to the sentence recipe's dev false-positive rate (the gated ones).
 MATCHED = ("toxicity", "threat")
-#: Sources whose dev rows are reported one by one (both classes within the source).
-REPORTED = ("convabuse", "sbic", "stormfront", "toxigen", "wikipedia")
+#: Sources whose dev rows are reported one by one (both classes within the source), when
+#: present (the opinion rows only with ``--augment``).
+REPORTED = ("convabuse", "sbic", "stormfront", "toxigen", "wikipedia", OPINION)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,11 +69,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
     parser.add_argument("--no-match-fpr", action="store_false", dest="match_fpr",
                         help="keep the fitted output biases (see matched_offsets)")
+    parser.add_argument("--augment", action="store_true",
+                        help="add hate phrased as an opinion or as a denied positive statement, "
+                             "each side of the split from its own texts (design note 0040)")
 
 
-def dev_split(examples: Sequence[Example]) -> tuple[list[Example], list[Example]]:
+def dev_split(examples: Sequence[Example], *, augment: bool = False
+              ) -> tuple[list[Example], list[Example]]:
     """``(train, dev)``: :data:`DEV_SHARE` of the labelled texts by a hash of the text, each
-    side with its own hard negatives (made from its own hateful sentences, in proportion)."""
+    side with its own hard negatives (made from its own hateful sentences, in proportion) and,
+    with ``augment``, its own hate phrased as an opinion or as a denied positive statement
+    (:func:`heads.toxicity_data.opinion_examples`, :func:`~heads.toxicity_data.
+    negated_positive_examples`)."""
     dev = [stable_fraction("dev:" + e.text) < DEV_SHARE for e in examples]
     train_rows = [e for e, d in zip(examples, dev, strict=True) if not d]
     dev_rows = [e for e, d in zip(examples, dev, strict=True) if d]
@@ -77,9 +88,13 @@ def dev_split(examples: Sequence[Example]) -> tuple[list[Example], list[Example]
     def share(n: int) -> int:
         return round(n * DEV_SHARE)
 
-    return ([*train_rows, *counter_speech_examples(train_rows)],
+    def augmented(rows: list[Example]) -> list[Example]:
+        return [*opinion_examples(rows), *negated_positive_examples(rows)] if augment else []
+
+    return ([*train_rows, *counter_speech_examples(train_rows), *augmented(train_rows)],
             [*dev_rows, *counter_speech_examples(dev_rows, quoting=share(1600),
-                                                 reporting=share(1200), negated=share(600))])
+                                                 reporting=share(1200), negated=share(600)),
+             *augmented(dev_rows)])
 
 
 def target_matrix(examples: Sequence[Example]) -> np.ndarray:
@@ -233,9 +248,10 @@ def dev_metrics(logits: np.ndarray, y: np.ndarray, sources: np.ndarray) -> dict[
         keep = y[:, k] >= 0
         out[target] = auroc(y[keep, k], logits[keep, k])
     labelled = y[:, 0] >= 0
+    present = set(sources.tolist())
     out["toxicity_by_source"] = {
         s: auroc(y[labelled & (sources == s), 0], logits[labelled & (sources == s), 0])
-        for s in REPORTED}
+        for s in REPORTED if s in present}
     attack = (y[:, TOXICITY_TARGETS.index("identity_attack")] == 1) & (sources != "civil_comments")
     hard = attack | (sources == COUNTER_SPEECH)
     out["toxicity_hate_vs_counter_speech"] = auroc(y[hard, 0], logits[hard, 0])
@@ -281,7 +297,7 @@ def train(args: argparse.Namespace) -> int:
     examples = toxicity_examples(args.data, limit=args.limit, seed=args.seed)
     vocabulary = set((minilm.model_dir() / "vocab.txt").read_text(encoding="utf-8").split())
     lexicon = deobfuscation_lexicon(examples, vocabulary)  # as the sentence head's
-    train_examples, dev_examples = dev_split(examples)
+    train_examples, dev_examples = dev_split(examples, augment=args.augment)
     everything = [*train_examples, *dev_examples]
     texts = Texts(embedder(args.cache_dir), everything)
     embedded = time.perf_counter() - started
@@ -320,7 +336,7 @@ def train(args: argparse.Namespace) -> int:
         "output": "subtypes", "direct": list(DIRECT), "seed": args.seed, "limit": args.limit,
         "project": args.project, "queries": args.queries, "hidden": [args.hidden],
         "n_features": n_inputs, "toxigen_weight": args.toxigen_weight,
-        "max_epochs": args.epochs, "threads": args.threads,
+        "max_epochs": args.epochs, "threads": args.threads, "augment": args.augment,
         "embedder": f"{EMBEDDER}, token embeddings (L2-normalised, float16)",
         "rows": {s: int((sources[training] == s).sum()) for s in sorted(set(sources))},
         "dev_rows": {s: int((sources[dev] == s).sum()) for s in sorted(set(sources))},

@@ -87,6 +87,30 @@ def test_ensemble_is_the_weighted_mean_of_overall_scores() -> None:
         EnsembleClassifier([a], weights=[1, 2])
 
 
+def test_ensemble_of_the_same_categories_averages_each_under_its_own_name() -> None:
+    a = KeywordClassifier({"idiot": 0.8, "kill": 0.6}, categories=("toxicity", "threat"))
+    b = KeywordClassifier({"idiot": 0.2}, categories=("toxicity", "threat"))
+    texts = ["idiot", "I will kill it", "fine"]
+    ens = EnsembleClassifier([a, b], weights=[3, 1], combine="categories")
+    scores = ens.predict(texts)
+    assert scores.categories == ("toxicity", "threat")
+    expected = 0.75 * a.predict(texts).scores + 0.25 * b.predict(texts).scores
+    np.testing.assert_allclose(scores.scores, expected)
+    np.testing.assert_allclose(scores.overall_scores(), expected.max(axis=1))
+    assert ens.model_id.startswith("ensemble-categories(") and "combine='categories'" in repr(ens)
+    clone = pickle.loads(pickle.dumps(ens))
+    assert clone.combine == "categories" and clone.weights == [3.0, 1.0]
+
+
+def test_ensemble_refuses_an_unknown_combination_and_mismatched_categories() -> None:
+    a = KeywordClassifier({"idiot": 0.8})
+    with pytest.raises(InvalidInputError, match="'overall' or 'categories'"):
+        EnsembleClassifier([a], combine="max")
+    other = KeywordClassifier({"idiot": 0.8}, categories=("toxicity", "threat"))
+    with pytest.raises(BackendError, match="same categories"):
+        EnsembleClassifier([a, other], combine="categories").predict(["idiot"])
+
+
 def test_unknown_toxicity_spec_is_rejected() -> None:
     with pytest.raises(InvalidInputError, match="profanity-check"):
         get_classifier("perspective", "toxicity")

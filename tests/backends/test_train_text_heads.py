@@ -44,9 +44,11 @@ def test_a_seeded_small_run_gives_identical_weights_twice(
 def test_the_functional_diagnostics_are_never_training_data(module: str, shared_data: Path
                                                              ) -> None:
     """The functional lists in benchmarks/ (assay's own diagnostics and its held-out suite): no
-    training text of the toxicity head may repeat one of their sentences (compared lower-cased,
-    letters only), and each list's sentences are distinct."""
+    training text of the toxicity heads — labelled, or made from the labelled ones (hard
+    negatives, opinion and denial frames) — may repeat one of their sentences (compared
+    lower-cased, letters only), and each list's sentences are distinct."""
     import importlib
+    import importlib.util
 
     data = shared_data / "training"
     if not data.is_dir():
@@ -54,7 +56,12 @@ def test_the_functional_diagnostics_are_never_training_data(module: str, shared_
     for folder in ("scripts", "benchmarks"):
         if str(ROOT / folder) not in sys.path:
             sys.path.insert(0, str(ROOT / folder))
-    from heads.toxicity_data import toxicity_examples
+    from heads.toxicity_data import (
+        counter_speech_examples,
+        negated_positive_examples,
+        opinion_examples,
+        toxicity_examples,
+    )
 
     lists = getattr(importlib.import_module(module),
                     "FUNCTIONAL" if module == "toxicity_functional" else "HELDOUT")
@@ -65,6 +72,10 @@ def test_the_functional_diagnostics_are_never_training_data(module: str, shared_
     sentences = [t for _, texts in lists.values() for t in texts]
     assert len(set(sentences)) == len(sentences)  # distinct
     diagnostics = {key(t) for t in sentences}
-    training = {key(e.text) for e in toxicity_examples(data)}
+    examples = toxicity_examples(data)
+    made = [*counter_speech_examples(examples), *opinion_examples(examples)]
+    if importlib.util.find_spec("vaderSentiment") is not None:
+        made.extend(negated_positive_examples(examples))
+    training = {key(e.text) for e in [*examples, *made]}
     assert len(training) > 20_000
     assert not diagnostics & training, sorted(diagnostics & training)[:20]

@@ -98,3 +98,15 @@ def test_the_sentence_head_does_not_ask_for_token_matrices(fresh_cache: Path) ->
     assert evaluator.embedder_for_prefetch() is get_embedder("minilm")
     assert Toxicity(classifier="profanity-check").embedder_for_prefetch() is None
     assert Toxicity(classifier="profanity-check").texts_to_encode(_cases()[0]) == []
+
+
+def test_the_head_ensemble_shares_one_pass_with_token_matrices(fresh_cache: Path) -> None:
+    cases = _cases()
+    embedder = get_embedder("minilm")
+    evaluator = Toxicity(classifier="head-ensemble")
+    assert evaluator.needs_tokens and evaluator.embedder_for_prefetch() is embedder
+    assert prefetch_embeddings([evaluator], cases) == 6  # each distinct sentence once
+    computed = embedder.stats["computed"]
+    results = evaluator.evaluate(cases)
+    assert embedder.stats["computed"] == computed, "a head encoded texts a second time"
+    assert all(r.outcomes["threat"].status.value == "ok" for r in results)  # own names kept

@@ -26,7 +26,7 @@ from assay.backends.classify import (
     TextClassifier,
     get_classifier,
 )
-from assay.backends.classify.head import HeadClassifier
+from assay.backends.classify.head import heads_of
 from assay.backends.embed.cache import CachedEmbedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
@@ -108,8 +108,8 @@ class Toxicity(ResolvesOnce, Evaluator):
 
     def __init__(self, classifier: str | TextClassifier = DEFAULT_TOXICITY) -> None:
         check(isinstance(classifier, str | TextClassifier), "classifier", "Toxicity",
-              "a spec ('auto', 'head', 'head+profanity', 'profanity-check', 'detoxify', "
-              "'ensemble', 'hf:<model>') or a "
+              "a spec ('auto', 'head', 'head-token', 'head-ensemble', 'head+profanity', "
+              "'profanity-check', 'detoxify', 'ensemble', 'hf:<model>') or a "
               "TextClassifier", classifier)
         self.classifier = classifier
 
@@ -118,22 +118,23 @@ class Toxicity(ResolvesOnce, Evaluator):
         return self.resolve_once(lambda: get_classifier(self.classifier, "toxicity"))
 
     def embedder_for_prefetch(self) -> CachedEmbedder | None:
-        """The embedder whose vectors a head backend reads (None for a text model)."""
-        model = self.resolved()
-        return model.resolved_embedder() if isinstance(model, HeadClassifier) else None
+        """The embedder whose vectors a head backend (or an ensemble's heads) reads (None for a
+        text model)."""
+        heads = heads_of(self.resolved())
+        return heads[0].resolved_embedder() if heads else None
 
     @property
     def needs_tokens(self) -> bool:
-        """Whether the backend reads token matrices (the token toxicity head)."""
-        model = self.resolved()
-        return isinstance(model, HeadClassifier) and model.reads_tokens
+        """Whether the backend reads token matrices (the token toxicity head, alone or in an
+        ensemble)."""
+        return any(head.reads_tokens for head in heads_of(self.resolved()))
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
-        """The answer's sentences as a head backend reads them (spelling variants undone)."""
-        model = self.resolved()
-        if not isinstance(model, HeadClassifier):
-            return []
-        return model.read(split_sentences(case.actual_answer))
+        """The answer's sentences as the backend's heads read them (spelling variants undone),
+        each distinct text once."""
+        sentences = split_sentences(case.actual_answer)
+        read = (text for head in heads_of(self.resolved()) for text in head.read(sentences))
+        return list(dict.fromkeys(read))
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         model = self.resolved()

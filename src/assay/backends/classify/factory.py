@@ -3,7 +3,8 @@
 Toxicity specs: ``"head"`` (the toxicity head shipped with assay: six categories on frozen
 all-MiniLM-L6-v2 vectors, sha256-verified; the offline default), ``"head-sentence"`` (that head
 by its own name), ``"head-token"`` (the token toxicity head: the same categories from attention
-pooling over the MiniLM token vectors of the same pass; design note 0038), ``"head+profanity"``
+pooling over the MiniLM token vectors of the same pass; design note 0038), ``"head-ensemble"``
+(the two heads' category scores averaged, one MiniLM pass; design note 0040), ``"head+profanity"``
 (the head and the profanity model, equal weights), ``"profanity-check"`` (alt-profanity-check's
 offensive-language model, sha256-verified), ``"detoxify"`` or ``"detoxify:unbiased"`` /
 ``"detoxify:multilingual"`` (weights must be present locally), ``"ensemble"`` (profanity-check +
@@ -45,6 +46,14 @@ def _head_and_profanity(argument: str) -> TextClassifier:
     from assay.backends.classify.ensemble import EnsembleClassifier
 
     return EnsembleClassifier([_head("toxicity"), _profanity("")])
+
+
+def _head_ensemble(argument: str) -> TextClassifier:
+    from assay.backends.classify.ensemble import EnsembleClassifier
+
+    # The token head first: its one call encodes vectors and token matrices together, and the
+    # sentence head then finds its vectors in the embedder's cache.
+    return EnsembleClassifier([_head("toxicity-token"), _head("toxicity")], combine="categories")
 
 
 def _detoxify(variant: str) -> TextClassifier:
@@ -104,6 +113,7 @@ TOXICITY: BackendFamily[TextClassifier] = BackendFamily(
 for _name, _build in (("auto", _auto), ("head", lambda _: _head("toxicity")),
                       ("head-sentence", lambda _: _head("toxicity")),
                       ("head-token", lambda _: _head("toxicity-token")),
+                      ("head-ensemble", _head_ensemble),
                       ("head+profanity", _head_and_profanity), ("profanity-check", _profanity),
                       ("profanity", _profanity), ("offline", _profanity), ("fake", _keywords),
                       ("detoxify", _detoxify), ("ensemble", _ensemble), ("hf", _hf_toxicity)):

@@ -202,3 +202,23 @@ class HeadClassifier(PickledAsParams):
 
     def __repr__(self) -> str:
         return f"HeadClassifier({self.head!r}, embedder={self.embedder!r})"
+
+
+def heads_of(classifier: object) -> list[HeadClassifier]:
+    """The shipped-head classifiers behind ``classifier``: itself when it is one, an ensemble's
+    head members (the ones that read the run's embedding pass), else none.
+
+    Example:
+        >>> from assay.backends.classify.ensemble import EnsembleClassifier
+        >>> from assay.backends.classify.fake import KeywordClassifier
+        >>> heads_of(HeadClassifier("toxicity"))
+        [HeadClassifier('toxicity', embedder='minilm')]
+        >>> heads_of(EnsembleClassifier([KeywordClassifier(), HeadClassifier("toxicity-token")]))
+        [HeadClassifier('toxicity-token', embedder='minilm')]
+        >>> heads_of(KeywordClassifier())
+        []
+    """
+    if isinstance(classifier, HeadClassifier):
+        return [classifier]
+    members = getattr(classifier, "members", ())
+    return [m for m in members if isinstance(m, HeadClassifier)]
