@@ -4,8 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # Extras installed for the test-suite (each heavy family adds its extra here).
 TEST_EXTRAS ?= dev,safety,runner,robustness,calibrate,judge,local-llm,ner,embed,nli,toxicity,lm,generate,label,ray,agents,verdict,traces,langchain,llamaindex
-# llama-cpp-python (extra local-llm) builds from source: skip its multimodal tools.
-CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+# llama-cpp-python (extra local-llm) builds from source: skip its multimodal tools, and build for
+# AVX2 rather than for this CPU: a native build on a CPU with AMX (Sapphire Rapids) takes
+# llama.cpp's AMX path, which segfaults on the first evaluation (ggml-org/llama.cpp#20824).
+CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 export CMAKE_ARGS
 
 .PHONY: install demo test lint typecheck bench readme clean
