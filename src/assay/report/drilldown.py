@@ -276,7 +276,7 @@ def masked_explainers(manifest: Mapping[str, Any]) -> frozenset[str]:
         >>> masked_explainers({"assay_version": "0.0.1", "evaluators": [{"name": "rouge"}]})
         frozenset()
     """
-    from assay import __version__
+    from assay._version import __version__
     from assay.errors import AssayError
     from assay.evaluators.registry import evaluator_class
 
