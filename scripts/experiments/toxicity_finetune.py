@@ -327,48 +327,61 @@ def train(args: argparse.Namespace, model: Any, states: np.ndarray, offsets: np.
 # ---------------------------------------------------------------------------------------------
 # numpy inference of the fine-tuned layer + head (what shipping would need), for the cost
 def numpy_arrays(model: Any) -> dict[str, np.ndarray]:
-    return {k: v.detach().numpy().astype(np.float32) for k, v in model.state_dict().items()}
+    """The trained weights as float32 arrays, each ``Linear`` weight transposed (inputs x
+    outputs, C-ordered) and query / key / value fused into one ``(384, 1152)`` product."""
+    sd = {k: v.detach().numpy().astype(np.float32) for k, v in model.state_dict().items()}
+    out = {k: (np.ascontiguousarray(v.T) if k.endswith(".weight") and v.ndim == 2 else v)
+           for k, v in sd.items()}
+    out["layer.qkv.weight"] = np.ascontiguousarray(np.concatenate(
+        [out.pop(f"layer.{n}.weight") for n in "qkv"], axis=1))
+    out["layer.qkv.bias"] = np.concatenate([out.pop(f"layer.{n}.bias") for n in "qkv"])
+    return out
 
 
 def _ln(x: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
     mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + 1e-12) * g + b
+    x = x - mu
+    var = np.einsum("ij,ij->i", x, x)[:, None] / x.shape[1]
+    return x / np.sqrt(var + 1e-12) * g + b
 
 
 def numpy_logits(w: dict[str, np.ndarray], h5: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The fine-tuned layer + head in numpy, on a padded ``(b, t, 384)`` batch."""
+    """The fine-tuned layer + head in numpy (float32, 2-D products), on a padded
+    ``(b, t, 384)`` batch of similar lengths."""
     from scipy.special import erf
 
     def lin(x: np.ndarray, name: str) -> np.ndarray:
-        return x @ w[f"{name}.weight"].T + w[f"{name}.bias"]
+        return x @ w[f"{name}.weight"] + w[f"{name}.bias"]
 
     b, t, d = h5.shape
-    q, k, v = (lin(h5, f"layer.{n}").reshape(b, t, HEADS, -1).transpose(0, 2, 1, 3)
-               for n in ("q", "k", "v"))
-    s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d // HEADS)
-    s = np.where(mask[:, None, None, :], s, -np.inf)
+    flat = h5.reshape(b * t, d)
+    qkv = lin(flat, "layer.qkv").reshape(b, t, 3, HEADS, d // HEADS).transpose(2, 0, 3, 1, 4)
+    q, k, v = qkv[0], qkv[1], qkv[2]
+    s = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1.0 / math.sqrt(d // HEADS))
+    s += np.where(mask, np.float32(0.0), np.float32(-1e30))[:, None, None, :]
     s = np.exp(s - s.max(-1, keepdims=True))
     s /= s.sum(-1, keepdims=True)
-    ctx = (s @ v).transpose(0, 2, 1, 3).reshape(b, t, d)
-    a = _ln(lin(ctx, "layer.o") + h5, w["layer.ln1.weight"], w["layer.ln1.bias"])
+    ctx = (s @ v).transpose(0, 2, 1, 3).reshape(b * t, d)
+    a = _ln(lin(ctx, "layer.o") + flat, w["layer.ln1.weight"], w["layer.ln1.bias"])
     u = lin(a, "layer.up")
-    u = 0.5 * u * (1.0 + erf(u / math.sqrt(2.0)))
+    u = u * (np.float32(0.5) + np.float32(0.5) * erf(u * np.float32(1.0 / math.sqrt(2.0))))
     h = _ln(lin(u, "layer.down") + a, w["layer.ln2.weight"], w["layer.ln2.bias"])
-    m = mask[..., None]
-    vec = (h * m).sum(1) / np.maximum(m.sum(1), 1)
+    h3 = h.reshape(b, t, d)
+    vec = (h3 * mask[..., None]).sum(1) / np.maximum(mask.sum(1), 1)[:, None]
     vec /= np.linalg.norm(vec, axis=-1, keepdims=True)
     tok = mask.copy()
     tok[:, 0] = False
     tok[np.arange(b), mask.sum(1) - 1] = False
-    x = h / np.linalg.norm(h, axis=-1, keepdims=True) * tok[..., None]
+    x = h / np.linalg.norm(h, axis=-1, keepdims=True) * tok.reshape(-1, 1)
     tok[~tok.any(1), 0] = True
-    p = np.maximum(lin(x, "head.proj"), 0.0) * tok[..., None]
-    ql = np.where(tok[..., None], lin(p, "head.query"), -np.inf)
+    p = np.maximum(lin(x, "head.proj"), 0.0) * tok.reshape(-1, 1)
+    ql = np.where(tok.reshape(-1, 1), lin(p, "head.query"), np.float32(-1e30))
+    ql = ql.reshape(b, t, -1)
     ql = np.exp(ql - ql.max(1, keepdims=True))
     ql /= ql.sum(1, keepdims=True)
-    pooled = np.einsum("btk,btp->bkp", ql, p).reshape(b, -1)
-    row = np.concatenate([vec, p.max(1), pooled], -1)
+    p3 = p.reshape(b, t, -1)
+    pooled = (ql.transpose(0, 2, 1) @ p3).reshape(b, -1)
+    row = np.concatenate([vec, p3.max(1), pooled], -1)
     return lin(np.maximum(lin(row, "head.hidden"), 0.0), "head.out")
 
 
@@ -426,6 +439,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--limit", type=int, default=None,
                         help="rows per source file (a smoke test; results not comparable)")
+    parser.add_argument("--dev-only", action="store_true",
+                        help="stop after the dev split's figures (to choose a variant on dev)")
     parser.add_argument("--cache-only", action="store_true",
                         help="compute the layer-5 cache and stop")
     args = parser.parse_args()
@@ -536,6 +551,11 @@ def main() -> int:
     dev_rows = {"token head (shipped), same run": dev_metrics(token_dev, y[dev], sources[dev]),
                 "layer 6 fine-tuned + token head": dev_metrics(ft_dev + bias, y[dev],
                                                                sources[dev])}
+
+    if args.dev_only:
+        print(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
+                          "history": history, "dev": dev_rows}, default=str, indent=1))
+        return 0
 
     # 5. the bench's harness: held-out suite, design lists, Davidson
     from bench_toxicity import auroc_ci, functional_rows, load, run_evaluator
