@@ -31,10 +31,19 @@ What it does (seeded, CPU, 2 torch threads):
    token head in the same run beside it. Cost: layer 6 + head (torch and numpy) on up to 1,000
    distinct Davidson sentences from their layer-5 states, against the full MiniLM pass of them.
 
+``--augment {denial,opinion,both}`` adds design note 0040's augmentation rows to the fitting rows
+only: hate as a denied positive statement (:func:`heads.toxicity_data.negated_positive_examples`,
+``denial``) and / or hate phrased as an opinion with its benign twins
+(:func:`heads.toxicity_data.opinion_examples`, ``opinion``), made by those functions from the
+fitting rows' own texts (never from the early-stopping or dev rows, which stay as they are, so
+the dev figures compare with a run without augmentation). Their layer-5 states are cached apart
+from the others'.
+
 Writes ``benchmarks/results/toxicity_finetune_experiment.md`` (``--out``) and the trained
 weights to ``--cache-dir`` (never the repository).
 
-Run: ``python scripts/experiments/toxicity_finetune.py [--train-share 1.0] [--epochs 2]``
+Run: ``python scripts/experiments/toxicity_finetune.py [--train-share 1.0] [--epochs 2]
+[--augment none|denial|opinion|both] [--dev-only]``
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ import math
 import platform
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -131,6 +141,32 @@ def cached_states(frozen: Frozen, texts: list[str], cache_dir: Path
     np.save(path, states)
     np.save(offsets_path, offsets)
     return states, offsets
+
+
+AUGMENTS = ("none", "denial", "opinion", "both")
+
+
+def augmentation(kind: str, examples: Sequence[Any]) -> list[Any]:
+    """Design note 0040's augmentation rows of ``kind`` (:data:`AUGMENTS`), made from
+    ``examples`` by :mod:`heads.toxicity_data`'s own functions."""
+    from heads.toxicity_data import negated_positive_examples, opinion_examples
+
+    out = []
+    if kind in ("opinion", "both"):
+        out.extend(opinion_examples(examples))
+    if kind in ("denial", "both"):
+        out.extend(negated_positive_examples(examples))
+    return out
+
+
+def with_states(frozen: Frozen, states: np.ndarray, offsets: np.ndarray, texts: list[str],
+                cache_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """``states`` / ``offsets`` followed by the (separately cached) states of ``texts``."""
+    if not texts:
+        return states, offsets
+    more, more_offsets = cached_states(frozen, texts, cache_dir)
+    return (np.concatenate([states, more]),
+            np.concatenate([offsets, more_offsets[1:] + offsets[-1]]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -443,12 +479,17 @@ def main() -> int:
                         help="stop after the dev split's figures (to choose a variant on dev)")
     parser.add_argument("--cache-only", action="store_true",
                         help="compute the layer-5 cache and stop")
+    parser.add_argument("--augment", choices=AUGMENTS, default="none",
+                        help="add design note 0040's rows (denial: hate as a denied positive "
+                             "statement; opinion: hate phrased as an opinion and benign twins; "
+                             "both), made from the fitting rows' own texts, to the fitting rows "
+                             "only")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
     import torch
     from heads.common import TRAINING_DATA, stable_fraction
-    from heads.toxicity_data import TOXICITY_TARGETS, toxicity_examples
+    from heads.toxicity_data import COUNTER_SPEECH, TOXICITY_TARGETS, toxicity_examples
     from heads.toxicity_token import (
         EARLY_STOP_SHARE,
         TOXIGEN_WEIGHT,
@@ -470,8 +511,7 @@ def main() -> int:
     train_examples, dev_examples = dev_split(toxicity_examples(TRAINING_DATA, limit=args.limit,
                                                                  seed=0))
     everything = [*train_examples, *dev_examples]
-    y = target_matrix(everything)
-    row_weight, positive = loss_weights(y, everything, TOXIGEN_WEIGHT)
+    n_base = len(everything)
     training = np.arange(len(train_examples))
     dev = np.arange(len(train_examples), len(everything))
     stop = np.array([stable_fraction("stop:" + everything[i].text) < EARLY_STOP_SHARE
@@ -481,8 +521,24 @@ def main() -> int:
         rng = np.random.default_rng(args.seed)
         fit_rows = np.sort(rng.choice(fit_rows, int(len(fit_rows) * args.train_share),
                                       replace=False))
+    n_fit = len(fit_rows)
     texts = list(dict.fromkeys(e.text for e in everything))
-    index = {t: i for i, t in enumerate(texts)}
+    # augmentation (0040): made from the fitting rows' own texts (not the made counter-speech),
+    # appended after the dev rows and added to the fitting rows only
+    held_apart = {everything[i].text for i in (*stop_rows, *dev)}
+    extra = [e for e in augmentation(args.augment, [everything[i] for i in fit_rows
+                                                    if everything[i].source != COUNTER_SPEECH])
+             if e.text not in held_apart]
+    augmented_sources = dict(sorted(Counter(e.source for e in extra).items()))
+    if extra:
+        logger.info("augmentation rows: %s", augmented_sources)
+    positive = loss_weights(target_matrix(everything), everything, TOXIGEN_WEIGHT)[1]
+    everything = [*everything, *extra]
+    fit_rows = np.concatenate([fit_rows, np.arange(n_base, len(everything))])
+    y = target_matrix(everything)
+    row_weight = loss_weights(y, everything, TOXIGEN_WEIGHT)[0]
+    extra_texts = [t for t in dict.fromkeys(e.text for e in extra) if t not in set(texts)]
+    index = {t: i for i, t in enumerate([*texts, *extra_texts])}
     text_of = np.array([index[e.text] for e in everything])
     sources = np.array([e.source for e in everything])
 
@@ -490,11 +546,12 @@ def main() -> int:
     frozen = Frozen()
     t_cache = time.perf_counter()
     states, offsets = cached_states(frozen, texts, args.cache_dir)
+    states, offsets = with_states(frozen, states, offsets, extra_texts, args.cache_dir)
     t_cache = time.perf_counter() - t_cache
     if args.cache_only:
         return 0
-    logger.info("%d texts, %d tokens (mean %.1f)", len(texts), len(states),
-                len(states) / len(texts))
+    n_texts = len(texts) + len(extra_texts)
+    logger.info("%d texts, %d tokens (mean %.1f)", n_texts, len(states), len(states) / n_texts)
 
     # parity: pretrained layer 6 (our torch layer) on cached states vs the library's pass
     args_pre = argparse.Namespace(**{**vars(args), "init": "token"})
@@ -548,12 +605,14 @@ def main() -> int:
         k = TOXICITY_TARGETS.index(target)
         negative = y[dev, k] == 0
         bias[k] = -float(np.quantile(ft_dev[negative, k], 1.0 - rate))
+    ft_name = "layer 6 fine-tuned + token head" + (
+        "" if args.augment == "none" else f", + {args.augment} rows")
     dev_rows = {"token head (shipped), same run": dev_metrics(token_dev, y[dev], sources[dev]),
-                "layer 6 fine-tuned + token head": dev_metrics(ft_dev + bias, y[dev],
-                                                               sources[dev])}
+                ft_name: dev_metrics(ft_dev + bias, y[dev], sources[dev])}
 
     if args.dev_only:
         print(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
+                          "augmentation_rows": augmented_sources,
                           "history": history, "dev": dev_rows}, default=str, indent=1))
         return 0
 
@@ -563,8 +622,7 @@ def main() -> int:
     from toxicity_heldout import HELDOUT
 
     adapter = FinetunedClassifier(model, frozen, bias)
-    scorers = {"token toxicity head (shipped)": "head-token",
-               "layer 6 fine-tuned + token head": adapter}
+    scorers = {"token toxicity head (shipped)": "head-token", ft_name: adapter}
     tables = {}
     for name, lists in (("lists", FUNCTIONAL), ("heldout", HELDOUT)):
         flat = [t for _, lst in lists.values() for t in lst]
@@ -639,14 +697,23 @@ def main() -> int:
     srcs = list(dev_rows["token head (shipped), same run"]["toxicity_by_source"])
     held_table, held_summary = tables["heldout"]
     list_table, list_summary = tables["lists"]
-    n_ft = len(fit_rows)
     n_all = len(training) - len(stop_rows)
+    described = {"opinion": "hate phrased as an opinion and its benign twins, `opinion_examples`",
+                 "negated_positive": "hate as a denied positive statement, "
+                                     "`negated_positive_examples`"}
+    augment_note = "" if not extra else (
+        f" Plus {len(extra):,} augmentation rows of design note 0040 (`--augment "
+        f"{args.augment}`: " + "; ".join(f"{n:,} {s} — {described.get(s, s)}"
+                                          for s, n in augmented_sources.items())
+        + "), made by `scripts/heads/toxicity_data.py` from the fitting rows' own texts only "
+        "and added to the fitting rows only (the early-stopping rows and the dev split are "
+        "those of the run without augmentation); ToxiGen weight and class weights unchanged.")
     lines = [
         "# Experiment: fine-tuning MiniLM's last layer for toxicity (issue 19)",
         "",
         f"Written by `scripts/experiments/toxicity_finetune.py --train-share {args.train_share} "
         f"--epochs {args.epochs} --batch {args.batch} --lr-layer {args.lr_layer} --lr-head "
-        f"{args.lr_head} --init {args.init} --seed {args.seed}`; Python "
+        f"{args.lr_head} --init {args.init} --seed {args.seed} --augment {args.augment}`; Python "
         f"{platform.python_version()}, torch {torch.__version__}, {args.threads} threads on a "
         "shared 2-core CPU (another long run was using it). An experiment, not a shipped head: "
         "nothing under `src/` changed.",
@@ -657,16 +724,17 @@ def main() -> int:
         f"({head_params:,} parameters; initialised "
         + ("from the shipped token head, its output-bias offsets removed" if args.init == "token"
            else "at random") + ") on the token head's training rows "
-        f"({n_ft:,} of its {n_all:,}"
+        f"({n_fit:,} of its {n_all:,}"
         f" fitting rows{'' if args.train_share >= 1 else ', a seeded subsample'}; "
         f"{len(stop_rows):,} early-stopping rows; dev split of {len(dev):,} rows untouched), "
         "same labels, class weighting and ToxiGen weight. AdamW, layer LR "
         f"{args.lr_layer:g}, head LR {args.lr_head:g}, {args.epochs} epoch(s), batch "
         f"{args.batch}; best early-stopping state kept. Output biases of `toxicity` and `threat` "
         "shifted to the shipped token head's dev false-positive rates at 0.5 "
-        f"({', '.join(f'{t} {r}' for t, r in rates.items())}), as that head was.",
+        f"({', '.join(f'{t} {r}' for t, r in rates.items())}), as that head was."
+        + augment_note,
         "",
-        f"Timing: layer-5 states of {len(texts):,} texts ({len(states):,} tokens) "
+        f"Timing: layer-5 states of {n_texts:,} texts ({len(states):,} tokens) "
         f"{t_cache / 60:.1f} min ({'read from the cache' if t_cache < 60 else 'computed'}); "
         f"training {t_train / 60:.1f} min; total run {(time.perf_counter() - t0) / 60:.1f} min. "
         f"Parity of the torch layer with the library's MiniLM pass on {len(probe)} texts (via the "
@@ -677,7 +745,7 @@ def main() -> int:
         "",
         "## Summary",
         "",
-        "| | token head (shipped) | layer 6 fine-tuned + token head |",
+        f"| | token head (shipped) | {ft_name} |",
         "|---|---:|---:|",
     ]
     names = list(scorers)
