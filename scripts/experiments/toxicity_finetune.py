@@ -259,7 +259,8 @@ def build(args: argparse.Namespace, frozen: Frozen) -> Any:
     return model
 
 
-def padded(states: np.ndarray, offsets: np.ndarray, rows: Sequence[int]) -> tuple[Any, Any]:
+def padded(states: np.ndarray, offsets: np.ndarray, rows: Sequence[int] | np.ndarray
+           ) -> tuple[Any, Any]:
     import torch
 
     lengths = [int(offsets[r + 1] - offsets[r]) for r in rows]
