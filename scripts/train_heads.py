@@ -27,6 +27,7 @@ HEADS = {
     "hallucination": "heads.hallucination",
     "toxicity": "heads.toxicity",
     "toxicity-token": "heads.toxicity_token",
+    "toxicity-tuned": "heads.toxicity_tuned",
     "bias": "heads.bias",
 }
 

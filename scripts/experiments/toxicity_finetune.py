@@ -49,8 +49,6 @@ Run: ``python scripts/experiments/toxicity_finetune.py [--train-share 1.0] [--ep
 from __future__ import annotations
 
 import argparse
-import copy
-import hashlib
 import json
 import logging
 import math
@@ -60,7 +58,6 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -69,78 +66,18 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from heads.toxicity_tuned import (  # noqa: E402  (the training core, shipped as a head since)
+    HEADS,
+    Frozen,
+    build,
+    cached_states,
+    fit,
+    logits_of,
+    padded,
+)
+
 logger = logging.getLogger("toxicity_finetune")
 OUT = REPO / "benchmarks" / "results" / "toxicity_finetune_experiment.md"
-DIM, HEADS = 384, 12
-
-
-# ---------------------------------------------------------------------------------------------
-# the frozen encoder, cut after layer 5
-def load_minilm() -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    from assay.backends.embed import minilm
-
-    return SentenceTransformer(str(minilm.model_dir()), device="cpu", local_files_only=True)
-
-
-class Frozen:
-    """Embeddings and layers 1-5 of MiniLM (the input of layer 6), plus the pretrained layer 6."""
-
-    def __init__(self) -> None:
-        import torch
-
-        st = load_minilm()
-        self.tokenizer = st.tokenizer
-        self.max_len = int(st.max_seq_length)
-        bert = st[0].auto_model
-        self.layer6 = copy.deepcopy(bert.encoder.layer[5])
-        cut = copy.deepcopy(bert)
-        cut.encoder.layer = torch.nn.ModuleList(list(cut.encoder.layer)[:5])
-        cut.config.num_hidden_layers = 5
-        self.cut = cut.eval()
-        self.special = set(self.tokenizer.all_special_ids)
-
-    def states(self, texts: Sequence[str], batch: int = 64) -> list[np.ndarray]:
-        """Per text, its ``(tokens incl. [CLS]/[SEP], 384)`` float32 layer-5 output."""
-        import torch
-
-        out: list[np.ndarray] = [None] * len(texts)  # type: ignore[list-item]
-        order = np.argsort([len(t) for t in texts], kind="stable")
-        with torch.inference_mode():
-            for s in range(0, len(order), batch):
-                idx = order[s : s + batch]
-                enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
-                                     max_length=self.max_len, return_tensors="pt")
-                h = self.cut(input_ids=enc["input_ids"],
-                             attention_mask=enc["attention_mask"]).last_hidden_state
-                lengths = enc["attention_mask"].sum(1).tolist()
-                for k, i in enumerate(idx):
-                    out[int(i)] = h[k, : lengths[k]].float().numpy()
-        return out
-
-
-def cached_states(frozen: Frozen, texts: list[str], cache_dir: Path
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """``(float16 concatenated states, offsets)`` of ``texts``, from ``cache_dir`` when there."""
-    key = hashlib.sha1("\n".join(texts).encode("utf-8")).hexdigest()[:16]
-    path, offsets_path = cache_dir / f"h5-{key}.npy", cache_dir / f"h5-{key}-offsets.npy"
-    if path.is_file() and offsets_path.is_file():
-        return np.load(path, mmap_mode=None), np.load(offsets_path)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    started, chunks, lengths = time.perf_counter(), [], []
-    step = 2048
-    for s in range(0, len(texts), step):
-        for m in frozen.states(texts[s : s + step]):
-            chunks.append(m.astype(np.float16))
-            lengths.append(len(m))
-        logger.info("layer-5 states %d / %d (%.0f s)", min(s + step, len(texts)), len(texts),
-                    time.perf_counter() - started)
-    states = np.concatenate(chunks)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    np.save(path, states)
-    np.save(offsets_path, offsets)
-    return states, offsets
 
 
 AUGMENTS = ("none", "denial", "opinion", "both")
@@ -170,198 +107,6 @@ def with_states(frozen: Frozen, states: np.ndarray, offsets: np.ndarray, texts: 
 
 
 # ---------------------------------------------------------------------------------------------
-# the fine-tuned model
-def build(args: argparse.Namespace, frozen: Frozen) -> Any:
-    import torch
-    from heads.toxicity_token import build_model
-    from torch import nn
-    from torch.nn import functional as F
-
-    class Layer(nn.Module):
-        """One BERT encoder layer (post-LayerNorm, exact GELU), weights copied from ``src``."""
-
-        def __init__(self, src: Any, drop: float) -> None:
-            super().__init__()
-            att = src.attention
-            self.q = copy.deepcopy(att.self.query)
-            self.k = copy.deepcopy(att.self.key)
-            self.v = copy.deepcopy(att.self.value)
-            self.o = copy.deepcopy(att.output.dense)
-            self.ln1 = copy.deepcopy(att.output.LayerNorm)
-            self.up = copy.deepcopy(src.intermediate.dense)
-            self.down = copy.deepcopy(src.output.dense)
-            self.ln2 = copy.deepcopy(src.output.LayerNorm)
-            self.drop = drop
-
-        def forward(self, h: Any, mask: Any) -> Any:
-            b, t, d = h.shape
-
-            def split(x: Any) -> Any:
-                return x.view(b, t, HEADS, d // HEADS).transpose(1, 2)
-
-            ctx = F.scaled_dot_product_attention(
-                split(self.q(h)), split(self.k(h)), split(self.v(h)),
-                attn_mask=mask[:, None, None, :],
-                dropout_p=self.drop if self.training else 0.0)
-            ctx = ctx.transpose(1, 2).reshape(b, t, d)
-            a = self.ln1(F.dropout(self.o(ctx), self.drop, self.training) + h)
-            f = self.down(F.gelu(self.up(a)))
-            return self.ln2(F.dropout(f, self.drop, self.training) + a)
-
-    class Finetuned(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.layer = Layer(frozen.layer6, args.layer_dropout)
-            self.head = build_model(SimpleNamespace(project=128, queries=4, hidden=128), DIM)
-
-        def features(self, h5: Any, mask: Any) -> tuple[Any, Any, Any]:
-            """``(unit tokens without specials, their mask, unit sentence vectors)``."""
-            h = self.layer(h5, mask)
-            m = mask[..., None].float()
-            vectors = F.normalize((h * m).sum(1) / m.sum(1).clamp(min=1), dim=-1)
-            tok = mask.clone()
-            tok[:, 0] = False  # [CLS]
-            last = mask.sum(1) - 1
-            tok[torch.arange(len(last)), last] = False  # [SEP]
-            x = F.normalize(h, dim=-1) * tok[..., None]
-            tok = tok.clone()
-            tok[~tok.any(1), 0] = True  # no word tokens: one zero token, as the token head
-            return x, tok, vectors
-
-        def forward(self, h5: Any, mask: Any) -> Any:
-            return self.head(*self.features(h5, mask))
-
-    model = Finetuned()
-    if args.init == "token":
-        from assay.backends.heads.store import load_head
-
-        shipped = load_head("toxicity-token")
-        offsets = shipped.header["training"]["metrics"]["bias_offsets"]
-        sd = model.head.state_dict()
-
-        def put(name: str, w: np.ndarray, b: np.ndarray) -> None:
-            sd[f"{name}.weight"] = torch.from_numpy(np.ascontiguousarray(w.T)).float()
-            sd[f"{name}.bias"] = torch.from_numpy(np.asarray(b)).float()
-
-        put("proj", shipped.extra["proj_W"], shipped.extra["proj_b"])
-        put("query", shipped.extra["query_W"], shipped.extra["query_b"])
-        (w1, b1), (w2, b2) = shipped.layers
-        if np.any(shipped.mean != 0) or np.any(shipped.scale != 1):
-            raise SystemExit("the shipped token head standardises its inputs: not handled")
-        b2 = np.array(b2, dtype=np.float32)
-        for target, offset in offsets.items():
-            from heads.toxicity_data import TOXICITY_TARGETS
-
-            b2[TOXICITY_TARGETS.index(target)] -= offset
-        put("hidden", w1, b1)
-        put("out", w2, b2)
-        model.head.load_state_dict(sd)
-    return model
-
-
-def padded(states: np.ndarray, offsets: np.ndarray, rows: Sequence[int] | np.ndarray
-           ) -> tuple[Any, Any]:
-    import torch
-
-    lengths = [int(offsets[r + 1] - offsets[r]) for r in rows]
-    width = max(lengths)
-    x = np.zeros((len(rows), width, DIM), dtype=np.float32)
-    mask = np.zeros((len(rows), width), dtype=bool)
-    for k, r in enumerate(rows):
-        x[k, : lengths[k]] = states[offsets[r] : offsets[r + 1]]
-        mask[k, : lengths[k]] = True
-    return torch.from_numpy(x), torch.from_numpy(mask)
-
-
-def length_batches(lengths: np.ndarray, rows: np.ndarray, size: int,
-                   rng: np.random.Generator | None) -> list[np.ndarray]:
-    ordered = rows[np.argsort(lengths[rows], kind="stable")]
-    chunks = [ordered[s : s + size] for s in range(0, len(ordered), size)]
-    if rng is not None:
-        chunks = [chunks[int(i)] for i in rng.permutation(len(chunks))]
-    return chunks
-
-
-def logits_of(model: Any, states: np.ndarray, offsets: np.ndarray, text_rows: np.ndarray,
-              batch: int = 256) -> np.ndarray:
-    """Logits of the texts ``text_rows`` (indices into the cached unique texts)."""
-    import torch
-
-    model.eval()
-    lengths = np.diff(offsets)
-    out = np.zeros((len(text_rows), 6))
-    order = np.argsort(lengths[text_rows], kind="stable")
-    with torch.inference_mode():
-        for s in range(0, len(order), batch):
-            idx = order[s : s + batch]
-            out[idx] = model(*padded(states, offsets, text_rows[idx])).double().numpy()
-    return out
-
-
-def train(args: argparse.Namespace, model: Any, states: np.ndarray, offsets: np.ndarray,
-          text_of: np.ndarray, y: np.ndarray, row_weight: np.ndarray, positive: np.ndarray,
-          train_rows: np.ndarray, stop_rows: np.ndarray) -> tuple[Any, list[dict[str, Any]]]:
-    import torch
-    from heads.toxicity import auroc
-
-    rng = np.random.default_rng(args.seed)
-    lengths = np.diff(offsets)[text_of]
-    head_params = list(model.head.parameters())
-    optimiser = torch.optim.AdamW(
-        [{"params": model.layer.parameters(), "lr": args.lr_layer},
-         {"params": head_params, "lr": args.lr_head}], weight_decay=0.01)
-    per_epoch = math.ceil(len(train_rows) / args.batch)
-    total = per_epoch * args.epochs
-    warm = max(1, int(0.05 * total))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
-    pos_weight = torch.from_numpy(positive)
-    stop_rows = stop_rows[y[stop_rows, 0] >= 0]
-
-    def check() -> float:
-        return auroc(y[stop_rows, 0], logits_of(model, states, offsets, text_of[stop_rows])[:, 0]
-                     ) or 0.0
-
-    best = check()
-    best_state = copy.deepcopy(model.state_dict())
-    history: list[dict[str, Any]] = [{"step": 0, "early_stop_auroc": round(best, 4)}]
-    logger.info("start: early-stop AUROC %.4f", best)
-    step, started = 0, time.perf_counter()
-    for epoch in range(args.epochs):
-        chunks = length_batches(lengths, train_rows, args.batch, rng)
-        running = 0.0
-        for i, chunk in enumerate(chunks):
-            model.train()
-            h5, mask = padded(states, offsets, text_of[chunk])
-            target = torch.from_numpy(y[chunk].astype(np.float32))
-            weight = (target >= 0).float() * torch.from_numpy(row_weight[chunk])[:, None]
-            losses = torch.nn.functional.binary_cross_entropy_with_logits(
-                model(h5, mask), target.clamp(min=0), pos_weight=pos_weight, reduction="none")
-            loss = (losses * weight).sum() / weight[:, 0].sum().clamp(min=1)
-            optimiser.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimiser.step()
-            schedule.step()
-            step += 1
-            running += float(loss.item())
-            if step % 100 == 0:
-                logger.info("epoch %d step %d/%d loss %.4f (%.0f s)", epoch + 1, i + 1,
-                            len(chunks), running / 100, time.perf_counter() - started)
-                running = 0.0
-            if (i + 1) in (len(chunks) // 2, len(chunks)):
-                score = check()
-                history.append({"step": step, "epoch": round(epoch + (i + 1) / len(chunks), 2),
-                                "early_stop_auroc": round(score, 4),
-                                "seconds": round(time.perf_counter() - started, 1)})
-                logger.info("check %s", history[-1])
-                if score > best:
-                    best, best_state = score, copy.deepcopy(model.state_dict())
-    model.load_state_dict(best_state)
-    return model, history
-
-
-# ---------------------------------------------------------------------------------------------
 # numpy inference of the fine-tuned layer + head (what shipping would need), for the cost
 def numpy_arrays(model: Any) -> dict[str, np.ndarray]:
     """The trained weights as float32 arrays, each ``Linear`` weight transposed (inputs x
@@ -370,8 +115,9 @@ def numpy_arrays(model: Any) -> dict[str, np.ndarray]:
     out = {k: (np.ascontiguousarray(v.T) if k.endswith(".weight") and v.ndim == 2 else v)
            for k, v in sd.items()}
     out["layer.qkv.weight"] = np.ascontiguousarray(np.concatenate(
-        [out.pop(f"layer.{n}.weight") for n in "qkv"], axis=1))
-    out["layer.qkv.bias"] = np.concatenate([out.pop(f"layer.{n}.bias") for n in "qkv"])
+        [out.pop(f"layer.{n}.weight") for n in ("query", "key", "value")], axis=1))
+    out["layer.qkv.bias"] = np.concatenate([out.pop(f"layer.{n}.bias")
+                                           for n in ("query", "key", "value")])
     return out
 
 
@@ -399,10 +145,12 @@ def numpy_logits(w: dict[str, np.ndarray], h5: np.ndarray, mask: np.ndarray) -> 
     s = np.exp(s - s.max(-1, keepdims=True))
     s /= s.sum(-1, keepdims=True)
     ctx = (s @ v).transpose(0, 2, 1, 3).reshape(b * t, d)
-    a = _ln(lin(ctx, "layer.o") + flat, w["layer.ln1.weight"], w["layer.ln1.bias"])
+    a = _ln(lin(ctx, "layer.attention_out") + flat, w["layer.attention_norm.weight"],
+            w["layer.attention_norm.bias"])
     u = lin(a, "layer.up")
     u = u * (np.float32(0.5) + np.float32(0.5) * erf(u * np.float32(1.0 / math.sqrt(2.0))))
-    h = _ln(lin(u, "layer.down") + a, w["layer.ln2.weight"], w["layer.ln2.bias"])
+    h = _ln(lin(u, "layer.down") + a, w["layer.output_norm.weight"],
+            w["layer.output_norm.bias"])
     h3 = h.reshape(b, t, d)
     vec = (h3 * mask[..., None]).sum(1) / np.maximum(mask.sum(1), 1)[:, None]
     vec /= np.linalg.norm(vec, axis=-1, keepdims=True)
@@ -555,8 +303,7 @@ def main() -> int:
     logger.info("%d texts, %d tokens (mean %.1f)", n_texts, len(states), len(states) / n_texts)
 
     # parity: pretrained layer 6 (our torch layer) on cached states vs the library's pass
-    args_pre = argparse.Namespace(**{**vars(args), "init": "token"})
-    pretrained = build(args_pre, frozen)
+    pretrained = build(frozen, args.layer_dropout)
     from assay.backends.embed import minilm
     from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
 
@@ -590,9 +337,9 @@ def main() -> int:
 
     # 3. fine-tune
     torch.manual_seed(args.seed)
-    model = build(args, frozen)
+    model = build(frozen, args.layer_dropout, "toxicity-token" if args.init == "token" else "")
     t_train = time.perf_counter()
-    model, history = train(args, model, states, offsets, text_of, y, row_weight, positive,
+    model, history = fit(args, model, states, offsets, text_of, y, row_weight, positive,
                            fit_rows, stop_rows)
     t_train = time.perf_counter() - t_train
     args.cache_dir.mkdir(parents=True, exist_ok=True)

@@ -128,3 +128,34 @@ def test_the_head_ensemble_is_the_mean_of_the_two_heads() -> None:
     assert scores.read_as is not None and scores.read_as[4] == "you are a pathetic idiot!"
     assert "assay-head-toxicity-token@sha256:" in clf.model_id
     assert "assay-head-toxicity@sha256:" in clf.model_id
+
+
+def test_the_tuned_toxicity_head_ships_verified_with_its_layer(tmp_path: Path) -> None:
+    """The tuned head carries its fine-tuned MiniLM layer 6 (float16, inside the sha256) and
+    reads the embedder that layer makes of the shared pass."""
+    from assay.backends.embed import minilm
+    from assay.backends.embed.top_layer import has_top_layer
+    from assay.backends.heads.store import head_dir, load_head
+
+    head = load_head("toxicity-tuned")
+    assert has_top_layer(head.extra) and head.extra["top_query_W"].dtype == np.float16
+    assert head.labels == load_head("toxicity").labels
+    assert head.data["deobfuscate"] == load_head("toxicity-token").data["deobfuscate"]
+    clf = get_classifier("head-tuned", "toxicity")
+    assert isinstance(clf, HeadClassifier) and clf.reads_tokens
+    assert clf.embedder_spec() == "minilm-top:toxicity-tuned"
+    scores = clf.predict(TEXTS)
+    assert ((scores.scores >= 0) & (scores.scores <= 1)).all()
+    assert (scores.scores[:, 1:] <= scores.scores[:, :1] + 1e-12).all()
+    assert scores.column("toxicity")[1] < 0.5 < scores.column("toxicity")[2]
+    assert clf.model_id.startswith("assay-head-toxicity-tuned@sha256:")
+    assert f"+{minilm.MODEL_ID}+assay-head-toxicity-tuned@sha256:" in clf.model_id
+    card = (head_dir("toxicity-tuned") / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert head.sha256 in card and "## Limits" in card and "layer 6" in card
+    folder = tmp_path / "toxicity-tuned"
+    shutil.copytree(head_dir("toxicity-tuned"), folder)
+    data = bytearray((folder / "weights.npz").read_bytes())
+    data[-40] ^= 0xFF
+    (folder / "weights.npz").write_bytes(bytes(data))
+    with pytest.raises(BackendError, match="does not match"):
+        HeadClassifier(str(folder)).predict(["hello"])

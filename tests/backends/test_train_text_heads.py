@@ -1,4 +1,4 @@
-"""Training the toxicity, token toxicity and bias heads is reproducible: a small seeded run,
+"""Training the toxicity, token toxicity, tuned toxicity and bias heads is reproducible: a small seeded run,
 twice, same bytes."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize(("head", "options"), [
     ("toxicity", ["--folds", "0"]), ("bias", ["--folds", "0"]),
-    ("toxicity-token", ["--epochs", "2", "--threads", "1"])])
+    ("toxicity-token", ["--epochs", "2", "--threads", "1"]),
+    ("toxicity-tuned", ["--epochs", "1", "--threads", "1"])])
 def test_a_seeded_small_run_gives_identical_weights_twice(
     head: str, options: list[str], shared_data: Path, tmp_path: Path
 ) -> None:

@@ -317,7 +317,11 @@ def prefetch_embeddings(
                     texts.update(dict.fromkeys(t for t in evaluator.texts_to_encode(case) if t))
     total = sum(len(texts) for _, texts in wanted.values())
     done = 0
-    for embedder, texts in wanted.values():
+    # An embedder derived from another (a fine-tuned top layer) goes first: its pass hands the
+    # base's outputs to the base's cache, so the base then finds those texts encoded.
+    derived_first = sorted(wanted.values(),
+                           key=lambda item: getattr(item[0].backend, "derived_from", None) is None)
+    for embedder, texts in derived_first:
         ordered = sorted(texts, key=len)
         for start in range(0, len(ordered), PREFETCH_CHUNK):
             chunk = ordered[start : start + PREFETCH_CHUNK]

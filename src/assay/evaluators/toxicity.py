@@ -108,7 +108,8 @@ class Toxicity(ResolvesOnce, Evaluator):
 
     def __init__(self, classifier: str | TextClassifier = DEFAULT_TOXICITY) -> None:
         check(isinstance(classifier, str | TextClassifier), "classifier", "Toxicity",
-              "a spec ('auto', 'head', 'head-token', 'head-ensemble', 'head+profanity', "
+              "a spec ('auto', 'head', 'head-token', 'head-tuned', 'head-ensemble', "
+              "'head+profanity', "
               "'profanity-check', 'detoxify', 'ensemble', 'hf:<model>') or a "
               "TextClassifier", classifier)
         self.classifier = classifier

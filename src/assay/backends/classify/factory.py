@@ -3,7 +3,9 @@
 Toxicity specs: ``"head"`` (the toxicity head shipped with assay: six categories on frozen
 all-MiniLM-L6-v2 vectors, sha256-verified; the offline default), ``"head-sentence"`` (that head
 by its own name), ``"head-token"`` (the token toxicity head: the same categories from attention
-pooling over the MiniLM token vectors of the same pass; design note 0038), ``"head-ensemble"``
+pooling over the MiniLM token vectors of the same pass; design note 0038), ``"head-tuned"``
+(the token head over MiniLM with its last layer fine-tuned for toxicity, run on the same pass;
+design note 0044), ``"head-ensemble"``
 (the two heads' category scores averaged, one MiniLM pass; design note 0040), ``"head+profanity"``
 (the head and the profanity model, equal weights), ``"profanity-check"`` (alt-profanity-check's
 offensive-language model, sha256-verified), ``"detoxify"`` or ``"detoxify:unbiased"`` /
@@ -113,6 +115,7 @@ TOXICITY: BackendFamily[TextClassifier] = BackendFamily(
 for _name, _build in (("auto", _auto), ("head", lambda _: _head("toxicity")),
                       ("head-sentence", lambda _: _head("toxicity")),
                       ("head-token", lambda _: _head("toxicity-token")),
+                      ("head-tuned", lambda _: _head("toxicity-tuned")),
                       ("head-ensemble", _head_ensemble),
                       ("head+profanity", _head_and_profanity), ("profanity-check", _profanity),
                       ("profanity", _profanity), ("offline", _profanity), ("fake", _keywords),

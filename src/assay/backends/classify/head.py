@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from assay.backends.classify.base import ClassScores
+from assay.backends.embed.top_layer import has_top_layer
 from assay.backends.heads.token_pool import FEATURE_SET as TOKEN_FEATURE_SET
 from assay.backends.heads.token_pool import TokenPooler
 from assay.errors import BackendError
@@ -93,8 +94,8 @@ class HeadClassifier(PickledAsParams):
     """A :class:`~assay.backends.classify.base.TextClassifier` from a shipped text head.
 
     Args:
-        head: a shipped head's name (``"toxicity"``, ``"toxicity-token"``, ``"bias"``) or a
-            head folder.
+        head: a shipped head's name (``"toxicity"``, ``"toxicity-token"``,
+            ``"toxicity-tuned"``, ``"bias"``) or a head folder.
         embedder: the embedder spec whose vectors the head reads (all-MiniLM-L6-v2 only: the
             head was trained on it; another model is refused when the head loads).
 
@@ -114,6 +115,7 @@ class HeadClassifier(PickledAsParams):
         self._loaded: tuple[Any, Any] | None = None
         self._lexicon: Lexicon | None = None
         self._pooler: TokenPooler | None = None
+        self._tuned = False  # the head carries a fine-tuned top layer of the embedder
         self._lock = threading.Lock()
 
     def load(self) -> tuple[Any, Any]:
@@ -133,8 +135,9 @@ class HeadClassifier(PickledAsParams):
                                            "not a text head")
                     if head.features == TOKEN_FEATURE_SET:
                         self._pooler = TokenPooler.from_arrays(head.extra)
-                    embedder = get_embedder(self.embedder)
-                    if embedder.model_id != minilm.MODEL_ID:
+                    self._tuned = has_top_layer(head.extra)
+                    embedder = get_embedder(self.embedder_spec())
+                    if not embedder.model_id.startswith(minilm.MODEL_ID):
                         raise BackendError(
                             f"head {head.name!r} was trained on {minilm.MODEL_ID}; the embedder "
                             f"{embedder.model_id} gives other vectors")
@@ -157,6 +160,14 @@ class HeadClassifier(PickledAsParams):
         self.load()
         return self._pooler is not None
 
+    def embedder_spec(self) -> str:
+        """The spec of the embedder whose vectors the head reads: ``embedder``, or for a head
+        with a fine-tuned top layer, that embedder with its last layer replaced
+        (``"minilm-top:<head>"``, sharing MiniLM's pass)."""
+        from assay.backends.embed.factory import TOP_LAYER_SPEC
+
+        return f"{TOP_LAYER_SPEC}:{self.head}" if self._tuned else self.embedder
+
     def resolved_embedder(self) -> CachedEmbedder:
         """The process's shared caching embedder, looked up on every call (as the NLI head
         does): a held one goes stale when the shared embedders are reset, and the engine's
@@ -164,7 +175,7 @@ class HeadClassifier(PickledAsParams):
         from assay.backends.embed.factory import get_embedder
 
         self.load()
-        return get_embedder(self.embedder)
+        return get_embedder(self.embedder_spec())
 
     def read(self, texts: Sequence[str]) -> list[str]:
         """The texts as the head reads them: spelling variants undone when it has a lexicon."""
@@ -178,13 +189,20 @@ class HeadClassifier(PickledAsParams):
         and, for a token head, of their token matrices ``tokens`` (same pass)."""
         head, _ = self.load()
         training = head.header.get("training", {})
-        if self._pooler is not None and len(vectors):
+        return head_scores(head.labels, str(training.get("output", "")),
+                           self.logits_of(vectors, tokens), tuple(training.get("direct", ())))
+
+    def logits_of(self, vectors: np.ndarray, tokens: Sequence[np.ndarray] | None = None
+                  ) -> np.ndarray:
+        """The head's logits for embedding rows (and, for a token head, token matrices)."""
+        head, _ = self.load()
+        if not len(vectors):
+            return np.zeros((0, len(head.labels)))
+        if self._pooler is not None:
             if tokens is None or len(tokens) != len(vectors):
                 raise BackendError(f"head {head.name!r} reads token matrices: pass one per row")
             vectors = self._pooler.features(vectors, tokens)
-        logits = head.logits(vectors) if len(vectors) else np.zeros((0, len(head.labels)))
-        return head_scores(head.labels, str(training.get("output", "")), logits,
-                           tuple(training.get("direct", ())))
+        return head.logits(vectors)
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
         """Category scores of ``texts`` (one embedding per distinct text, shared cache; a token

@@ -308,20 +308,44 @@ class CachedEmbedder(PickledAsParams):
             rows, toks = self.backend.encode(missing), [None] * len(missing)
         rows = np.asarray(rows, dtype=DTYPE)
         self.stats["computed"] += len(missing)
+        self._keep(missing, rows, toks, persist_tokens=tokens)
         for text, vec, tok in zip(missing, rows, toks, strict=True):
             vectors[text] = vec
-            self._vectors.put(text, vec)
             if tok is not None:
                 token_map[text] = tok
+        return vectors, token_map
+
+    def _keep(self, texts: Sequence[str], rows: np.ndarray,
+              tokens: Sequence[np.ndarray | None], *, persist_tokens: bool) -> None:
+        """Hold freshly computed entries in memory and write them to disk (token matrices
+        only when ``persist_tokens``; otherwise once a caller asks for them)."""
+        for text, vec, tok in zip(texts, rows, tokens, strict=True):
+            self._vectors.put(text, vec)
+            if tok is not None:
                 self._tokens.put(text, tok)
-                if not tokens:
+                if not persist_tokens:
                     self._tokens_unsaved.add(text)
-        self._persist(
-            [(t, v, k if tokens else None) for t, v, k in zip(missing, rows, toks, strict=True)]
-        )
+        self._persist([(t, v, k if persist_tokens else None)
+                       for t, v, k in zip(texts, rows, tokens, strict=True)])
         if len(self._tokens_unsaved) > 2 * self.memory_token_items:  # forget evicted ones
             self._tokens_unsaved.intersection_update(self._tokens)
-        return vectors, token_map
+
+    def remember(self, texts: Sequence[str], rows: np.ndarray, tokens: Sequence[np.ndarray]
+                 ) -> None:
+        """Take vectors and token matrices of ``texts`` computed by this embedder's model in
+        another caller's forward pass (a fine-tuned top layer's, which runs the layers below
+        it once for both: :mod:`assay.backends.embed.top_layer`). Texts already in memory or
+        on disk keep what they have, so a text's vector never changes once stored."""
+        with self._lock:
+            first = {text: i for i, text in reversed(list(enumerate(texts)))}
+            new = [t for t in first if t not in self._vectors]
+            if new and self.cache is not None:
+                stored = self.cache.get(self.model_id, new)
+                new = [t for t in new if t not in stored]
+            if new:
+                picked = [first[t] for t in new]
+                self._keep(new, np.asarray(rows, dtype=DTYPE)[picked],
+                           [round_tokens(tokens[i]) for i in picked], persist_tokens=False)
 
     def _persist(self, items: list[tuple[str, np.ndarray, np.ndarray | None]]) -> None:
         """Write entries to the disk cache; a read-only or full disk must not fail the run."""

@@ -1,7 +1,9 @@
 """Turning an embedder spec (a string or an instance) into a ready, cached embedder.
 
-Specs: ``"minilm"`` (the offline default, verified by sha256), ``"fake"`` (the deterministic test
-embedder), any Hugging Face model name (e.g. ``"BAAI/bge-small-en-v1.5"``, needs network access
+Specs: ``"minilm"`` (the offline default, verified by sha256), ``"minilm-top:<head>"`` (MiniLM
+with its last layer replaced by the fine-tuned copy a shipped head carries, sharing MiniLM's
+pass: :mod:`assay.backends.embed.top_layer`), ``"fake"`` (the deterministic test embedder),
+any Hugging Face model name (e.g. ``"BAAI/bge-small-en-v1.5"``, needs network access
 once) or the path of a local sentence-transformers folder. A string spec is loaded once per
 process (and cache directory) and shared by every evaluator that names it
 (:mod:`assay.backends.resolve`).
@@ -33,6 +35,16 @@ def _fake(argument: str) -> Embedder:
     return FakeEmbedder()
 
 
+def _top(head: str) -> Embedder:
+    from assay.backends.embed.top_layer import TopLayerEmbedder
+    from assay.errors import InvalidInputError
+
+    if not head:
+        raise InvalidInputError("the embedder spec 'minilm-top' needs the head holding the "
+                                "fine-tuned layer: 'minilm-top:<head name or folder>'")
+    return TopLayerEmbedder(head, base=DEFAULT_SPEC)
+
+
 def _named(spec: str) -> Embedder:
     from assay.backends.embed.sentence_transformers import SentenceTransformerEmbedder
 
@@ -52,6 +64,9 @@ EMBEDDERS: BackendFamily[Embedder] = BackendFamily(
 for _alias in minilm.ALIASES:
     EMBEDDERS.register(_alias, _minilm)
 EMBEDDERS.register("fake", _fake)
+#: ``"minilm-top:<head>"``: MiniLM with its last layer replaced by a head's fine-tuned copy.
+TOP_LAYER_SPEC = "minilm-top"
+EMBEDDERS.register(TOP_LAYER_SPEC, _top)
 
 
 def get_embedder(
@@ -85,4 +100,4 @@ def get_embedder(
     return resolved
 
 
-__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "get_embedder"]
+__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "TOP_LAYER_SPEC", "get_embedder"]

@@ -151,6 +151,55 @@ class SentenceTransformerEmbedder:
             tokens.append(l2_normalise(matrix))
         return l2_normalise(rows), tokens
 
+    def encode_with_top(
+        self, texts: Sequence[str], top: Any
+    ) -> tuple[tuple[np.ndarray, list[np.ndarray]], tuple[np.ndarray, list[np.ndarray]]]:
+        """One forward pass giving this model's outputs *and* those of the model whose last
+        layer is ``top``: ``((rows, tokens), (top rows, top tokens))``, both pooled as
+        :meth:`encode_with_tokens` pools (the mean over the text's tokens, specials included,
+        L2-normalised; token rows without special tokens, L2-normalised).
+
+        ``top`` is a torch module ``(hidden states, boolean mask) -> hidden states`` that
+        replaces the last transformer layer (:mod:`assay.backends.embed.top_layer`); it reads
+        the states entering that layer, so layers below it run once for both models. Mean
+        pooling is the bundled MiniLM's; the pass is this method's own (Hugging Face model
+        called directly, texts batched by length), so vectors agree with :meth:`encode`'s to
+        float rounding, not bit for bit.
+        """
+        import torch
+
+        if not texts:
+            empty: tuple[np.ndarray, list[np.ndarray]] = (np.zeros((0, 0), dtype=DTYPE), [])
+            return empty, empty
+        model = self.load()
+        tokenizer, bert = model.tokenizer, model[0].auto_model
+        special = torch.tensor(sorted(set(getattr(tokenizer, "all_special_ids", []) or [])))
+        base: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        tuned: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                rows = [int(i) for i in order[start : start + self.batch_size]]
+                batch = tokenizer([texts[i] for i in rows], padding=True, truncation=True,
+                                  max_length=int(model.max_seq_length), return_tensors="pt")
+                out = bert(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                           output_hidden_states=True)
+                mask = batch["attention_mask"].bool()
+                words = ~torch.isin(batch["input_ids"], special)
+                top_states = top(out.hidden_states[-2], mask)
+                for hidden, into in ((out.last_hidden_state, base), (top_states, tuned)):
+                    weights = mask[..., None].float()
+                    means = ((hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)).numpy()
+                    for k, i in enumerate(rows):
+                        into[i] = (means[k], hidden[k][words[k]].float().numpy())
+
+        def pooled(found: dict[int, tuple[np.ndarray, np.ndarray]]
+                   ) -> tuple[np.ndarray, list[np.ndarray]]:
+            return (l2_normalise(np.stack([found[i][0] for i in range(len(texts))])),
+                    [l2_normalise(found[i][1]) for i in range(len(texts))])
+
+        return pooled(base), pooled(tuned)
+
     # -- pickling -------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

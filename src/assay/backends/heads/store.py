@@ -6,10 +6,12 @@ it expects, the sha256 of its weights, how it was trained), ``weights.npz`` (flo
 between them and none after the last; optionally ``data``, UTF-8 JSON as bytes: inert data the
 head's reader needs, such as the toxicity head's normaliser lexicon, inside what the sha256
 covers; a head whose features are themselves learnt, such as the token NLI head's alignment
-layers, keeps those arrays under ``x_<name>``) and ``MODEL_CARD.md`` (data, licences, metrics,
-limits).
-``scripts/train_heads.py`` writes all three. The forward pass is plain numpy: a head adds a few
-matrix products to the embedding pass whose vectors it reuses, and needs no torch.
+layers, keeps those arrays under ``x_<name>``; an ``x_`` array given as float16, such as a
+fine-tuned encoder layer's weights, is stored as float16) and ``MODEL_CARD.md`` (data,
+licences, metrics, limits).
+``scripts/train_heads.py`` writes all three. The classifier's forward pass is plain numpy: a
+head adds a few matrix products to the embedding pass whose vectors it reuses (a fine-tuned
+encoder layer runs in torch, with that pass: :mod:`assay.backends.embed.top_layer`).
 
 Why hand-written and not a pickled scikit-learn estimator: a pickle runs code when loaded and
 breaks across library versions; an npz of named arrays plus a JSON header is inert, portable and
@@ -248,7 +250,8 @@ def save_head(
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for key in sorted(arrays):
             member = io.BytesIO()
-            dtype = np.uint8 if key == DATA else np.float32
+            dtype = (np.uint8 if key == DATA else
+                     np.float16 if np.asarray(arrays[key]).dtype == np.float16 else np.float32)
             np.lib.format.write_array(member, np.ascontiguousarray(arrays[key], dtype),
                                       allow_pickle=False)
             archive.writestr(zipfile.ZipInfo(f"{key}.npy", _EPOCH), member.getvalue(),

@@ -1,0 +1,414 @@
+"""The tuned toxicity head: MiniLM's last layer fine-tuned with the token head (issue 19).
+
+``python scripts/train_heads.py --head toxicity-tuned``. Design notes 0042 (the experiment) and
+0044 (shipping it). The token toxicity head (:mod:`heads.toxicity_token`) reads *frozen* MiniLM
+token vectors; this one trains a copy of MiniLM's last layer (layer 6; layers 1-5 and the
+embeddings stay frozen and shared with every other evaluator) together with the token head's
+pooling and classifier, initialised from the shipped ``toxicity-token`` head, on exactly that
+head's rows: its data, targets, class weights, ToxiGen weight, early-stopping rows and dev
+split (:func:`heads.toxicity_token.dev_split`). AdamW with a linear warm-up and decay; the state
+with the best early-stopping AUROC of ``toxicity`` (checked every half epoch) is kept. The output
+biases of ``toxicity`` and ``threat`` are then moved so that their dev false-positive rates at
+0.5 equal the shipped token head's (chosen on the dev split only).
+
+The frozen layer-5 states of the training texts are computed once and cached as float16 under
+``<cache-dir>/layer5`` (outside the repository). The head folder holds the layer (``x_top_*``,
+float16), the pooling and classifier, and the token head's spelling-normaliser lexicon; after
+writing it, the trainer scores dev texts through the shipped inference path
+(:class:`assay.backends.classify.head.HeadClassifier` over
+:class:`assay.backends.embed.top_layer.TopLayerEmbedder`) and refuses a gap to the torch model
+above :data:`MAX_GAP`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assay.backends.heads.store import Head, load_head, save_head
+from assay.backends.heads.token_pool import FEATURE_SET, TokenPooler
+from heads.common import EMBEDDER, SHIPPED, logger, stable_fraction, torch_head_arrays
+from heads.toxicity import DIRECT, LICENCES, auroc
+from heads.toxicity_data import TOXICITY_TARGETS, toxicity_examples
+from heads.toxicity_token import (
+    EARLY_STOP_SHARE,
+    TOXIGEN_WEIGHT,
+    build_model,
+    dev_metrics,
+    dev_split,
+    loss_weights,
+    target_matrix,
+)
+
+NAME = "toxicity-tuned"
+#: The head whose pooling/classifier initialise this one and whose dev false-positive rates
+#: and spelling normaliser it keeps.
+START = "toxicity-token"
+#: Largest 99th-percentile logit gap allowed between the torch model and the shipped inference
+#: path (float16 layer weights and token matrices; a few odd texts, such as ASCII art of 150
+#: punctuation tokens, move by a few tenths).
+MAX_GAP = 0.05
+DIM, HEADS = 384, 12
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of this head."""
+    parser.add_argument("--epochs", type=int, default=3, help="epochs")
+    parser.add_argument("--batch", type=int, default=32, help="texts per batch")
+    parser.add_argument("--lr-layer", type=float, default=1e-4, help="learning rate, layer 6")
+    parser.add_argument("--lr-head", type=float, default=3e-4, help="learning rate, head")
+    parser.add_argument("--layer-dropout", type=float, default=0.1, help="dropout in layer 6")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+
+
+# ---------------------------------------------------------------------------------------------
+# the frozen encoder, cut after layer 5
+def load_minilm() -> Any:
+    """The bundled all-MiniLM-L6-v2 as a ``SentenceTransformer`` (sha256-verified)."""
+    from sentence_transformers import SentenceTransformer
+
+    from assay.backends.embed import minilm
+
+    return SentenceTransformer(str(minilm.verify(minilm.model_dir())), device="cpu",
+                               local_files_only=True)
+
+
+class Frozen:
+    """Embeddings and layers 1-5 of MiniLM (the input of layer 6), plus the pretrained layer 6."""
+
+    def __init__(self) -> None:
+        import torch
+
+        st = load_minilm()
+        self.tokenizer = st.tokenizer
+        self.max_len = int(st.max_seq_length)
+        bert = st[0].auto_model
+        self.layer6 = copy.deepcopy(bert.encoder.layer[5])
+        cut = copy.deepcopy(bert)
+        cut.encoder.layer = torch.nn.ModuleList(list(cut.encoder.layer)[:5])
+        cut.config.num_hidden_layers = 5
+        self.cut = cut.eval()
+
+    def states(self, texts: Sequence[str], batch: int = 64) -> list[np.ndarray]:
+        """Per text, its ``(tokens incl. [CLS]/[SEP], 384)`` float32 layer-5 output."""
+        import torch
+
+        out: list[np.ndarray] = [np.zeros((0, DIM), np.float32)] * len(texts)
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        with torch.inference_mode():
+            for s in range(0, len(order), batch):
+                idx = order[s : s + batch]
+                enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
+                                     max_length=self.max_len, return_tensors="pt")
+                h = self.cut(input_ids=enc["input_ids"],
+                             attention_mask=enc["attention_mask"]).last_hidden_state
+                lengths = enc["attention_mask"].sum(1).tolist()
+                for k, i in enumerate(idx):
+                    out[int(i)] = h[k, : lengths[k]].float().numpy()
+        return out
+
+
+def cached_states(frozen: Frozen, texts: list[str], cache_dir: Path
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(float16 concatenated states, offsets)`` of ``texts``, from ``cache_dir`` when there."""
+    key = hashlib.sha1("\n".join(texts).encode("utf-8")).hexdigest()[:16]
+    path, offsets_path = cache_dir / f"h5-{key}.npy", cache_dir / f"h5-{key}-offsets.npy"
+    if path.is_file() and offsets_path.is_file():
+        return np.load(path), np.load(offsets_path)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    started, chunks, lengths = time.perf_counter(), [], []
+    step = 2048
+    for s in range(0, len(texts), step):
+        for m in frozen.states(texts[s : s + step]):
+            chunks.append(m.astype(np.float16))
+            lengths.append(len(m))
+        logger.info("layer-5 states %d / %d (%.0f s)", min(s + step, len(texts)), len(texts),
+                    time.perf_counter() - started)
+    states = np.concatenate(chunks)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    np.save(path, states)
+    np.save(offsets_path, offsets)
+    return states, offsets
+
+
+# ---------------------------------------------------------------------------------------------
+# the model: the shipped layer class + the token head's torch mirror
+def build(frozen: Frozen, dropout: float, init: str = START) -> Any:
+    """Layer 6 (a copy of the pretrained one) and the token head's pooling + classifier,
+    initialised from the shipped head ``init`` with its dev-chosen output-bias offsets removed
+    (``init=""``: the head at random)."""
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    from assay.backends.embed.top_layer import top_layer_class
+
+    class Tuned(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer = top_layer_class().from_bert(frozen.layer6, HEADS, dropout)
+            self.head = build_model(argparse.Namespace(project=128, queries=4, hidden=128), DIM)
+
+        def features(self, h5: Any, mask: Any) -> tuple[Any, Any, Any]:
+            """``(unit tokens without specials, their mask, unit sentence vectors)``, pooled
+            as :meth:`SentenceTransformerEmbedder.encode_with_top` pools them."""
+            h = self.layer(h5, mask)
+            m = mask[..., None].float()
+            vectors = F.normalize((h * m).sum(1) / m.sum(1).clamp(min=1), dim=-1)
+            tok = mask.clone()
+            tok[:, 0] = False  # [CLS]
+            last = mask.sum(1) - 1
+            tok[torch.arange(len(last)), last] = False  # [SEP]
+            x = F.normalize(h, dim=-1) * tok[..., None]
+            tok = tok.clone()
+            tok[~tok.any(1), 0] = True  # no word tokens: one zero token, as the token head
+            return x, tok, vectors
+
+        def forward(self, h5: Any, mask: Any) -> Any:
+            return self.head(*self.features(h5, mask))
+
+    model = Tuned()
+    if init:
+        shipped = load_head(init)
+        offsets = shipped.header["training"]["metrics"]["bias_offsets"]
+        sd = model.head.state_dict()
+
+        def put(name: str, w: np.ndarray, b: np.ndarray) -> None:
+            sd[f"{name}.weight"] = torch.from_numpy(np.ascontiguousarray(w.T)).float()
+            sd[f"{name}.bias"] = torch.from_numpy(np.asarray(b)).float()
+
+        put("proj", shipped.extra["proj_W"], shipped.extra["proj_b"])
+        put("query", shipped.extra["query_W"], shipped.extra["query_b"])
+        (w1, b1), (w2, b2) = shipped.layers
+        if np.any(shipped.mean != 0) or np.any(shipped.scale != 1):
+            raise SystemExit(f"the head {init!r} standardises its inputs: not handled")
+        b2 = np.array(b2, dtype=np.float32)
+        for target, offset in offsets.items():
+            b2[TOXICITY_TARGETS.index(target)] -= offset
+        put("hidden", w1, b1)
+        put("out", w2, b2)
+        model.head.load_state_dict(sd)
+    return model
+
+
+def padded(states: np.ndarray, offsets: np.ndarray, rows: Sequence[int] | np.ndarray
+           ) -> tuple[Any, Any]:
+    """A padded float32 batch of the cached states of ``rows`` and its token mask."""
+    import torch
+
+    lengths = [int(offsets[r + 1] - offsets[r]) for r in rows]
+    width = max(lengths)
+    x = np.zeros((len(rows), width, DIM), dtype=np.float32)
+    mask = np.zeros((len(rows), width), dtype=bool)
+    for k, r in enumerate(rows):
+        x[k, : lengths[k]] = states[offsets[r] : offsets[r + 1]]
+        mask[k, : lengths[k]] = True
+    return torch.from_numpy(x), torch.from_numpy(mask)
+
+
+def length_batches(lengths: np.ndarray, rows: np.ndarray, size: int,
+                   rng: np.random.Generator | None) -> list[np.ndarray]:
+    """``rows`` in batches of similar lengths (batch order shuffled with ``rng``)."""
+    ordered = rows[np.argsort(lengths[rows], kind="stable")]
+    chunks = [ordered[s : s + size] for s in range(0, len(ordered), size)]
+    if rng is not None:
+        chunks = [chunks[int(i)] for i in rng.permutation(len(chunks))]
+    return chunks
+
+
+def logits_of(model: Any, states: np.ndarray, offsets: np.ndarray, text_rows: np.ndarray,
+              batch: int = 256) -> np.ndarray:
+    """Logits of the texts ``text_rows`` (indices into the cached unique texts)."""
+    import torch
+
+    model.eval()
+    lengths = np.diff(offsets)
+    out = np.zeros((len(text_rows), len(TOXICITY_TARGETS)))
+    order = np.argsort(lengths[text_rows], kind="stable")
+    with torch.inference_mode():
+        for s in range(0, len(order), batch):
+            idx = order[s : s + batch]
+            out[idx] = model(*padded(states, offsets, text_rows[idx])).double().numpy()
+    return out
+
+
+def fit(args: argparse.Namespace, model: Any, states: np.ndarray, offsets: np.ndarray,
+        text_of: np.ndarray, y: np.ndarray, row_weight: np.ndarray, positive: np.ndarray,
+        train_rows: np.ndarray, stop_rows: np.ndarray) -> tuple[Any, list[dict[str, Any]]]:
+    """Train layer and head together; keep the state with the best early-stopping AUROC."""
+    import torch
+
+    rng = np.random.default_rng(args.seed)
+    lengths = np.diff(offsets)[text_of]
+    optimiser = torch.optim.AdamW(
+        [{"params": model.layer.parameters(), "lr": args.lr_layer},
+         {"params": list(model.head.parameters()), "lr": args.lr_head}], weight_decay=0.01)
+    total = math.ceil(len(train_rows) / args.batch) * args.epochs
+    warm = max(1, int(0.05 * total))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
+    pos_weight = torch.from_numpy(positive)
+    stop_rows = stop_rows[y[stop_rows, 0] >= 0]
+
+    def check() -> float:
+        return auroc(y[stop_rows, 0], logits_of(model, states, offsets, text_of[stop_rows])[:, 0]
+                     ) or 0.0
+
+    best = check()
+    best_state = copy.deepcopy(model.state_dict())
+    history: list[dict[str, Any]] = [{"step": 0, "early_stop_auroc": round(best, 4)}]
+    logger.info("start: early-stop AUROC %.4f", best)
+    step, started = 0, time.perf_counter()
+    for epoch in range(args.epochs):
+        chunks = length_batches(lengths, train_rows, args.batch, rng)
+        running = 0.0
+        for i, chunk in enumerate(chunks):
+            model.train()
+            h5, mask = padded(states, offsets, text_of[chunk])
+            target = torch.from_numpy(y[chunk].astype(np.float32))
+            weight = (target >= 0).float() * torch.from_numpy(row_weight[chunk])[:, None]
+            losses = torch.nn.functional.binary_cross_entropy_with_logits(
+                model(h5, mask), target.clamp(min=0), pos_weight=pos_weight, reduction="none")
+            loss = (losses * weight).sum() / weight[:, 0].sum().clamp(min=1)
+            optimiser.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimiser.step()
+            schedule.step()
+            step += 1
+            running += float(loss.item())
+            if step % 100 == 0:
+                logger.info("epoch %d step %d/%d loss %.4f (%.0f s)", epoch + 1, i + 1,
+                            len(chunks), running / 100, time.perf_counter() - started)
+                running = 0.0
+            if (i + 1) in (len(chunks) // 2, len(chunks)):
+                score = check()
+                history.append({"step": step, "epoch": round(epoch + (i + 1) / len(chunks), 2),
+                                "early_stop_auroc": round(score, 4),
+                                "seconds": round(time.perf_counter() - started, 1)})
+                logger.info("check %s", history[-1])
+                if score > best:
+                    best, best_state = score, copy.deepcopy(model.state_dict())
+    model.load_state_dict(best_state)
+    return model, history
+
+
+def matched_bias(logits: np.ndarray, y: np.ndarray, rates: dict[str, float]) -> np.ndarray:
+    """Per target, the output-bias shift that gives the dev false-positive ``rates`` at 0.5."""
+    bias = np.zeros(len(TOXICITY_TARGETS))
+    for target, rate in rates.items():
+        k = TOXICITY_TARGETS.index(target)
+        bias[k] = -float(np.quantile(logits[y[:, k] == 0, k], 1.0 - rate))
+    return bias
+
+
+# ---------------------------------------------------------------------------------------------
+def train(args: argparse.Namespace) -> int:
+    """Cache the layer-5 states, fine-tune, match the dev false-positive rates, write the
+    ``toxicity-tuned`` head folder and check it through the shipped inference path."""
+    import torch
+
+    from heads.toxicity_tuned_card import toxicity_tuned_card
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    started = time.perf_counter()
+    train_examples, dev_examples = dev_split(toxicity_examples(args.data, limit=args.limit,
+                                                               seed=0))
+    everything = [*train_examples, *dev_examples]
+    training = np.arange(len(train_examples))
+    dev = np.arange(len(train_examples), len(everything))
+    stop = np.array([stable_fraction("stop:" + everything[i].text) < EARLY_STOP_SHARE
+                     for i in training])
+    y = target_matrix(everything)
+    row_weight, positive = loss_weights(y, everything, TOXIGEN_WEIGHT)
+    texts = list(dict.fromkeys(e.text for e in everything))
+    index = {t: i for i, t in enumerate(texts)}
+    text_of = np.array([index[e.text] for e in everything])
+    sources = np.array([e.source for e in everything])
+
+    frozen = Frozen()
+    states, offsets = cached_states(frozen, texts, args.cache_dir / "layer5")
+    encoded = time.perf_counter() - started
+    model = build(frozen, args.layer_dropout)
+    model, history = fit(args, model, states, offsets, text_of, y, row_weight, positive,
+                         training[~stop], training[stop])
+    trained = time.perf_counter() - started - encoded
+
+    start = load_head(START)
+    rates = start.header["training"]["metrics"]["dev_false_positive_rate"]
+    logits = logits_of(model, states, offsets, text_of[dev])
+    bias = matched_bias(logits, y[dev], rates)
+    logits += bias
+    extra, layers = torch_head_arrays(model.head, ("proj", "query"), ("hidden", "out"))
+    layers[-1] = (layers[-1][0], (layers[-1][1] + bias).astype(np.float32))
+    extra.update(model.layer.arrays())
+    n_inputs = TokenPooler.from_arrays(extra).n_features(DIM)
+    head = Head(NAME, TOXICITY_TARGETS, FEATURE_SET, layers, np.zeros(n_inputs, np.float32),
+                np.ones(n_inputs, np.float32), extra=extra)
+    metrics = {"dev": dev_metrics(logits, y[dev], sources[dev]),
+               "dev_start_head": start.header["training"]["metrics"]["dev"],
+               "dev_false_positive_rate": {t: round(float(r), 4) for t, r in rates.items()},
+               "bias_offsets": {t: round(float(bias[TOXICITY_TARGETS.index(t)]), 4)
+                                for t in rates}}
+    logger.info("dev: %s", metrics["dev"])
+    info = {
+        "output": "subtypes", "direct": list(DIRECT), "seed": args.seed, "limit": args.limit,
+        "start": START, "epochs": args.epochs, "batch": args.batch, "lr_layer": args.lr_layer,
+        "lr_head": args.lr_head, "layer_dropout": args.layer_dropout, "threads": args.threads,
+        "toxigen_weight": TOXIGEN_WEIGHT, "n_features": n_inputs,
+        "top_layer": {"layer": 6, "heads": HEADS, "eps": float(frozen.layer6.output.LayerNorm.eps),
+                      "parameters": int(sum(p.numel() for p in model.layer.parameters())),
+                      "dtype": "float16"},
+        "embedder": f"{EMBEDDER}, layers 1-5 frozen, layer 6 fine-tuned (this head's x_top_*)",
+        "rows": {s: int((sources[training] == s).sum()) for s in sorted(set(sources))},
+        "dev_rows": {s: int((sources[dev] == s).sum()) for s in sorted(set(sources))},
+        "early_stop_rows": int(stop.sum()), "history": history, "metrics": metrics,
+        "seconds": {"layer5_states": round(encoded, 1), "training": round(trained, 1)},
+    }
+    out = args.out or SHIPPED / NAME
+    data = dict(start.data)  # the spelling normaliser's lexicon, as the start head's
+    digest = save_head(out, name=NAME, labels=TOXICITY_TARGETS, features=FEATURE_SET,
+                       layers=layers, mean=head.mean, scale=head.scale, info=info, extra=extra,
+                       data=data)
+    gaps = shipped_gaps(out, [everything[int(i)].text for i in dev[:: max(1, len(dev) // 300)]],
+                        model, bias, frozen)
+    info["metrics"]["shipped_path_logit_gap"] = gaps
+    if gaps["p99"] > MAX_GAP:
+        raise SystemExit(f"the shipped inference path and the torch model disagree: {gaps}")
+    info["seconds"]["total"] = round(time.perf_counter() - started, 1)
+    digest = save_head(out, name=NAME, labels=TOXICITY_TARGETS, features=FEATURE_SET,
+                       layers=layers, mean=head.mean, scale=head.scale, info=info, extra=extra,
+                       data=data)
+    (out / "MODEL_CARD.md").write_text(
+        toxicity_tuned_card({**info, "data": data}, digest, LICENCES), encoding="utf-8")
+    logger.info("wrote %s (sha256 %s)", out, digest[:16])
+    return 0
+
+
+def shipped_gaps(folder: Path, texts: list[str], model: Any, bias: np.ndarray, frozen: Frozen
+                 ) -> dict[str, float]:
+    """Per text, the largest logit gap between the torch model and the head as assay runs it
+    (``HeadClassifier`` reading the ``TopLayerEmbedder``'s float16 token matrices):
+    ``{"p99", "max", "mean", "n"}``."""
+    from assay.backends.classify.head import HeadClassifier
+    from assay.backends.embed.factory import get_embedder
+
+    classifier = HeadClassifier(str(folder))
+    read = classifier.read(texts)
+    vectors, tokens = get_embedder(classifier.embedder_spec()).encode_with_tokens(read)
+    shipped = classifier.logits_of(np.asarray(vectors, np.float32), tokens)
+    states = frozen.states(read)
+    offsets = np.concatenate([[0], np.cumsum([len(s) for s in states])])
+    reference = logits_of(model, np.concatenate(states), offsets, np.arange(len(read))) + bias
+    gap = np.abs(shipped - reference).max(axis=1)
+    return {"p99": round(float(np.quantile(gap, 0.99)), 5), "max": round(float(gap.max()), 5),
+            "mean": round(float(gap.mean()), 6), "n": len(read)}
