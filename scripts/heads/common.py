@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -139,3 +139,17 @@ def torch_head_arrays(
     for name in extra:
         named[f"{name}_W"], named[f"{name}_b"] = arrays(name)
     return named, [arrays(name) for name in dense]
+
+
+def write_head(folder: Path, head: Any, info: dict[str, Any], card: Callable[[str], str],
+               data: dict[str, Any] | None = None) -> str:
+    """Save ``head`` (an :class:`assay.backends.heads.store.Head`) with its training ``info``
+    and ``data`` into ``folder``, write its model card ``card(digest)``, log; the digest."""
+    from assay.backends.heads.store import save_head
+
+    digest = save_head(folder, name=head.name, labels=head.labels, features=head.features,
+                       layers=head.layers, mean=head.mean, scale=head.scale, info=info,
+                       extra=head.extra, data=data)
+    (folder / "MODEL_CARD.md").write_text(card(digest), encoding="utf-8")
+    logger.info("wrote %s (sha256 %s)", folder, digest[:16])
+    return digest

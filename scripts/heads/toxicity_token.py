@@ -29,9 +29,17 @@ from typing import Any
 import numpy as np
 
 from assay.backends.embed import minilm
-from assay.backends.heads.store import Head, save_head
+from assay.backends.heads.store import Head
 from assay.backends.heads.token_pool import FEATURE_SET, TokenPooler
-from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction, torch_head_arrays
+from heads.common import (
+    EMBEDDER,
+    SHIPPED,
+    embedder,
+    logger,
+    stable_fraction,
+    torch_head_arrays,
+    write_head,
+)
 from heads.toxicity import DIRECT, LICENCES, auroc, fit_logistic, labels_of
 from heads.toxicity_data import (
     COUNTER_SPEECH,
@@ -346,10 +354,6 @@ def train(args: argparse.Namespace) -> int:
     }
     out = args.out or SHIPPED / NAME
     data = {"deobfuscate": lexicon}
-    digest = save_head(out, name=NAME, labels=TOXICITY_TARGETS, features=FEATURE_SET,
-                       layers=layers, mean=head.mean, scale=head.scale, info=info, extra=extra,
-                       data=data)
-    (out / "MODEL_CARD.md").write_text(
-        toxicity_token_card({**info, "data": data}, digest, LICENCES), encoding="utf-8")
-    logger.info("wrote %s (sha256 %s)", out, digest[:16])
+    write_head(out, head, info,
+               lambda digest: toxicity_token_card({**info, "data": data}, digest, LICENCES), data)
     return 0

@@ -35,7 +35,14 @@ import numpy as np
 
 from assay.backends.heads.store import Head, load_head, save_head
 from assay.backends.heads.token_pool import FEATURE_SET, TokenPooler
-from heads.common import EMBEDDER, SHIPPED, logger, stable_fraction, torch_head_arrays
+from heads.common import (
+    EMBEDDER,
+    SHIPPED,
+    logger,
+    stable_fraction,
+    torch_head_arrays,
+    write_head,
+)
 from heads.toxicity import DIRECT, LICENCES, auroc
 from heads.toxicity_data import TOXICITY_TARGETS, toxicity_examples
 from heads.toxicity_token import (
@@ -376,21 +383,16 @@ def train(args: argparse.Namespace) -> int:
     }
     out = args.out or SHIPPED / NAME
     data = dict(start.data)  # the spelling normaliser's lexicon, as the start head's
-    digest = save_head(out, name=NAME, labels=TOXICITY_TARGETS, features=FEATURE_SET,
-                       layers=layers, mean=head.mean, scale=head.scale, info=info, extra=extra,
-                       data=data)
+    save_head(out, name=NAME, labels=TOXICITY_TARGETS, features=FEATURE_SET, layers=layers,
+              mean=head.mean, scale=head.scale, info=info, extra=extra, data=data)  # to check
     gaps = shipped_gaps(out, [everything[int(i)].text for i in dev[:: max(1, len(dev) // 300)]],
                         model, bias, frozen)
     info["metrics"]["shipped_path_logit_gap"] = gaps
     if gaps["p99"] > MAX_GAP:
         raise SystemExit(f"the shipped inference path and the torch model disagree: {gaps}")
     info["seconds"]["total"] = round(time.perf_counter() - started, 1)
-    digest = save_head(out, name=NAME, labels=TOXICITY_TARGETS, features=FEATURE_SET,
-                       layers=layers, mean=head.mean, scale=head.scale, info=info, extra=extra,
-                       data=data)
-    (out / "MODEL_CARD.md").write_text(
-        toxicity_tuned_card({**info, "data": data}, digest, LICENCES), encoding="utf-8")
-    logger.info("wrote %s (sha256 %s)", out, digest[:16])
+    write_head(out, head, info,
+               lambda digest: toxicity_tuned_card({**info, "data": data}, digest, LICENCES), data)
     return 0
 
 

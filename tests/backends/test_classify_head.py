@@ -40,16 +40,21 @@ def test_toxicity_head_loads_offline_and_scores_six_categories(monkeypatch) -> N
     assert clf.model_id.startswith("assay-head-toxicity@sha256:")
 
 
-def test_a_tampered_head_is_refused(tmp_path: Path) -> None:
+def _assert_a_tampered_copy_is_refused(name: str, tmp_path: Path) -> None:
+    """A copy of the shipped head ``name`` with one byte of its weights flipped is refused."""
     from assay.backends.heads.store import head_dir
 
-    folder = tmp_path / "toxicity"
-    shutil.copytree(head_dir("toxicity"), folder)
+    folder = tmp_path / name
+    shutil.copytree(head_dir(name), folder)
     data = bytearray((folder / "weights.npz").read_bytes())
     data[-40] ^= 0xFF
     (folder / "weights.npz").write_bytes(bytes(data))
     with pytest.raises(BackendError, match="does not match"):
         HeadClassifier(str(folder)).predict(["hello"])
+
+
+def test_a_tampered_head_is_refused(tmp_path: Path) -> None:
+    _assert_a_tampered_copy_is_refused("toxicity", tmp_path)
 
 
 def test_the_normaliser_lexicon_is_covered_by_the_weights_sha256(tmp_path: Path) -> None:
@@ -103,13 +108,7 @@ def test_the_token_toxicity_head_ships_verified_and_reads_tokens(tmp_path: Path)
     assert clf.model_id.startswith("assay-head-toxicity-token@sha256:")
     card = (head_dir("toxicity-token") / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert head.sha256 in card and "## Limits" in card and "Dev split" in card
-    folder = tmp_path / "toxicity-token"
-    shutil.copytree(head_dir("toxicity-token"), folder)
-    data = bytearray((folder / "weights.npz").read_bytes())
-    data[-40] ^= 0xFF
-    (folder / "weights.npz").write_bytes(bytes(data))
-    with pytest.raises(BackendError, match="does not match"):
-        HeadClassifier(str(folder)).predict(["hello"])
+    _assert_a_tampered_copy_is_refused("toxicity-token", tmp_path)
 
 
 def test_the_head_ensemble_is_the_mean_of_the_two_heads() -> None:
@@ -152,10 +151,4 @@ def test_the_tuned_toxicity_head_ships_verified_with_its_layer(tmp_path: Path) -
     assert f"+{minilm.MODEL_ID}+assay-head-toxicity-tuned@sha256:" in clf.model_id
     card = (head_dir("toxicity-tuned") / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert head.sha256 in card and "## Limits" in card and "layer 6" in card
-    folder = tmp_path / "toxicity-tuned"
-    shutil.copytree(head_dir("toxicity-tuned"), folder)
-    data = bytearray((folder / "weights.npz").read_bytes())
-    data[-40] ^= 0xFF
-    (folder / "weights.npz").write_bytes(bytes(data))
-    with pytest.raises(BackendError, match="does not match"):
-        HeadClassifier(str(folder)).predict(["hello"])
+    _assert_a_tampered_copy_is_refused("toxicity-tuned", tmp_path)
