@@ -152,3 +152,12 @@ def test_the_tuned_toxicity_head_ships_verified_with_its_layer(tmp_path: Path) -
     card = (head_dir("toxicity-tuned") / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert head.sha256 in card and "## Limits" in card and "layer 6" in card
     _assert_a_tampered_copy_is_refused("toxicity-tuned", tmp_path)
+
+
+@pytest.mark.parametrize("spec", ["head-token", "head-tuned"])
+def test_a_sentence_without_a_word_the_token_heads_know_reads_as_nothing(spec: str) -> None:
+    """Only emoji or nothing: every word piece is [UNK] or special, no token row is left, and
+    the head gives no category (it had scored "🙂🙂" 0.7 toxic)."""
+    scores = get_classifier(spec, "toxicity").predict(["🙂🙂", "", "Hi 🙂", "You are an idiot."])
+    assert (scores.scores[:2] < 1e-9).all()
+    assert scores.column("toxicity")[2] < 0.5 < scores.column("toxicity")[3]

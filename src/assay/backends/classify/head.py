@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 #: The feature set the text heads read: the L2-normalised all-MiniLM-L6-v2 sentence vector.
 FEATURE_SET = "minilm-sentence-v1"
 BIAS_CATEGORIES = ("Non-biased", "Biased")
+#: The logit of every category of a token head for a text without word tokens.
+NOTHING_READ = -40.0
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:
@@ -198,11 +200,16 @@ class HeadClassifier(PickledAsParams):
         head, _ = self.load()
         if not len(vectors):
             return np.zeros((0, len(head.labels)))
-        if self._pooler is not None:
-            if tokens is None or len(tokens) != len(vectors):
-                raise BackendError(f"head {head.name!r} reads token matrices: pass one per row")
-            vectors = self._pooler.features(vectors, tokens)
-        return head.logits(vectors)
+        if self._pooler is None:
+            return head.logits(vectors)
+        if tokens is None or len(tokens) != len(vectors):
+            raise BackendError(f"head {head.name!r} reads token matrices: pass one per row")
+        logits = head.logits(self._pooler.features(vectors, tokens))
+        # No word the model knows (only emoji, symbols or nothing: every piece [UNK] or
+        # special): the token heads learnt nothing from such rows and scored "🙂🙂" 0.7, so
+        # a sentence with nothing to read reads as no category at all.
+        logits[[len(t) == 0 for t in tokens]] = NOTHING_READ
+        return logits
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
         """Category scores of ``texts`` (one embedding per distinct text, shared cache; a token
