@@ -7,11 +7,11 @@ language, MIT): 24,783 tweets, ``class`` 0 hate speech, 1 offensive, 2 neither. 
 is never training data for assay's heads. Measured in one run, through the ``toxicity`` evaluator
 as a user runs it (sentence split, max over sentences):
 
-* the sentence toxicity head (``classifier="head"`` / ``"head-sentence"``, the default),
-  the token toxicity head (``"head-token"``, design note 0038), the tuned head (``"head-tuned"``:
-  MiniLM's layer 6 fine-tuned with the token head, design notes 0042, 0044) and the mean of
-  the sentence and token heads (``"head-ensemble"``, design note 0040): ``toxicity_score`` and
-  each category;
+* the tuned head (``classifier="head"`` / ``"head-tuned"``, the default: MiniLM's layer 6
+  fine-tuned with the token head, design notes 0042, 0044, 0045), the sentence toxicity head
+  (``"head-sentence"``, the default before 0045), the token toxicity head (``"head-token"``,
+  design note 0038) and the mean of the sentence and token heads (``"head-ensemble"``, design
+  note 0040): ``toxicity_score`` and each category;
 * the previous default, alt-profanity-check (``"profanity-check"``; it was *trained* on data that
   includes Davidson, so its figure is optimistic), and the ensemble ``"head+profanity"``;
 * a text-length baseline (characters): a detector that does not beat it has learnt length.
@@ -21,9 +21,11 @@ hand-written diagnostic lists (:mod:`toxicity_functional`, on which the head's d
 chosen) and on its larger held-out HateCheck-style suite (:mod:`toxicity_heldout`, written
 before the tuning; neither is the owner's held-out suite): recall@0.5 on lists that should be
 flagged, the share correctly left unflagged on lists that should not, AUROC over all lists.
-Speed: each head's (and the two heads') added cost (spelling-variant normaliser and layers; the
-token head's pooling too) against the all-MiniLM-L6-v2 pass whose vectors (and, for the token
-head, token matrices) it reuses (same distinct sentences, no cache),
+False flags on banking text: the share of the bundled demo's distinct sentences (answers,
+reference answers and retrieved passages of a bank's help desk, none toxic) each backend flags
+at 0.5. Speed: each head's (and the two heads') added cost (spelling-variant normaliser and
+layers; the token head's pooling too) against the all-MiniLM-L6-v2 pass whose vectors (and, for
+the token head, token matrices) it reuses (same distinct sentences, no cache),
 and alt-profanity-check's parity with its package.
 Writes ``benchmarks/results/toxicity.md``.
 
@@ -217,6 +219,37 @@ def functional_rows(lists: dict[str, tuple[int, list[str]]],
     return head + rows, summary
 
 
+def banking_sentences() -> list[str]:
+    """The distinct sentences of the bundled demo suite's answers, reference answers and
+    retrieved passages (a bank help desk; none toxic)."""
+    import json
+
+    import assay.demo
+    from assay.text.sentences import split_sentences
+
+    suite = Path(assay.demo.__file__).parent / "suite.jsonl"
+    texts = []
+    for line in suite.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        texts += [row.get("actual_answer") or "", row.get("expected_answer") or "",
+                  *(row.get("retrieved_context") or [])]
+    return list(dict.fromkeys(s for t in texts for s in split_sentences(t)))
+
+
+def banking_rows(sentences: Sequence[str], scorers: dict[str, dict[str, np.ndarray]]
+                 ) -> list[str]:
+    """Per scorer: sentences flagged at 0.5, their share, and the three highest-scoring."""
+    rows = ["| backend | flagged | share | highest scores |", "|---|---:|---:|---|"]
+    for name, values in scorers.items():
+        score = values["toxicity_score"]
+        top = np.argsort(-score, kind="stable")[:3]
+        quoted = "; ".join(f"{score[i]:.2f} “{sentences[i][:70].replace('|', '/')}”"
+                           for i in top)
+        flagged = int((score >= 0.5).sum())
+        rows.append(f"| {name} | {flagged} | {flagged / len(sentences):.1%} | {quoted} |")
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=2000, help="tweets (0: all 24,783)")
@@ -239,18 +272,18 @@ def main() -> int:
              "`toxicity-token` head": head_speed(texts, ["toxicity-token"]),
              "`head-ensemble` (both heads)": head_speed(texts, ["toxicity-token", "toxicity"]),
              "`toxicity-tuned` head": head_speed(texts, ["toxicity-tuned"])}
-    specs = {"head-sentence": "sentence toxicity head (default)",
+    specs = {"head-tuned": "tuned toxicity head (default)",
+             "head-sentence": "sentence toxicity head (default before 0045)",
              "head-token": "token toxicity head",
-             "head-tuned": "tuned toxicity head (MiniLM layer 6 fine-tuned + token head)",
              "head-ensemble": "sentence + token heads, mean",
-             "profanity-check": "alt-profanity-check (previous default)",
-             "head+profanity": "sentence head + profanity ensemble"}
+             "profanity-check": "alt-profanity-check (default before the heads)",
+             "head+profanity": "tuned head + profanity ensemble"}
     results, seconds = {}, {}
     for spec in specs:
         results[spec], seconds[spec] = run_evaluator(spec, texts)
     signals: dict[str, np.ndarray] = {}
-    for spec, short in (("head-sentence", "sentence head"), ("head-token", "token head"),
-                        ("head-tuned", "tuned head"), ("head-ensemble", "heads' mean")):
+    for spec, short in (("head-tuned", "tuned head"), ("head-sentence", "sentence head"),
+                        ("head-token", "token head"), ("head-ensemble", "heads' mean")):
         signals[f"{specs[spec]}: `toxicity_score`"] = results[spec]["toxicity_score"]
         signals.update({f"{short} category `{m}`": results[spec][m]
                         for m in CATEGORY_METRICS})
@@ -266,6 +299,8 @@ def main() -> int:
         tables[id(lists)] = functional_rows(
             lists, {specs[s]: run_evaluator(s, texts_of)[0] for s in specs})
     table, aurocs = tables[id(FUNCTIONAL)]
+    banking = banking_sentences()
+    false_flags = banking_rows(banking, {specs[s]: run_evaluator(s, banking)[0] for s in specs})
     held_table, held_aurocs = tables[id(HELDOUT)]
     n_held = sum(len(t) for _, t in HELDOUT.values())
     n_templates = sum(len(t) for _, t in TEMPLATES.values())
@@ -313,6 +348,16 @@ def main() -> int:
         *held_table,
         "",
         "Over the held-out suite: " + "; ".join(held_aurocs) + ".",
+        "",
+        "## False flags on banking text",
+        "",
+        f"The bundled demo's {len(banking)} distinct sentences (a bank help desk's answers, "
+        "reference answers and retrieved passages: fees, cards, liability, complaints; none "
+        "toxic), each scored as an answer: how many each backend flags (`toxicity_score` ≥ 0.5)"
+        ". Not held out for the tuned head: its `threat` operating point was set (design note "
+        "0045) after three of these sentences read as threats at the previous one.",
+        "",
+        *false_flags,
         "",
         "## Speed",
         "",

@@ -8,8 +8,9 @@ pooling and classifier, initialised from the shipped ``toxicity-token`` head, on
 head's rows: its data, targets, class weights, ToxiGen weight, early-stopping rows and dev
 split (:func:`heads.toxicity_token.dev_split`). AdamW with a linear warm-up and decay; the state
 with the best early-stopping AUROC of ``toxicity`` (checked every half epoch) is kept. The output
-biases of ``toxicity`` and ``threat`` are then moved so that their dev false-positive rates at
-0.5 equal the shipped token head's (chosen on the dev split only).
+biases of ``toxicity`` and ``threat`` are then moved so that, at 0.5, each flags a set share
+of the dev texts labelled not toxic: ``toxicity`` the shipped token head's share,
+``threat`` :data:`THREAT_BENIGN_RATE` (design note 0045; chosen on the dev split only).
 
 The frozen layer-5 states of the training texts are computed once and cached as float16 under
 ``<cache-dir>/layer5`` (outside the repository). The head folder holds the layer (``x_top_*``,
@@ -63,6 +64,10 @@ START = "toxicity-token"
 #: path (float16 layer weights and token matrices; a few odd texts, such as ASCII art of 150
 #: punctuation tokens, move by a few tenths).
 MAX_GAP = 0.05
+#: Share of the dev texts labelled not toxic that ``threat`` flags at 0.5 (design note 0045:
+#: at the token head's rate, 0.054 here, its sharp outputs flagged 3 of the demo's 494 banking
+#: sentences, liability clauses among them; at 0.02 its dev threat recall is 0.75 against 0.85).
+THREAT_BENIGN_RATE = 0.02
 DIM, HEADS = 384, 12
 
 
@@ -309,11 +314,13 @@ def fit(args: argparse.Namespace, model: Any, states: np.ndarray, offsets: np.nd
 
 
 def matched_bias(logits: np.ndarray, y: np.ndarray, rates: dict[str, float]) -> np.ndarray:
-    """Per target, the output-bias shift that gives the dev false-positive ``rates`` at 0.5."""
+    """Per target, the output-bias shift with which it flags, at 0.5, the share ``rates`` of the
+    dev texts labelled not toxic."""
     bias = np.zeros(len(TOXICITY_TARGETS))
+    benign = y[:, 0] == 0
     for target, rate in rates.items():
         k = TOXICITY_TARGETS.index(target)
-        bias[k] = -float(np.quantile(logits[y[:, k] == 0, k], 1.0 - rate))
+        bias[k] = -float(np.quantile(logits[benign, k], 1.0 - rate))
     return bias
 
 
@@ -351,7 +358,9 @@ def train(args: argparse.Namespace) -> int:
     trained = time.perf_counter() - started - encoded
 
     start = load_head(START)
-    rates = start.header["training"]["metrics"]["dev_false_positive_rate"]
+    rates = {"threat": THREAT_BENIGN_RATE,
+             "toxicity": start.header["training"]["metrics"]["dev_false_positive_rate"][
+                 "toxicity"]}
     logits = logits_of(model, states, offsets, text_of[dev])
     bias = matched_bias(logits, y[dev], rates)
     logits += bias
@@ -364,6 +373,8 @@ def train(args: argparse.Namespace) -> int:
     metrics = {"dev": dev_metrics(logits, y[dev], sources[dev]),
                "dev_start_head": start.header["training"]["metrics"]["dev"],
                "dev_false_positive_rate": {t: round(float(r), 4) for t, r in rates.items()},
+               "dev_recall": {t: round(float((logits[y[dev, k] == 1, k] >= 0).mean()), 4)
+                              for k, t in enumerate(TOXICITY_TARGETS) if t in rates},
                "bias_offsets": {t: round(float(bias[TOXICITY_TARGETS.index(t)]), 4)
                                 for t in rates}}
     logger.info("dev: %s", metrics["dev"])

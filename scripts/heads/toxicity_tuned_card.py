@@ -42,8 +42,8 @@ def toxicity_tuned_card(info: dict[str, Any], digest: str, licences: dict[str, s
         f"inside `weights.npz`). AdamW (layer LR {info['lr_layer']:g}, head LR "
         f"{info['lr_head']:g}), batch {info['batch']}, {info['epochs']} epochs, layer dropout "
         f"{info['layer_dropout']:g}, seed {info['seed']}; best of the half-epoch checks kept "
-        f"(early-stopping AUROC of `toxicity` by epoch: {history}). Toxicity spec "
-        "`\"head-tuned\"`.")
+        f"(early-stopping AUROC of `toxicity` by epoch: {history}). The default toxicity head "
+        "(spec `\"head\"`, also `\"head-tuned\"`; design note 0045).")
     dev_rows = ", ".join(f"{s} {n:,}" for s, n in info["dev_rows"].items())
     data_notes = (
         f"The token head's rows, split and weights exactly (`{info['start']}` model card), read "
@@ -53,12 +53,16 @@ def toxicity_tuned_card(info: dict[str, Any], digest: str, licences: dict[str, s
         "sentence of assay's functional suites was used for training or choices.")
     offsets = ", ".join(f"{t} {v:+.2f}" for t, v in metrics["bias_offsets"].items())
     rates = ", ".join(f"{t} {v:.3f}" for t, v in metrics["dev_false_positive_rate"].items())
+    recall = ", ".join(f"{t} {v:.3f}" for t, v in metrics["dev_recall"].items())
     lines = [
         "## Metrics (dev split, held out of the fit)", "",
         "AUROC per target (each on the dev rows labelled for it), and of `toxicity` within each "
         "source:", "", *_dev_table(metrics), "",
-        f"**Threshold.** Output biases shifted after the fit ({offsets}) so that at 0.5 the dev "
-        f"false-positive rates equal the token head's ({rates}); AUROC does not change.", "",
+        f"**Threshold.** Output biases shifted after the fit ({offsets}) so that at 0.5 each "
+        f"flags a set share of the dev texts labelled not toxic ({rates}: `toxicity` the token "
+        "head's share; `threat` a low one, so that a liability clause or an instruction to "
+        "destroy a card does not read as a threat, design note 0045); recall at 0.5 on the dev "
+        f"texts labelled with the target: {recall}. AUROC does not change.", "",
         "The shipped inference path (float16 layer weights and token matrices, the head's "
         "numpy pooling and classifier) and the torch model, on the logits of "
         f"{gaps['n']} dev texts: mean gap {gaps['mean']:.2g}, 99th percentile {gaps['p99']:.2g}"
@@ -68,6 +72,10 @@ def toxicity_tuned_card(info: dict[str, Any], digest: str, licences: dict[str, s
         "Only the last layer is trained: what layers 1-5 do not separate (who speaks, "
         "quotation, negation scope) is learnt from the training data's few examples; hate "
         "stated as a denied positive statement is its weakest functionality.",
+        "Threats against one person in plain words (\"Say that again and I will put you in "
+        "the hospital.\") are often missed, and hostility addressed to \"you\" (an insult) "
+        "often reads as `threat`: `threat` was fitted on Civil Comments posts whose raters "
+        "marked a threat span, not on threatening sentences.",
         "Reclaimed slurs and in-group terms are scored like the slur: it cannot tell who "
         "speaks.",
         "Needs torch and the MiniLM model when a sentence is not in the embedding cache (the "

@@ -48,7 +48,7 @@ def test_auto_falls_back_to_the_offline_head_without_detoxify_weights() -> None:
     clear_loaded()  # no "auto" classifier built by an earlier test
     if weights_present():
         pytest.skip("detoxify weights are present here")
-    assert get_classifier("auto", "toxicity").model_id.startswith("assay-head-toxicity@sha256:")
+    assert get_classifier("auto", "toxicity").model_id.startswith("assay-head-toxicity-tuned@sha256:")
 
 
 def test_detoxify_wrapper_with_a_stand_in_module(monkeypatch, tmp_path) -> None:

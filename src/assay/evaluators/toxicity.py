@@ -1,8 +1,9 @@
 """Toxicity of the answer and its categories: the max over its sentences of each score.
 
-Each answer sentence is scored by the toxicity backend (default ``"auto"``: the toxicity head
-shipped with assay — logistic heads on frozen all-MiniLM-L6-v2 vectors — or detoxify + the
-profanity model when detoxify's weights are present; see :mod:`assay.backends.classify.factory`).
+Each answer sentence is scored by the toxicity backend (default ``"auto"``: the tuned toxicity
+head shipped with assay — all-MiniLM-L6-v2 with its last layer fine-tuned for toxicity, run on
+the shared MiniLM pass, and a token head — or detoxify + the profanity model when detoxify's
+weights are present; see :mod:`assay.backends.classify.factory`).
 ``toxicity_score`` is the backend's overall score of the most toxic sentence; the categories
 (severe toxicity, obscene, threat, insult, identity attack, named as detoxify names them) are
 metrics of their own, each the max over sentences. A backend without a category (the profanity
@@ -10,7 +11,8 @@ model has only ``profanity``) gives that metric ``skipped`` with the reason, nev
 
 With a head backend the evaluator takes part in the run's one embedding pass (design note
 0004): it names the embedder and the sentences, as the head reads them, that the pass should
-encode, and, for the token head, that the pass must keep their token matrices, so scoring
+encode, and, for a token head, that the pass must keep their token matrices (for the tuned
+head, the embedder is its fine-tuned derivative of MiniLM, filled by the same pass), so scoring
 encodes nothing more.
 """
 
@@ -96,7 +98,8 @@ class Toxicity(ResolvesOnce, Evaluator):
     description = (
         "Toxicity of the answer and its categories (severe toxicity, obscene, threat, insult, "
         "identity attack) as metrics: max over answer sentences (offline toxicity head on "
-        "all-MiniLM-L6-v2 by default; profanity model, detoxify or an ensemble as options)."
+        "all-MiniLM-L6-v2, its last layer fine-tuned, by default; other heads, profanity model, "
+        "detoxify or an ensemble as options)."
     )
     requires = ("actual_answer",)
     metrics = (
@@ -108,10 +111,9 @@ class Toxicity(ResolvesOnce, Evaluator):
 
     def __init__(self, classifier: str | TextClassifier = DEFAULT_TOXICITY) -> None:
         check(isinstance(classifier, str | TextClassifier), "classifier", "Toxicity",
-              "a spec ('auto', 'head', 'head-token', 'head-tuned', 'head-ensemble', "
-              "'head+profanity', "
-              "'profanity-check', 'detoxify', 'ensemble', 'hf:<model>') or a "
-              "TextClassifier", classifier)
+              "a spec ('auto', 'head', 'head-sentence', 'head-token', 'head-tuned', "
+              "'head-ensemble', 'head+profanity', 'profanity-check', 'detoxify', 'ensemble', "
+              "'hf:<model>') or a TextClassifier", classifier)
         self.classifier = classifier
 
     def resolved(self) -> TextClassifier:

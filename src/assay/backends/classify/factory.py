@@ -1,18 +1,19 @@
 """Turning a toxicity or bias spec into a ready classifier, once per process.
 
-Toxicity specs: ``"head"`` (the toxicity head shipped with assay: six categories on frozen
-all-MiniLM-L6-v2 vectors, sha256-verified; the offline default), ``"head-sentence"`` (that head
-by its own name), ``"head-token"`` (the token toxicity head: the same categories from attention
-pooling over the MiniLM token vectors of the same pass; design note 0038), ``"head-tuned"``
-(the token head over MiniLM with its last layer fine-tuned for toxicity, run on the same pass;
-design note 0044), ``"head-ensemble"``
-(the two heads' category scores averaged, one MiniLM pass; design note 0040), ``"head+profanity"``
-(the head and the profanity model, equal weights), ``"profanity-check"`` (alt-profanity-check's
-offensive-language model, sha256-verified), ``"detoxify"`` or ``"detoxify:unbiased"`` /
-``"detoxify:multilingual"`` (weights must be present locally), ``"ensemble"`` (profanity-check +
-detoxify, equal weights), ``"auto"`` (that ensemble when the detoxify weights are present, else
-the head), ``"hf:<name or path>"`` (any Hugging Face toxicity classifier, e.g.
-``hf:unitary/toxic-bert``) and ``"fake"`` (the test keyword model).
+Toxicity specs: ``"head"`` (the toxicity head shipped with assay as the offline default: the
+tuned head, ``"head-tuned"``: all-MiniLM-L6-v2 with its last layer fine-tuned for toxicity, run
+on the shared MiniLM pass, and a token head on top; six categories, sha256-verified; design notes
+0044, 0045), ``"head-sentence"`` (the sentence head: the same categories from frozen MiniLM
+sentence vectors; the default before 0045), ``"head-token"`` (the token toxicity head: attention
+pooling over frozen MiniLM token vectors; design note 0038), ``"head-ensemble"`` (the sentence
+and token heads' category scores averaged, one MiniLM pass; design note 0040),
+``"head+profanity"`` (the default head and the profanity model, equal weights),
+``"profanity-check"`` (alt-profanity-check's offensive-language model, sha256-verified),
+``"detoxify"`` or ``"detoxify:unbiased"`` / ``"detoxify:multilingual"`` (weights must be present
+locally), ``"ensemble"`` (profanity-check + detoxify, equal weights), ``"auto"`` (that ensemble
+when the detoxify weights are present, else the default head), ``"hf:<name or path>"`` (any
+Hugging Face toxicity classifier, e.g. ``hf:unitary/toxic-bert``) and ``"fake"`` (the test
+keyword model).
 Bias specs: ``"head"`` (the bias head shipped with assay, trained on SBIC; the default), a Hugging
 Face name or path (reference ``d4data/bias-detection-model``), ``"fake"`` or ``"tiny"`` (a tiny
 random model for plumbing tests). Resolved by :mod:`assay.backends.resolve`.
@@ -29,6 +30,8 @@ from assay.params import check_choice
 logger = logging.getLogger(__name__)
 DEFAULT_TOXICITY = "auto"
 DEFAULT_BIAS = "head"
+#: The shipped toxicity head behind ``"head"`` and ``"auto"`` (design note 0045).
+DEFAULT_TOXICITY_HEAD = "toxicity-tuned"
 _EXPECTED = "a spec string or an object with model_id and predict()"
 
 
@@ -47,7 +50,7 @@ def _profanity(argument: str) -> TextClassifier:
 def _head_and_profanity(argument: str) -> TextClassifier:
     from assay.backends.classify.ensemble import EnsembleClassifier
 
-    return EnsembleClassifier([_head("toxicity"), _profanity("")])
+    return EnsembleClassifier([_head(DEFAULT_TOXICITY_HEAD), _profanity("")])
 
 
 def _head_ensemble(argument: str) -> TextClassifier:
@@ -76,7 +79,7 @@ def _auto(argument: str) -> TextClassifier:
     if detoxify_backend.weights_present("original"):
         logger.info("toxicity: detoxify weights found, using the ensemble")
         return _ensemble("")
-    return _head("toxicity")
+    return _head(DEFAULT_TOXICITY_HEAD)
 
 
 def _keywords(argument: str) -> TextClassifier:
@@ -112,7 +115,7 @@ def _tiny_bias(argument: str) -> TextClassifier:
 TOXICITY: BackendFamily[TextClassifier] = BackendFamily(
     "toxicity", TextClassifier, where="get_classifier", expected=_EXPECTED,
     param="classifier")
-for _name, _build in (("auto", _auto), ("head", lambda _: _head("toxicity")),
+for _name, _build in (("auto", _auto), ("head", lambda _: _head(DEFAULT_TOXICITY_HEAD)),
                       ("head-sentence", lambda _: _head("toxicity")),
                       ("head-token", lambda _: _head("toxicity-token")),
                       ("head-tuned", lambda _: _head("toxicity-tuned")),
