@@ -129,6 +129,13 @@ def test_the_head_ensemble_is_the_mean_of_the_two_heads() -> None:
     assert "assay-head-toxicity@sha256:" in clf.model_id
 
 
+def test_a_head_names_the_embedder_it_reads_before_anything_else_is_asked() -> None:
+    # Asked first, before the head is loaded: the tuned head's answer depends on its arrays
+    # (a benchmark once read the tuned head's features off plain MiniLM vectors this way).
+    assert HeadClassifier("toxicity-tuned").embedder_spec() == "minilm-top:toxicity-tuned"
+    assert HeadClassifier("toxicity").embedder_spec() == "minilm"
+
+
 def test_the_tuned_toxicity_head_ships_verified_with_its_layer(tmp_path: Path) -> None:
     """The tuned head carries its fine-tuned MiniLM layer 6 (float16, inside the sha256) and
     reads the embedder that layer makes of the shared pass."""

@@ -138,7 +138,7 @@ class HeadClassifier(PickledAsParams):
                     if head.features == TOKEN_FEATURE_SET:
                         self._pooler = TokenPooler.from_arrays(head.extra)
                     self._tuned = has_top_layer(head.extra)
-                    embedder = get_embedder(self.embedder_spec())
+                    embedder = get_embedder(self._embedder_spec())
                     if not embedder.model_id.startswith(minilm.MODEL_ID):
                         raise BackendError(
                             f"head {head.name!r} was trained on {minilm.MODEL_ID}; the embedder "
@@ -165,7 +165,12 @@ class HeadClassifier(PickledAsParams):
     def embedder_spec(self) -> str:
         """The spec of the embedder whose vectors the head reads: ``embedder``, or for a head
         with a fine-tuned top layer, that embedder with its last layer replaced
-        (``"minilm-top:<head>"``, sharing MiniLM's pass)."""
+        (``"minilm-top:<head>"``, sharing MiniLM's pass). Loads the head: which it is depends
+        on the head's arrays."""
+        self.load()
+        return self._embedder_spec()
+
+    def _embedder_spec(self) -> str:
         from assay.backends.embed.factory import TOP_LAYER_SPEC
 
         return f"{TOP_LAYER_SPEC}:{self.head}" if self._tuned else self.embedder
@@ -176,7 +181,6 @@ class HeadClassifier(PickledAsParams):
         prefetch would then fill another embedder than the one the head reads."""
         from assay.backends.embed.factory import get_embedder
 
-        self.load()
         return get_embedder(self.embedder_spec())
 
     def read(self, texts: Sequence[str]) -> list[str]:
