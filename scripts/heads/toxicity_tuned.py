@@ -315,7 +315,18 @@ def fit(args: argparse.Namespace, model: Any, states: np.ndarray, offsets: np.nd
 
 def matched_bias(logits: np.ndarray, y: np.ndarray, rates: dict[str, float]) -> np.ndarray:
     """Per target, the output-bias shift with which it flags, at 0.5, the share ``rates`` of the
-    dev texts labelled not toxic."""
+    dev texts labelled not toxic (not: of the texts not labelled with the target, most of which
+    are toxic).
+
+    Example (six targets; rows 0-3 not toxic, row 4 a toxic threat, row 5 toxic, no threat):
+        >>> y = np.array([[0, -1, -1, 0, -1, -1]] * 4 + [[1, -1, -1, 1, -1, -1],
+        ...                                               [1, -1, -1, 0, -1, -1]])
+        >>> logits = np.zeros((6, 6))
+        >>> logits[:, 3] = [-2.0, 0.0, 1.0, 2.0, 5.0, 4.0]
+        >>> bias = matched_bias(logits, y, {"threat": 0.25})
+        >>> float(bias[3]), ((logits[:4, 3] + bias[3]) >= 0).mean().item()
+        (-1.25, 0.25)
+    """
     bias = np.zeros(len(TOXICITY_TARGETS))
     benign = y[:, 0] == 0
     for target, rate in rates.items():
