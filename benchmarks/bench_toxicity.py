@@ -222,17 +222,12 @@ def functional_rows(lists: dict[str, tuple[int, list[str]]],
 def banking_sentences() -> list[str]:
     """The distinct sentences of the bundled demo suite's answers, reference answers and
     retrieved passages (a bank help desk; none toxic)."""
-    import json
-
-    import assay.demo
+    from assay.data.suite import read_suite
+    from assay.demo import demo_suite_path
     from assay.text.sentences import split_sentences
 
-    suite = Path(assay.demo.__file__).parent / "suite.jsonl"
-    texts = []
-    for line in suite.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        texts += [row.get("actual_answer") or "", row.get("expected_answer") or "",
-                  *(row.get("retrieved_context") or [])]
+    texts = [text for case in read_suite(demo_suite_path())
+             for text in (case.actual_answer, *case.references, *(case.retrieved_context or []))]
     return list(dict.fromkeys(s for t in texts for s in split_sentences(t)))
 
 

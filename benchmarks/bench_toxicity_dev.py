@@ -83,7 +83,6 @@ def main() -> int:
     )
 
     from assay.backends.classify.head import HeadClassifier
-    from assay.backends.embed.factory import get_embedder
     from assay.backends.heads.store import load_head
     from assay.backends.heads.token_pool import TokenPooler
 
@@ -114,8 +113,7 @@ def main() -> int:
     token = head.logits(pooler.features(vectors[dev], tokens))
     mean = (sigmoid(token) + sigmoid(recipe)) / 2
     tuned_head = HeadClassifier("toxicity-tuned")
-    tuned_vectors, tuned_tokens = get_embedder(tuned_head.embedder_spec()).encode_with_tokens(
-        dev_texts)
+    tuned_vectors, tuned_tokens = tuned_head.resolved_embedder().encode_with_tokens(dev_texts)
     tuned = tuned_head.logits_of(np.asarray(tuned_vectors, np.float32), tuned_tokens)
 
     rows = {"tuned head (shipped, the default)": dev_metrics(tuned, y[dev], sources),

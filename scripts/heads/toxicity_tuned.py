@@ -424,11 +424,10 @@ def shipped_gaps(folder: Path, texts: list[str], model: Any, bias: np.ndarray, f
     (``HeadClassifier`` reading the ``TopLayerEmbedder``'s float16 token matrices):
     ``{"p99", "max", "mean", "n"}``."""
     from assay.backends.classify.head import HeadClassifier
-    from assay.backends.embed.factory import get_embedder
 
     classifier = HeadClassifier(str(folder))
     read = classifier.read(texts)
-    vectors, tokens = get_embedder(classifier.embedder_spec()).encode_with_tokens(read)
+    vectors, tokens = classifier.resolved_embedder().encode_with_tokens(read)
     shipped = classifier.logits_of(np.asarray(vectors, np.float32), tokens)
     states = frozen.states(read)
     offsets = np.concatenate([[0], np.cumsum([len(s) for s in states])])
