@@ -24,6 +24,7 @@ HERE = Path(__file__).resolve().parent
 HEADS = {
     "nli": "heads.nli",
     "nli-token": "heads.nli_token",
+    "nli-tuned": "heads.nli_tuned",
     "hallucination": "heads.hallucination",
     "toxicity": "heads.toxicity",
     "toxicity-token": "heads.toxicity_token",

@@ -66,15 +66,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from heads.toxicity_tuned import (  # noqa: E402  (the training core, shipped as a head since)
-    HEADS,
-    Frozen,
-    build,
-    cached_states,
-    fit,
-    logits_of,
-    padded,
-)
+from heads.top_layer import HEADS, Frozen, cached_states, padded  # noqa: E402
+from heads.toxicity_tuned import build, fit, logits_of  # noqa: E402  (the core, shipped since)
 
 logger = logging.getLogger("toxicity_finetune")
 OUT = REPO / "benchmarks" / "results" / "toxicity_finetune_experiment.md"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -97,6 +98,18 @@ def rows_with_edits(rows: list[dict[str, Any]], seed: int, edits: bool) -> list[
             label = "contradiction" if kind in CONTRADICTING_EDITS else "neutral"
             out.append({**r, "hypothesis": text, "label": label, "kind": f"edit_{kind}"})
     return out
+
+
+def training_pairs(data: Path, limit: int | None, seed: int, edits: bool, share: float
+                   ) -> list[dict[str, Any]]:
+    """The NLI pairs and their detail edits (:func:`rows_with_edits`), keeping the validation
+    premises and a ``share`` of the others (chosen by a hash of the premise, after the edits
+    are made: the same edits whatever the share)."""
+    rows = rows_with_edits(load(data, limit, seed), seed, edits)
+    if share >= 1.0:
+        return rows
+    return [r for r, held_out in zip(rows, split(rows), strict=True)
+            if held_out or stable_fraction("p1" + premise_key(r["premise"])) < share]
 
 
 class Pairs:
@@ -269,13 +282,8 @@ def fit(args: argparse.Namespace, pairs: Pairs, train_rows: np.ndarray, stop_row
 
 def train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    nli_rows = load(args.data, args.limit, args.seed)
-    rows = rows_with_edits(nli_rows, args.seed, not args.no_edits)  # edits of all rows, then
-    if args.train_share < 1.0:  # the share: the same edits whatever the share
-        rows = [r for r, held_out in zip(rows, split(rows), strict=True)
-                if held_out or stable_fraction("p1" + premise_key(r["premise"]))
-                < args.train_share]
-        nli_rows = [r for r in rows if not r["kind"].startswith("edit_")]
+    rows = training_pairs(args.data, args.limit, args.seed, not args.no_edits, args.train_share)
+    nli_rows = [r for r in rows if not r["kind"].startswith("edit_")]
     held_nli = split(nli_rows)
     held = split(rows)
     is_edit = np.array([r["kind"].startswith("edit_") for r in rows])

@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import math
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +41,16 @@ from heads.common import (
     stable_fraction,
     torch_head_arrays,
     write_head,
+)
+from heads.top_layer import (
+    DIM,
+    HEADS,
+    Frozen,
+    cached_states,
+    length_batches,
+    padded,
+    pool,
+    warm_decay,
 )
 from heads.toxicity import DIRECT, LICENCES, auroc
 from heads.toxicity_data import TOXICITY_TARGETS, toxicity_examples
@@ -68,7 +76,6 @@ MAX_GAP = 0.05
 #: at the token head's rate, 0.054 here, its sharp outputs flagged 3 of the demo's 494 banking
 #: sentences, liability clauses among them; at 0.02 its dev threat recall is 0.75 against 0.85).
 THREAT_BENIGN_RATE = 0.02
-DIM, HEADS = 384, 12
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,76 +89,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# the frozen encoder, cut after layer 5
-def load_minilm() -> Any:
-    """The bundled all-MiniLM-L6-v2 as a ``SentenceTransformer`` (sha256-verified)."""
-    from sentence_transformers import SentenceTransformer
-
-    from assay.backends.embed import minilm
-
-    return SentenceTransformer(str(minilm.verify(minilm.model_dir())), device="cpu",
-                               local_files_only=True)
-
-
-class Frozen:
-    """Embeddings and layers 1-5 of MiniLM (the input of layer 6), plus the pretrained layer 6."""
-
-    def __init__(self) -> None:
-        import torch
-
-        st = load_minilm()
-        self.tokenizer = st.tokenizer
-        self.max_len = int(st.max_seq_length)
-        bert = st[0].auto_model
-        self.layer6 = copy.deepcopy(bert.encoder.layer[5])
-        cut = copy.deepcopy(bert)
-        cut.encoder.layer = torch.nn.ModuleList(list(cut.encoder.layer)[:5])
-        cut.config.num_hidden_layers = 5
-        self.cut = cut.eval()
-
-    def states(self, texts: Sequence[str], batch: int = 64) -> list[np.ndarray]:
-        """Per text, its ``(tokens incl. [CLS]/[SEP], 384)`` float32 layer-5 output."""
-        import torch
-
-        out: list[np.ndarray] = [np.zeros((0, DIM), np.float32)] * len(texts)
-        order = np.argsort([len(t) for t in texts], kind="stable")
-        with torch.inference_mode():
-            for s in range(0, len(order), batch):
-                idx = order[s : s + batch]
-                enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
-                                     max_length=self.max_len, return_tensors="pt")
-                h = self.cut(input_ids=enc["input_ids"],
-                             attention_mask=enc["attention_mask"]).last_hidden_state
-                lengths = enc["attention_mask"].sum(1).tolist()
-                for k, i in enumerate(idx):
-                    out[int(i)] = h[k, : lengths[k]].float().numpy()
-        return out
-
-
-def cached_states(frozen: Frozen, texts: list[str], cache_dir: Path
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """``(float16 concatenated states, offsets)`` of ``texts``, from ``cache_dir`` when there."""
-    key = hashlib.sha1("\n".join(texts).encode("utf-8")).hexdigest()[:16]
-    path, offsets_path = cache_dir / f"h5-{key}.npy", cache_dir / f"h5-{key}-offsets.npy"
-    if path.is_file() and offsets_path.is_file():
-        return np.load(path), np.load(offsets_path)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    started, chunks, lengths = time.perf_counter(), [], []
-    step = 2048
-    for s in range(0, len(texts), step):
-        for m in frozen.states(texts[s : s + step]):
-            chunks.append(m.astype(np.float16))
-            lengths.append(len(m))
-        logger.info("layer-5 states %d / %d (%.0f s)", min(s + step, len(texts)), len(texts),
-                    time.perf_counter() - started)
-    states = np.concatenate(chunks)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    np.save(path, states)
-    np.save(offsets_path, offsets)
-    return states, offsets
-
-
-# ---------------------------------------------------------------------------------------------
 # the model: the shipped layer class + the token head's torch mirror
 def build(frozen: Frozen, dropout: float, init: str = START) -> Any:
     """Layer 6 (a copy of the pretrained one) and the token head's pooling + classifier,
@@ -159,7 +96,6 @@ def build(frozen: Frozen, dropout: float, init: str = START) -> Any:
     (``init=""``: the head at random)."""
     import torch
     from torch import nn
-    from torch.nn import functional as F
 
     from assay.backends.embed.top_layer import top_layer_class
 
@@ -170,19 +106,8 @@ def build(frozen: Frozen, dropout: float, init: str = START) -> Any:
             self.head = build_model(argparse.Namespace(project=128, queries=4, hidden=128), DIM)
 
         def features(self, h5: Any, mask: Any) -> tuple[Any, Any, Any]:
-            """``(unit tokens without specials, their mask, unit sentence vectors)``, pooled
-            as :meth:`SentenceTransformerEmbedder.encode_with_top` pools them."""
-            h = self.layer(h5, mask)
-            m = mask[..., None].float()
-            vectors = F.normalize((h * m).sum(1) / m.sum(1).clamp(min=1), dim=-1)
-            tok = mask.clone()
-            tok[:, 0] = False  # [CLS]
-            last = mask.sum(1) - 1
-            tok[torch.arange(len(last)), last] = False  # [SEP]
-            x = F.normalize(h, dim=-1) * tok[..., None]
-            tok = tok.clone()
-            tok[~tok.any(1), 0] = True  # no word tokens: one zero token, as the token head
-            return x, tok, vectors
+            """The pooled output of the layer, as the shipped embedder pools it."""
+            return pool(self.layer(h5, mask), mask)
 
         def forward(self, h5: Any, mask: Any) -> Any:
             return self.head(*self.features(h5, mask))
@@ -209,31 +134,6 @@ def build(frozen: Frozen, dropout: float, init: str = START) -> Any:
         put("out", w2, b2)
         model.head.load_state_dict(sd)
     return model
-
-
-def padded(states: np.ndarray, offsets: np.ndarray, rows: Sequence[int] | np.ndarray
-           ) -> tuple[Any, Any]:
-    """A padded float32 batch of the cached states of ``rows`` and its token mask."""
-    import torch
-
-    lengths = [int(offsets[r + 1] - offsets[r]) for r in rows]
-    width = max(lengths)
-    x = np.zeros((len(rows), width, DIM), dtype=np.float32)
-    mask = np.zeros((len(rows), width), dtype=bool)
-    for k, r in enumerate(rows):
-        x[k, : lengths[k]] = states[offsets[r] : offsets[r + 1]]
-        mask[k, : lengths[k]] = True
-    return torch.from_numpy(x), torch.from_numpy(mask)
-
-
-def length_batches(lengths: np.ndarray, rows: np.ndarray, size: int,
-                   rng: np.random.Generator | None) -> list[np.ndarray]:
-    """``rows`` in batches of similar lengths (batch order shuffled with ``rng``)."""
-    ordered = rows[np.argsort(lengths[rows], kind="stable")]
-    chunks = [ordered[s : s + size] for s in range(0, len(ordered), size)]
-    if rng is not None:
-        chunks = [chunks[int(i)] for i in rng.permutation(len(chunks))]
-    return chunks
 
 
 def logits_of(model: Any, states: np.ndarray, offsets: np.ndarray, text_rows: np.ndarray,
@@ -263,10 +163,7 @@ def fit(args: argparse.Namespace, model: Any, states: np.ndarray, offsets: np.nd
     optimiser = torch.optim.AdamW(
         [{"params": model.layer.parameters(), "lr": args.lr_layer},
          {"params": list(model.head.parameters()), "lr": args.lr_head}], weight_decay=0.01)
-    total = math.ceil(len(train_rows) / args.batch) * args.epochs
-    warm = max(1, int(0.05 * total))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
+    schedule = warm_decay(optimiser, math.ceil(len(train_rows) / args.batch) * args.epochs)
     pos_weight = torch.from_numpy(positive)
     stop_rows = stop_rows[y[stop_rows, 0] >= 0]
 

@@ -1,5 +1,5 @@
-"""Training the toxicity, token toxicity, tuned toxicity and bias heads is reproducible: a small seeded run,
-twice, same bytes."""
+"""Training the toxicity, token toxicity, tuned toxicity, bias and tuned NLI heads is
+reproducible: a small seeded run, twice, same bytes."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(("head", "options"), [
     ("toxicity", ["--folds", "0"]), ("bias", ["--folds", "0"]),
     ("toxicity-token", ["--epochs", "2", "--threads", "1"]),
-    ("toxicity-tuned", ["--epochs", "1", "--threads", "1"])])
+    ("toxicity-tuned", ["--epochs", "1", "--threads", "1"]),
+    ("nli-tuned", ["--epochs", "1", "--threads", "1"])])
 def test_a_seeded_small_run_gives_identical_weights_twice(
     head: str, options: list[str], shared_data: Path, tmp_path: Path
 ) -> None:

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
+from assay.backends.embed.factory import TOP_LAYER_SPEC
+from assay.backends.embed.top_layer import has_top_layer
 from assay.backends.heads import nli_features, nli_tokens
 from assay.backends.heads.nli_features import pair_features, texts_of_pairs
 from assay.backends.heads.nli_tokens import TokenAligner, token_pair_features
@@ -47,7 +49,9 @@ class HeadNLI:
         head: shipped head name (``"nli"``: sentence features; ``"nli-token"``: token
             alignment) or a head folder.
         embedder: the embedder spec or instance whose vectors the head was trained on (the
-            default shares the run's cached, prefetched MiniLM vectors).
+            default shares the run's cached, prefetched MiniLM vectors). A head that carries
+            a fine-tuned top layer (``"nli-tuned"``) reads MiniLM with that layer
+            (``"minilm-top:<head>"``, sharing MiniLM's pass) whatever is given here.
 
     Example:
         >>> nli = HeadNLI()
@@ -81,12 +85,19 @@ class HeadNLI:
                     self._head = loaded
         return self._head
 
+    def embedder_spec(self) -> str | Embedder:
+        """The embedder whose vectors the head reads: :attr:`embedder`, or for a head with a
+        fine-tuned top layer, MiniLM with its last layer replaced (``"minilm-top:<head>"``).
+        Loads the head: which it is depends on its arrays."""
+        head = self.load()
+        return f"{TOP_LAYER_SPEC}:{self.head}" if has_top_layer(head.extra) else self.embedder
+
     def resolved_embedder(self) -> CachedEmbedder:
-        """The process's shared embedder for :attr:`embedder`, looked up on every call (a dict
-        look-up) rather than held: a held one goes stale when the shared embedders are reset
-        (``clear_loaded``, a new cache directory), and the engine's prefetch would then fill a
-        different embedder than the one the head reads."""
-        return get_embedder(self.embedder)
+        """The process's shared embedder for :meth:`embedder_spec`, looked up on every call (a
+        dict look-up) rather than held: a held one goes stale when the shared embedders are
+        reset (``clear_loaded``, a new cache directory), and the engine's prefetch would then
+        fill a different embedder than the one the head reads."""
+        return get_embedder(self.embedder_spec())
 
     @property
     def reads_tokens(self) -> bool:

