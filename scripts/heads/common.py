@@ -141,6 +141,18 @@ def torch_head_arrays(
     return named, [arrays(name) for name in dense]
 
 
+def put_head_arrays(model: Any, layers: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """The inverse of :func:`torch_head_arrays`: each named ``Linear`` of a torch ``model``
+    takes ``(W, b)`` in assay's head format (``W`` inputs x outputs)."""
+    import torch
+
+    state = model.state_dict()
+    for name, (weight, bias) in layers.items():
+        state[f"{name}.weight"] = torch.from_numpy(np.ascontiguousarray(weight.T)).float()
+        state[f"{name}.bias"] = torch.from_numpy(np.asarray(bias)).float()
+    model.load_state_dict(state)
+
+
 def write_head(folder: Path, head: Any, info: dict[str, Any], card: Callable[[str], str],
                data: dict[str, Any] | None = None) -> str:
     """Save ``head`` (an :class:`assay.backends.heads.store.Head`) with its training ``info``

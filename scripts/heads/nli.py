@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,16 @@ def load(data: Path, limit: int | None, seed: int) -> list[dict[str, Any]]:
 def split(rows: list[dict[str, Any]]) -> np.ndarray:
     """True for validation rows: 10 % of the premises, grouped across files."""
     return np.array([stable_fraction(premise_key(r["premise"])) < VALIDATION_SHARE for r in rows])
+
+
+def validation_report(logits: np.ndarray, y: np.ndarray, sources: Sequence[str]
+                      ) -> dict[str, Any]:
+    """:func:`evaluate` on all rows (``validation``) and per source file
+    (``validation_by_source``)."""
+    found = np.asarray(sources)
+    return {"validation": evaluate(logits, y),
+            "validation_by_source": {s: evaluate(logits[found == s], y[found == s])
+                                     for s in sorted(set(sources))}}
 
 
 def evaluate(head_logits: np.ndarray, y: np.ndarray) -> dict[str, Any]:

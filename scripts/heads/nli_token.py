@@ -37,7 +37,7 @@ from assay.backends.heads.nli_tokens import (
 from assay.backends.heads.store import Head, save_head
 from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction, torch_head_arrays
 from heads.edits import detail_edits
-from heads.nli import LABELS, evaluate, load, premise_key, split
+from heads.nli import LABELS, load, premise_key, split, validation_report
 
 NAME = "nli-token"
 #: Edit kinds whose edited claim contradicts the premise; the others are labelled neutral.
@@ -309,12 +309,9 @@ def train(args: argparse.Namespace) -> int:
     gap = float(np.abs(logits - predict(model, pairs, validation)).max())
     if gap > 1e-3:
         raise SystemExit(f"numpy and torch disagree on the validation logits by {gap:.2g}")
-    y = pairs.y[validation]
-    sources = np.array([rows[i]["source"] for i in validation])
     metrics: dict[str, Any] = {
-        "validation": evaluate(logits, y),
-        "validation_by_source": {s: evaluate(logits[sources == s], y[sources == s])
-                                 for s in sorted(set(sources))},
+        **validation_report(logits, pairs.y[validation],
+                            [rows[i]["source"] for i in validation]),
         "numpy_torch_max_logit_gap": round(gap, 6),
     }
     if len(edits):

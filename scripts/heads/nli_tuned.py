@@ -24,8 +24,6 @@ to the torch model above :data:`MAX_GAP`, and reports the validation figures of 
 from __future__ import annotations
 
 import argparse
-import copy
-import math
 import time
 from typing import Any
 
@@ -41,16 +39,25 @@ from assay.backends.heads.nli_tokens import FEATURE_SET, TOKEN_SCALARS, TokenAli
 from assay.backends.heads.store import Head, load_head
 from assay.text.facts import is_negated
 from assay.text.tokens import words
-from heads.common import EMBEDDER, SHIPPED, logger, stable_fraction, torch_head_arrays, write_head
-from heads.nli import LABELS, LICENCES, evaluate, premise_key, split
+from heads.common import (
+    EMBEDDER,
+    SHIPPED,
+    logger,
+    put_head_arrays,
+    stable_fraction,
+    torch_head_arrays,
+    write_head,
+)
+from heads.nli import LABELS, LICENCES, premise_key, split, validation_report
 from heads.nli_token import EARLY_STOP_SHARE, build_model, edit_metrics, training_pairs
 from heads.top_layer import (
     HEADS,
     Frozen,
+    add_fine_tune_arguments,
     cached_states,
+    fine_tune,
     padded,
     pool,
-    warm_decay,
 )
 
 NAME = "nli-tuned"
@@ -64,12 +71,7 @@ MISMATCH = SCALARS.index("negation_mismatch")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of this head."""
-    parser.add_argument("--epochs", type=int, default=2, help="epochs")
-    parser.add_argument("--batch", type=int, default=32, help="pairs per batch")
-    parser.add_argument("--lr-layer", type=float, default=1e-4, help="learning rate, layer 6")
-    parser.add_argument("--lr-head", type=float, default=3e-4, help="learning rate, head")
-    parser.add_argument("--layer-dropout", type=float, default=0.1, help="dropout in layer 6")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    add_fine_tune_arguments(parser, epochs=2, unit="pairs")
 
 
 class PairTexts:
@@ -105,11 +107,10 @@ def build(frozen: Frozen, dropout: float, start: Head, sizes: dict[str, int]) ->
             self.layer = top_layer_class().from_bert(frozen.layer6, HEADS, dropout)
             self.head = build_model(argparse.Namespace(**sizes), start.mean, start.scale)
 
-        def forward(self, batch: Any, pairs: PairTexts, rows: np.ndarray,
-                    states: np.ndarray, offsets: np.ndarray) -> Any:
+        def forward(self, pairs: PairTexts, rows: np.ndarray, states: np.ndarray,
+                    offsets: np.ndarray) -> Any:
             """Logits of the pairs ``rows``: each distinct sentence of the batch once through
             the layer, then premises concatenated, sentence scalars recomputed."""
-            del batch
             ids = np.unique(np.concatenate([pairs.hypothesis[rows],
                                             *(pairs.premise[r] for r in rows)]))
             where = {int(t): k for k, t in enumerate(ids)}
@@ -136,18 +137,11 @@ def build(frozen: Frozen, dropout: float, start: Head, sizes: dict[str, int]) ->
             return self.head(p, pm, h, hm, torch.stack(s_rows))
 
     model = Tuned()
-    sd = model.head.state_dict()
-
-    def put(name: str, w: np.ndarray, b: np.ndarray) -> None:
-        sd[f"{name}.weight"] = torch.from_numpy(np.ascontiguousarray(w.T)).float()
-        sd[f"{name}.bias"] = torch.from_numpy(np.asarray(b)).float()
-
-    put("proj", start.extra["proj_W"], start.extra["proj_b"])
-    put("cmp", start.extra["cmp_W"], start.extra["cmp_b"])
     (w1, b1), (w2, b2) = start.layers
-    put("hidden", w1, b1)
-    put("out", w2, b2)
-    model.head.load_state_dict(sd)
+    put_head_arrays(model.head, {
+        "proj": (start.extra["proj_W"], start.extra["proj_b"]),
+        "cmp": (start.extra["cmp_W"], start.extra["cmp_b"]),
+        "hidden": (w1, b1), "out": (w2, b2)})
     return model
 
 
@@ -166,7 +160,7 @@ def logits_of(model: Any, pairs: PairTexts, rows: np.ndarray, states: np.ndarray
     out = np.zeros((len(rows), len(LABELS)))
     with torch.inference_mode():
         for s in range(0, len(rows), batch):
-            out[s : s + batch] = model(None, pairs, rows[s : s + batch], states,
+            out[s : s + batch] = model(pairs, rows[s : s + batch], states,
                                        offsets).double().numpy()
     return out
 
@@ -189,47 +183,18 @@ def fit(args: argparse.Namespace, model: Any, pairs: PairTexts, states: np.ndarr
     import torch
 
     rng = np.random.default_rng(args.seed)
-    optimiser = torch.optim.AdamW(
-        [{"params": model.layer.parameters(), "lr": args.lr_layer},
-         {"params": list(model.head.parameters()), "lr": args.lr_head}], weight_decay=0.01)
-    schedule = warm_decay(optimiser, math.ceil(len(train_rows) / args.batch) * args.epochs)
 
     def check() -> float:
         logits = logits_of(model, pairs, stop_rows, states, offsets)
         return float((logits.argmax(1) == pairs.y[stop_rows]).mean())
 
-    best = check()
-    best_state = copy.deepcopy(model.state_dict())
-    history: list[dict[str, Any]] = [{"step": 0, "early_stop_accuracy": round(best, 4)}]
-    logger.info("start: early-stop accuracy %.4f", best)
-    step, started = 0, time.perf_counter()
-    for epoch in range(args.epochs):
-        chunks = batches(pairs, offsets, train_rows, args.batch, rng)
-        running = 0.0
-        for i, chunk in enumerate(chunks):
-            model.train()
-            logits = model(None, pairs, chunk, states, offsets)
-            loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(pairs.y[chunk]))
-            optimiser.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimiser.step()
-            schedule.step()
-            step += 1
-            running += float(loss.item())
-            if step % 100 == 0:
-                logger.info("epoch %d step %d/%d loss %.4f (%.0f s)", epoch + 1, i + 1,
-                            len(chunks), running / 100, time.perf_counter() - started)
-                running = 0.0
-            if (i + 1) in (len(chunks) // 2, len(chunks)):
-                score = check()
-                history.append({"step": step, "epoch": round(epoch + (i + 1) / len(chunks), 2),
-                                "early_stop_accuracy": round(score, 4),
-                                "seconds": round(time.perf_counter() - started, 1)})
-                logger.info("check %s", history[-1])
-                if score > best:
-                    best, best_state = score, copy.deepcopy(model.state_dict())
-    model.load_state_dict(best_state)
+    def loss_of(chunk: np.ndarray) -> Any:
+        logits = model(pairs, chunk, states, offsets)
+        return torch.nn.functional.cross_entropy(logits, torch.from_numpy(pairs.y[chunk]))
+
+    history = fine_tune(model, args, len(train_rows),
+                        lambda: batches(pairs, offsets, train_rows, args.batch, rng), loss_of,
+                        check, "early_stop_accuracy")
     return model, history
 
 
@@ -319,12 +284,9 @@ def shipped_metrics(folder: Any, model: Any, pairs: PairTexts, rows: list[dict[s
     logits = nli.predict(premises, hypotheses).logits
     reference = logits_of(model, pairs, validation, states, offsets)
     gap = np.abs(logits - reference).max(axis=1)
-    y = pairs.y[validation]
-    sources = np.array([rows[i]["source"] for i in validation])
     out: dict[str, Any] = {
-        "validation": evaluate(logits, y),
-        "validation_by_source": {s: evaluate(logits[sources == s], y[sources == s])
-                                 for s in sorted(set(sources))},
+        **validation_report(logits, pairs.y[validation],
+                            [rows[i]["source"] for i in validation]),
         "shipped_path_logit_gap": {"p99": round(float(np.quantile(gap, 0.99)), 5),
                                    "max": round(float(gap.max()), 5),
                                    "mean": round(float(gap.mean()), 6), "n": len(gap)},

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,16 @@ import numpy as np
 from heads.common import logger
 
 DIM, HEADS = 384, 12
+
+
+def add_fine_tune_arguments(parser: Any, epochs: int, unit: str) -> None:
+    """The options of a top-layer trainer (``unit``: what a batch holds, for the help text)."""
+    parser.add_argument("--epochs", type=int, default=epochs, help="epochs")
+    parser.add_argument("--batch", type=int, default=32, help=f"{unit} per batch")
+    parser.add_argument("--lr-layer", type=float, default=1e-4, help="learning rate, layer 6")
+    parser.add_argument("--lr-head", type=float, default=3e-4, help="learning rate, head")
+    parser.add_argument("--layer-dropout", type=float, default=0.1, help="dropout in layer 6")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads")
 
 
 def load_minilm() -> Any:
@@ -144,3 +155,52 @@ def warm_decay(optimiser: Any, total: int, warm_share: float = 0.05) -> Any:
     warm = max(1, int(warm_share * total))
     return torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
+
+
+def fine_tune(model: Any, args: Any, n_rows: int, epoch_batches: Callable[[], list[np.ndarray]],
+              loss_of: Callable[[np.ndarray], Any], check: Callable[[], float], metric: str
+              ) -> list[dict[str, Any]]:
+    """Train ``model.layer`` (learning rate ``args.lr_layer``) and ``model.head``
+    (``args.lr_head``) together for ``args.epochs`` epochs of ``n_rows`` rows in batches of
+    ``args.batch``: AdamW (weight decay 0.01), :func:`warm_decay`, gradients clipped to norm 1.
+    ``epoch_batches()`` gives each epoch's batches of row indices, ``loss_of(batch)`` their loss;
+    ``check()`` (higher is better, logged as ``metric``) is measured before the first step and
+    every half epoch, and the model ends in its best checked state. Returns the checks."""
+    import torch
+
+    optimiser = torch.optim.AdamW(
+        [{"params": model.layer.parameters(), "lr": args.lr_layer},
+         {"params": list(model.head.parameters()), "lr": args.lr_head}], weight_decay=0.01)
+    schedule = warm_decay(optimiser, math.ceil(n_rows / args.batch) * args.epochs)
+    best = check()
+    best_state = copy.deepcopy(model.state_dict())
+    history: list[dict[str, Any]] = [{"step": 0, metric: round(best, 4)}]
+    logger.info("start: %s %.4f", metric, best)
+    step, started = 0, time.perf_counter()
+    for epoch in range(args.epochs):
+        chunks = epoch_batches()
+        running = 0.0
+        for i, chunk in enumerate(chunks):
+            model.train()
+            loss = loss_of(chunk)
+            optimiser.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimiser.step()
+            schedule.step()
+            step += 1
+            running += float(loss.item())
+            if step % 100 == 0:
+                logger.info("epoch %d step %d/%d loss %.4f (%.0f s)", epoch + 1, i + 1,
+                            len(chunks), running / 100, time.perf_counter() - started)
+                running = 0.0
+            if (i + 1) in (len(chunks) // 2, len(chunks)):
+                score = check()
+                history.append({"step": step, "epoch": round(epoch + (i + 1) / len(chunks), 2),
+                                metric: round(score, 4),
+                                "seconds": round(time.perf_counter() - started, 1)})
+                logger.info("check %s", history[-1])
+                if score > best:
+                    best, best_state = score, copy.deepcopy(model.state_dict())
+    model.load_state_dict(best_state)
+    return history

@@ -24,8 +24,6 @@ above :data:`MAX_GAP`.
 from __future__ import annotations
 
 import argparse
-import copy
-import math
 import time
 from pathlib import Path
 from typing import Any
@@ -38,6 +36,7 @@ from heads.common import (
     EMBEDDER,
     SHIPPED,
     logger,
+    put_head_arrays,
     stable_fraction,
     torch_head_arrays,
     write_head,
@@ -46,11 +45,12 @@ from heads.top_layer import (
     DIM,
     HEADS,
     Frozen,
+    add_fine_tune_arguments,
     cached_states,
+    fine_tune,
     length_batches,
     padded,
     pool,
-    warm_decay,
 )
 from heads.toxicity import DIRECT, LICENCES, auroc
 from heads.toxicity_data import TOXICITY_TARGETS, toxicity_examples
@@ -80,12 +80,7 @@ THREAT_BENIGN_RATE = 0.02
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of this head."""
-    parser.add_argument("--epochs", type=int, default=3, help="epochs")
-    parser.add_argument("--batch", type=int, default=32, help="texts per batch")
-    parser.add_argument("--lr-layer", type=float, default=1e-4, help="learning rate, layer 6")
-    parser.add_argument("--lr-head", type=float, default=3e-4, help="learning rate, head")
-    parser.add_argument("--layer-dropout", type=float, default=0.1, help="dropout in layer 6")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    add_fine_tune_arguments(parser, epochs=3, unit="texts")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,7 +89,6 @@ def build(frozen: Frozen, dropout: float, init: str = START) -> Any:
     """Layer 6 (a copy of the pretrained one) and the token head's pooling + classifier,
     initialised from the shipped head ``init`` with its dev-chosen output-bias offsets removed
     (``init=""``: the head at random)."""
-    import torch
     from torch import nn
 
     from assay.backends.embed.top_layer import top_layer_class
@@ -116,23 +110,16 @@ def build(frozen: Frozen, dropout: float, init: str = START) -> Any:
     if init:
         shipped = load_head(init)
         offsets = shipped.header["training"]["metrics"]["bias_offsets"]
-        sd = model.head.state_dict()
-
-        def put(name: str, w: np.ndarray, b: np.ndarray) -> None:
-            sd[f"{name}.weight"] = torch.from_numpy(np.ascontiguousarray(w.T)).float()
-            sd[f"{name}.bias"] = torch.from_numpy(np.asarray(b)).float()
-
-        put("proj", shipped.extra["proj_W"], shipped.extra["proj_b"])
-        put("query", shipped.extra["query_W"], shipped.extra["query_b"])
         (w1, b1), (w2, b2) = shipped.layers
         if np.any(shipped.mean != 0) or np.any(shipped.scale != 1):
             raise SystemExit(f"the head {init!r} standardises its inputs: not handled")
         b2 = np.array(b2, dtype=np.float32)
         for target, offset in offsets.items():
             b2[TOXICITY_TARGETS.index(target)] -= offset
-        put("hidden", w1, b1)
-        put("out", w2, b2)
-        model.head.load_state_dict(sd)
+        put_head_arrays(model.head, {
+            "proj": (shipped.extra["proj_W"], shipped.extra["proj_b"]),
+            "query": (shipped.extra["query_W"], shipped.extra["query_b"]),
+            "hidden": (w1, b1), "out": (w2, b2)})
     return model
 
 
@@ -160,10 +147,6 @@ def fit(args: argparse.Namespace, model: Any, states: np.ndarray, offsets: np.nd
 
     rng = np.random.default_rng(args.seed)
     lengths = np.diff(offsets)[text_of]
-    optimiser = torch.optim.AdamW(
-        [{"params": model.layer.parameters(), "lr": args.lr_layer},
-         {"params": list(model.head.parameters()), "lr": args.lr_head}], weight_decay=0.01)
-    schedule = warm_decay(optimiser, math.ceil(len(train_rows) / args.batch) * args.epochs)
     pos_weight = torch.from_numpy(positive)
     stop_rows = stop_rows[y[stop_rows, 0] >= 0]
 
@@ -171,42 +154,17 @@ def fit(args: argparse.Namespace, model: Any, states: np.ndarray, offsets: np.nd
         return auroc(y[stop_rows, 0], logits_of(model, states, offsets, text_of[stop_rows])[:, 0]
                      ) or 0.0
 
-    best = check()
-    best_state = copy.deepcopy(model.state_dict())
-    history: list[dict[str, Any]] = [{"step": 0, "early_stop_auroc": round(best, 4)}]
-    logger.info("start: early-stop AUROC %.4f", best)
-    step, started = 0, time.perf_counter()
-    for epoch in range(args.epochs):
-        chunks = length_batches(lengths, train_rows, args.batch, rng)
-        running = 0.0
-        for i, chunk in enumerate(chunks):
-            model.train()
-            h5, mask = padded(states, offsets, text_of[chunk])
-            target = torch.from_numpy(y[chunk].astype(np.float32))
-            weight = (target >= 0).float() * torch.from_numpy(row_weight[chunk])[:, None]
-            losses = torch.nn.functional.binary_cross_entropy_with_logits(
-                model(h5, mask), target.clamp(min=0), pos_weight=pos_weight, reduction="none")
-            loss = (losses * weight).sum() / weight[:, 0].sum().clamp(min=1)
-            optimiser.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimiser.step()
-            schedule.step()
-            step += 1
-            running += float(loss.item())
-            if step % 100 == 0:
-                logger.info("epoch %d step %d/%d loss %.4f (%.0f s)", epoch + 1, i + 1,
-                            len(chunks), running / 100, time.perf_counter() - started)
-                running = 0.0
-            if (i + 1) in (len(chunks) // 2, len(chunks)):
-                score = check()
-                history.append({"step": step, "epoch": round(epoch + (i + 1) / len(chunks), 2),
-                                "early_stop_auroc": round(score, 4),
-                                "seconds": round(time.perf_counter() - started, 1)})
-                logger.info("check %s", history[-1])
-                if score > best:
-                    best, best_state = score, copy.deepcopy(model.state_dict())
-    model.load_state_dict(best_state)
+    def loss_of(chunk: np.ndarray) -> Any:
+        h5, mask = padded(states, offsets, text_of[chunk])
+        target = torch.from_numpy(y[chunk].astype(np.float32))
+        weight = (target >= 0).float() * torch.from_numpy(row_weight[chunk])[:, None]
+        losses = torch.nn.functional.binary_cross_entropy_with_logits(
+            model(h5, mask), target.clamp(min=0), pos_weight=pos_weight, reduction="none")
+        return (losses * weight).sum() / weight[:, 0].sum().clamp(min=1)
+
+    history = fine_tune(model, args, len(train_rows),
+                        lambda: length_batches(lengths, train_rows, args.batch, rng), loss_of,
+                        check, "early_stop_auroc")
     return model, history
 
 
