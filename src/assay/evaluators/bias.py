@@ -22,7 +22,7 @@ from assay.evaluators.base import CaseResult, Evaluator, MetricSpec
 from assay.evaluators.base import problem as problem_entry
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
-from assay.evaluators.worst_sentence import worst_sentences
+from assay.evaluators.worst_sentence import NoScore, unread_reason, worst_sentences
 from assay.params import check
 
 
@@ -97,6 +97,9 @@ class Bias(ResolvesOnce, Evaluator):
                 continue
             assert scores is not None
             row = index[text]
+            if scores.unread_rows()[row]:
+                out.append(CaseResult.error(self.metric_names(), unread_reason(model.model_id)))
+                continue
             value = float(scores.column(label)[row])
             truncated = bool(scores.truncated[row])
             details: dict[str, Any] = {"label": label, "truncated": truncated,
@@ -120,8 +123,8 @@ class Bias(ResolvesOnce, Evaluator):
         label = biased_label(scores.categories, self.positive_label) if scores else ""
         out: list[CaseResult] = []
         for answer in worst:
-            if answer is None:
-                out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
+            if isinstance(answer, NoScore):
+                out.append(answer.result(self.metric_names()))
                 continue
             out.append(CaseResult.ok(
                 {"bias_score": answer.value},

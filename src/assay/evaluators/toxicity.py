@@ -35,7 +35,7 @@ from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, St
 from assay.evaluators.embedding_base import quote
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
-from assay.evaluators.worst_sentence import worst_sentences
+from assay.evaluators.worst_sentence import NoScore, worst_sentences
 from assay.params import check
 from assay.text.sentences import split_sentences
 
@@ -144,8 +144,8 @@ class Toxicity(ResolvesOnce, Evaluator):
         scores, worst = worst_sentences(model, cases, ClassScores.overall_scores)
         out: list[CaseResult] = []
         for answer in worst:
-            if answer is None:
-                out.append(CaseResult.skipped(self.metric_names(), "the answer has no sentences"))
+            if isinstance(answer, NoScore):
+                out.append(answer.result(self.metric_names()))
                 continue
             assert scores is not None
             category_max = scores.scores[answer.rows].max(axis=0)

@@ -18,6 +18,7 @@ import numpy as np
 from assay.backends.classify import ClassScores, TextClassifier
 from assay.data.case import TestCase
 from assay.evaluators.embedding_base import quote, rounded
+from assay.evaluators.outcomes import CaseResult
 from assay.text.sentences import split_sentences
 
 
@@ -49,13 +50,16 @@ class WorstSentence:
         sentences: the answer's sentences, in order.
         rows: each sentence's row in the batch's :class:`ClassScores`.
         values: each sentence's value (the column the evaluator reads).
-        index: position of the highest-valued sentence (the first on ties).
+        index: position of the highest-valued sentence the model read (the first on ties).
+        unread: positions of the sentences the model could not read (no word it knows); their
+            values are not judgements and never the answer's value.
     """
 
     sentences: list[str]
     rows: list[int]
     values: np.ndarray
     index: int
+    unread: tuple[int, ...] = ()
 
     @property
     def value(self) -> float:
@@ -73,18 +77,46 @@ class WorstSentence:
         return quote(self.sentences[self.index])
 
     def details(self) -> dict[str, Any]:
-        """``worst_sentence`` (index and text) and every ``sentence_scores``, for a result."""
-        return {"worst_sentence": {"index": self.index, "sentence": self.quoted},
-                "sentence_scores": rounded(self.values)}
+        """``worst_sentence`` (index and text), every ``sentence_scores`` (None for a sentence
+        the model could not read) and, when there are any, the ``unread_sentences``."""
+        scores: list[float | None] = [None if i in self.unread else v
+                                      for i, v in enumerate(rounded(self.values))]
+        out: dict[str, Any] = {"worst_sentence": {"index": self.index, "sentence": self.quoted},
+                               "sentence_scores": scores}
+        if self.unread:
+            out["unread_sentences"] = [quote(self.sentences[i]) for i in self.unread]
+        return out
+
+
+def unread_reason(model_id: str) -> str:
+    """Why an answer the classifier found nothing to read in has no score."""
+    return (f"nothing in the answer that {model_id} can read (no word it knows: only emoji or "
+            "symbols), so no score")
+
+
+@dataclass(frozen=True)
+class NoScore:
+    """Why an answer has no worst sentence: it has no sentence (the metric does not apply), or
+    the model found nothing to read in any of them (``unread``: the metric could not be
+    computed, so a gate leaves the case unmeasured, never passed)."""
+
+    reason: str
+    unread: bool = False
+
+    def result(self, metrics: Sequence[str]) -> CaseResult:
+        """The case's result: ``error`` when unread, else ``skipped``, with the reason."""
+        return (CaseResult.error if self.unread else CaseResult.skipped)(metrics, self.reason)
 
 
 def worst_sentences(
     model: TextClassifier, cases: Sequence[TestCase],
     value_of: Callable[[ClassScores], np.ndarray],
-) -> tuple[ClassScores | None, list[WorstSentence | None]]:
+) -> tuple[ClassScores | None, list[WorstSentence | NoScore]]:
     """Score the distinct sentences of every answer once; per case its :class:`WorstSentence`
-    by ``value_of(scores)`` (one value per scored sentence), or None when the answer has no
-    sentence (the evaluator reports it ``skipped``).
+    by ``value_of(scores)`` (one value per scored sentence) among the sentences the model could
+    read, or the :class:`NoScore` saying why there is none: the answer has no sentence, or none
+    the model can read (only emoji or symbols: a model that finds nothing to read scores "no
+    category", which must not pass a gate as a clean answer).
 
     Example:
         >>> from assay.backends.classify.fake import KeywordClassifier
@@ -92,16 +124,23 @@ def worst_sentences(
         ...          TestCase(id="b", model="m", actual_answer="")]
         >>> scores, (first, empty) = worst_sentences(
         ...     KeywordClassifier(), cases, ClassScores.overall_scores)
-        >>> first.index, first.value, first.quoted, empty
-        (1, 0.9, 'You idiot.', None)
+        >>> first.index, first.value, first.quoted, empty.reason
+        (1, 0.9, 'You idiot.', 'the answer has no sentences')
     """
     per_case, scores, case_rows = classify_sentences(model, cases)
     values = value_of(scores) if scores is not None else np.zeros(0)
-    out: list[WorstSentence | None] = []
+    unread = scores.unread_rows() if scores is not None else np.zeros(0, dtype=bool)
+    out: list[WorstSentence | NoScore] = []
     for sentences, rows in zip(per_case, case_rows, strict=True):
         if not sentences:
-            out.append(None)
+            out.append(NoScore("the answer has no sentences"))
             continue
         mine = np.asarray(values[rows], dtype=np.float64)
-        out.append(WorstSentence(sentences, rows, mine, int(np.argmax(mine))))
+        read = ~unread[rows]
+        if not read.any():
+            out.append(NoScore(unread_reason(model.model_id), unread=True))
+            continue
+        index = int(np.argmax(np.where(read, mine, -np.inf)))
+        out.append(WorstSentence(sentences, rows, mine, index,
+                                 tuple(int(i) for i in np.flatnonzero(~read))))
     return scores, out

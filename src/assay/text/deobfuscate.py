@@ -3,8 +3,11 @@
 ``k1ll``, ``f*cking``, ``k i l l``, ``ihateallwomen``, ``wmoen``: a sentence encoder splits each
 into rare word pieces and loses the word, so a toxicity head reading its vector misses it. This
 module rewrites such tokens back into known words, and leaves every other token as it was, so
-ordinary text comes out unchanged (and keeps its cached embedding). Four rules, applied in this
-order, each only when its result is a known word:
+ordinary text comes out unchanged (and keeps its cached embedding). First, letters written with
+Unicode compatibility characters (fullwidth ``ｋｉｌｌ``, circled ``ⓚⓘⓛⓛ``, mathematical
+``𝐤𝐢𝐥𝐥``) become the ASCII letters they stand for (:func:`fold_letters`; the encoder reads
+them as unknown pieces). Then four rules, applied in this order, each only when its result is a
+known word:
 
 1. runs of single letters split by single spaces or dots (``k i l l``, ``f.u.c.k``) are joined
    (and split into known words when they spell several: ``a s t u p i d`` → ``a stupid``); two
@@ -40,8 +43,10 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 _LEET = {"0": "ou", "1": "il", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s",
@@ -241,6 +246,28 @@ def _joined(run: str, lexicon: Lexicon) -> str:
     return _segment(word.lower(), lexicon) or run
 
 
+@lru_cache(maxsize=4096)
+def _folded(char: str) -> str:
+    form = unicodedata.normalize("NFKC", char)
+    return form if form.isascii() and form.isalpha() else char
+
+
+def fold_letters(text: str) -> str:
+    """``text`` with each non-ASCII character whose compatibility form (NFKC) is plain ASCII
+    letters replaced by them; every other character (accented letters, digits, symbols, emoji)
+    unchanged.
+
+    Example:
+        >>> fold_letters("ⓘ ⓦⓘⓛⓛ ⓚⓘⓛⓛ ⓨⓞⓤ, ｉｄｉｏｔ, 𝐬𝐭𝐮𝐩𝐢𝐝")
+        'i will kill you, idiot, stupid'
+        >>> fold_letters("Café naïve, 2² ½ 🙂")
+        'Café naïve, 2² ½ 🙂'
+    """
+    if text.isascii():
+        return text
+    return "".join(char if char.isascii() else _folded(char) for char in text)
+
+
 def deobfuscate(text: str, lexicon: Lexicon) -> str:
     """``text`` with obfuscated spellings of known words restored (see the module docstring);
     any other text is returned unchanged.
@@ -261,7 +288,7 @@ def deobfuscate(text: str, lexicon: Lexicon) -> str:
         >>> deobfuscate("The fee is 12 EUR, see Annex A4 at example.com.", lex)
         'The fee is 12 EUR, see Annex A4 at example.com.'
     """
-    text = _join_fragments(text, lexicon)
+    text = _join_fragments(fold_letters(text), lexicon)
 
     def leet(match: re.Match[str]) -> str:
         token = match.group(0)

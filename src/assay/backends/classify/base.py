@@ -26,6 +26,9 @@ class ClassScores:
             weighted mean); otherwise :meth:`overall_scores` is the max over categories.
         read_as: per text, the text the model read when the backend rewrote it (the toxicity
             head undoes spelling variants such as ``k1ll``); None when it read the texts given.
+        unread: per text, True when the model found nothing in it that it can read (no word it
+            knows: only emoji or symbols), so its scores are not a judgement of the text; None
+            when the backend cannot tell (it reads every text).
     """
 
     categories: tuple[str, ...]
@@ -34,6 +37,7 @@ class ClassScores:
     max_tokens: int = 0
     overall: np.ndarray | None = None
     read_as: tuple[str, ...] | None = None
+    unread: np.ndarray | None = None
 
     @property
     def truncated(self) -> np.ndarray:
@@ -59,6 +63,20 @@ class ClassScores:
         if self.scores.size == 0:
             return np.zeros(len(self.scores))
         return np.asarray(self.scores.max(axis=1), dtype=np.float64)
+
+    def unread_rows(self) -> np.ndarray:
+        """Whether each text went unread (all False when the backend cannot tell).
+
+        Example:
+            >>> ClassScores(("a",), np.zeros((2, 1)), unread=np.array([False, True])
+            ...             ).unread_rows().tolist()
+            [False, True]
+            >>> ClassScores(("a",), np.zeros((2, 1))).unread_rows().tolist()
+            [False, False]
+        """
+        if self.unread is None:
+            return np.zeros(len(self.scores), dtype=bool)
+        return np.asarray(self.unread, dtype=bool)
 
     def column(self, category: str) -> np.ndarray:
         """The scores of one category."""

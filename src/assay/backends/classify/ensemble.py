@@ -65,12 +65,14 @@ class EnsembleClassifier:
             f"ensemble-{self.combine}({inner})")
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
-        """The combined scores, and the first member's rewritten texts (``read_as``) when one
-        rewrote them."""
+        """The combined scores, the first member's rewritten texts (``read_as``) when one
+        rewrote them, and the texts no member could read (``unread``)."""
         outputs = [m.predict(texts) for m in self.members]
         weights = np.array(self.weights) / sum(self.weights)
         overall = np.stack([o.overall_scores() for o in outputs], axis=1) @ weights
         read_as = next((o.read_as for o in outputs if o.read_as is not None), None)
+        # unread only when no member read it (a member that cannot tell reads everything)
+        unread = np.logical_and.reduce([o.unread_rows() for o in outputs])
         if self.combine == "categories":
             categories = outputs[0].categories
             for member, out in zip(self.members, outputs, strict=True):
@@ -84,7 +86,8 @@ class EnsembleClassifier:
             categories = tuple(f"{i}:{c}" for i, out in enumerate(outputs)
                                for c in out.categories)
             scores = np.concatenate([o.scores for o in outputs], axis=1)
-        return ClassScores(categories, scores, overall=overall, read_as=read_as)
+        return ClassScores(categories, scores, overall=overall, read_as=read_as,
+                           unread=unread if unread.any() else None)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"members": self.members, "weights": self.weights, "combine": self.combine}

@@ -152,9 +152,15 @@ class HeadClassifier(PickledAsParams):
 
     @property
     def model_id(self) -> str:
-        """The head's identity (with its weights' digest) and the embedder's."""
+        """The head's identity (with its weights' digest) and the embedder's; for a head with a
+        fine-tuned top layer, the base embedder's (the head's digest covers the layer, so the
+        derived embedder's identity would name the head twice)."""
         head, embedder = self.load()
-        return f"{head.model_id}+{embedder.model_id}"
+        suffix = f"+{head.model_id}"
+        encoder = embedder.model_id
+        if self._tuned and encoder.endswith(suffix):
+            encoder = encoder[: -len(suffix)]
+        return f"{head.model_id}+{encoder}"
 
     @property
     def reads_tokens(self) -> bool:
@@ -217,14 +223,18 @@ class HeadClassifier(PickledAsParams):
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
         """Category scores of ``texts`` (one embedding per distinct text, shared cache; a token
-        head's token matrices from the same pass)."""
+        head's token matrices from the same pass). A token head marks the texts in which it
+        found no word to read (``unread``): it scores them as no category, which is not a
+        judgement of them."""
         if not texts:
             return self.scores_of(np.zeros((0, 0), dtype=np.float32))
         read = self.read(texts)
         embedder = self.resolved_embedder()
         if self._pooler is not None:
             vectors, tokens = embedder.encode_with_tokens(read)
-            scores = self.scores_of(np.asarray(vectors, dtype=np.float32), tokens)
+            scores = dataclasses.replace(
+                self.scores_of(np.asarray(vectors, dtype=np.float32), tokens),
+                unread=np.array([len(t) == 0 for t in tokens], dtype=bool))
         else:
             scores = self.scores_of(np.asarray(embedder.encode(read), dtype=np.float32))
         return dataclasses.replace(scores, read_as=tuple(read)) if self._lexicon else scores
