@@ -30,15 +30,15 @@ from typing import Any
 import numpy as np
 
 from assay.backends.heads.nli_features import (
+    N_VECTOR_SCALARS,
     SCALARS,
-    lexical_features,
     premise_sentences,
+    text_scalars,
     texts_of_pairs,
 )
 from assay.backends.heads.nli_tokens import FEATURE_SET, TOKEN_SCALARS, TokenAligner, n_features
 from assay.backends.heads.store import Head, load_head
 from assay.text.facts import is_negated
-from assay.text.tokens import words
 from heads.common import (
     EMBEDDER,
     SHIPPED,
@@ -65,8 +65,8 @@ NAME = "nli-tuned"
 START = "nli-token"
 #: Largest 99th-percentile logit gap allowed between the torch model and the shipped path.
 MAX_GAP = 0.05
-#: Column of ``negation_mismatch`` in :data:`SCALARS` (recomputed from the closest sentence).
-MISMATCH = SCALARS.index("negation_mismatch")
+#: Column of ``negation_mismatch`` among the text scalars (recomputed from the closest sentence).
+MISMATCH = SCALARS.index("negation_mismatch") - N_VECTOR_SCALARS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 class PairTexts:
     """Each pair as indices into the distinct sentences, with what does not depend on the
-    encoder: the lexical scalars and the negation of every sentence."""
+    encoder: the text scalars (the closest sentence's negation recomputed in training) and the
+    negation of every sentence."""
 
     def __init__(self, rows: list[dict[str, Any]]) -> None:
         premises = [r["premise"] for r in rows]
@@ -86,10 +87,9 @@ class PairTexts:
         self.negated = np.array([is_negated(t) for t in self.texts], dtype=np.float32)
         self.premise = [np.array([index[s] for s in premise_sentences(p)]) for p in premises]
         self.hypothesis = np.array([index[h] for h in hypotheses])
-        self.scalars = np.zeros((len(rows), len(SCALARS)), dtype=np.float32)
-        for i, (p, h) in enumerate(zip(premises, hypotheses, strict=True)):
-            self.scalars[i, 2:7] = lexical_features(p, h, premise_sentences(p)[0])
-            self.scalars[i, 7:] = (np.log1p(len(words(h))), np.log1p(len(words(p))))
+        self.scalars = np.array([text_scalars(p, h, premise_sentences(p)[0])
+                                 for p, h in zip(premises, hypotheses, strict=True)],
+                                dtype=np.float32)
         self.y = np.array([LABELS.index(r["label"]) for r in rows])
 
 
@@ -129,7 +129,7 @@ def build(frozen: Frozen, dropout: float, start: Head, sizes: dict[str, int]) ->
                 mismatch = float(pairs.negated[pairs.premise[r][best]]
                                  != pairs.negated[pairs.hypothesis[r]])
                 fixed = torch.from_numpy(pairs.scalars[r])
-                s_rows.append(torch.cat([cos.max()[None], cos.mean()[None], fixed[2:MISMATCH],
+                s_rows.append(torch.cat([cos.max()[None], cos.mean()[None], fixed[:MISMATCH],
                                          torch.tensor([mismatch]), fixed[MISMATCH + 1:]]))
             p, h = pad(p_list, batch_first=True), pad(h_list, batch_first=True)
             pm = _mask([len(m) for m in p_list], p.shape[1])

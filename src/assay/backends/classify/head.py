@@ -127,7 +127,7 @@ class HeadClassifier(PickledAsParams):
             with self._lock:
                 if self._loaded is None:
                     from assay.backends.embed import minilm
-                    from assay.backends.embed.factory import get_embedder
+                    from assay.backends.embed.factory import get_embedder, head_embedder_spec
                     from assay.backends.heads.store import load_head
 
                     head = load_head(self.head)
@@ -138,7 +138,8 @@ class HeadClassifier(PickledAsParams):
                     if head.features == TOKEN_FEATURE_SET:
                         self._pooler = TokenPooler.from_arrays(head.extra)
                     self._tuned = has_top_layer(head.extra)
-                    embedder = get_embedder(self._embedder_spec())
+                    embedder = get_embedder(head_embedder_spec(self.head, head.extra,
+                                                               self.embedder))
                     if not embedder.model_id.startswith(minilm.MODEL_ID):
                         raise BackendError(
                             f"head {head.name!r} was trained on {minilm.MODEL_ID}; the embedder "
@@ -155,12 +156,11 @@ class HeadClassifier(PickledAsParams):
         """The head's identity (with its weights' digest) and the embedder's; for a head with a
         fine-tuned top layer, the base embedder's (the head's digest covers the layer, so the
         derived embedder's identity would name the head twice)."""
+        from assay.backends.embed.factory import get_embedder
+
         head, embedder = self.load()
-        suffix = f"+{head.model_id}"
-        encoder = embedder.model_id
-        if self._tuned and encoder.endswith(suffix):
-            encoder = encoder[: -len(suffix)]
-        return f"{head.model_id}+{encoder}"
+        encoder = get_embedder(self.embedder) if self._tuned else embedder
+        return f"{head.model_id}+{encoder.model_id}"
 
     @property
     def reads_tokens(self) -> bool:
@@ -173,13 +173,9 @@ class HeadClassifier(PickledAsParams):
         with a fine-tuned top layer, that embedder with its last layer replaced
         (``"minilm-top:<head>"``, sharing MiniLM's pass). Loads the head: which it is depends
         on the head's arrays."""
-        self.load()
-        return self._embedder_spec()
+        from assay.backends.embed.factory import head_embedder_spec
 
-    def _embedder_spec(self) -> str:
-        from assay.backends.embed.factory import TOP_LAYER_SPEC
-
-        return f"{TOP_LAYER_SPEC}:{self.head}" if self._tuned else self.embedder
+        return head_embedder_spec(self.head, self.load()[0].extra, self.embedder)
 
     def resolved_embedder(self) -> CachedEmbedder:
         """The process's shared caching embedder, looked up on every call (as the NLI head

@@ -11,7 +11,9 @@ process (and cache directory) and shared by every evaluator that names it
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from assay.backends.embed import minilm
 from assay.backends.embed.base import Embedder
@@ -21,6 +23,7 @@ from assay.backends.resolve import BackendFamily, resolve
 
 #: The spec used when none is given.
 DEFAULT_SPEC = "minilm"
+S = TypeVar("S")
 
 
 def _minilm(argument: str) -> Embedder:
@@ -69,6 +72,22 @@ TOP_LAYER_SPEC = "minilm-top"
 EMBEDDERS.register(TOP_LAYER_SPEC, _top)
 
 
+def head_embedder_spec(head: str, arrays: Mapping[str, object], embedder: S) -> str | S:
+    """The embedder a head reads: ``embedder``, or for a head whose ``arrays`` carry a
+    fine-tuned top layer, MiniLM with its last layer replaced by the head's
+    (``"minilm-top:<head>"``, sharing MiniLM's pass) — the layer was trained on MiniLM's states.
+
+    Example:
+        >>> head_embedder_spec("toxicity", {}, "minilm")
+        'minilm'
+        >>> head_embedder_spec("toxicity-tuned", {"top_query_W": None}, "minilm")
+        'minilm-top:toxicity-tuned'
+    """
+    from assay.backends.embed.top_layer import has_top_layer
+
+    return f"{TOP_LAYER_SPEC}:{head}" if has_top_layer(arrays) else embedder
+
+
 def get_embedder(
     spec: str | Embedder = DEFAULT_SPEC, *, cache_dir: str | Path | None = None
 ) -> CachedEmbedder:
@@ -100,4 +119,4 @@ def get_embedder(
     return resolved
 
 
-__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "TOP_LAYER_SPEC", "get_embedder"]
+__all__ = ["DEFAULT_SPEC", "EMBEDDERS", "TOP_LAYER_SPEC", "get_embedder", "head_embedder_spec"]

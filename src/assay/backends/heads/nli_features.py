@@ -48,6 +48,8 @@ SCALARS = (
     "log_premise_words",
 )
 N_FEATURES = 4 * DIM + len(SCALARS)
+#: The leading scalars computed from the sentence vectors (``cos_best``, ``cos_mean``).
+N_VECTOR_SCALARS = 2
 #: Premise sentences considered per pair, at most (the rest are ignored, never truncated silently:
 #: :func:`pair_features` reports how many pairs were cut).
 MAX_PREMISE_SENTENCES = 64
@@ -132,14 +134,24 @@ def sentence_pair(
     v = matrix[index[hypothesis]]
     cos = u_all @ v
     best = int(np.argmax(cos))
-    scalars = [
-        float(cos[best]),
-        float(cos.mean()),
-        *lexical_features(premise, hypothesis, sentences[best]),
-        float(np.log1p(len(words(hypothesis)))),
-        float(np.log1p(len(words(premise)))),
-    ]
+    scalars = [float(cos[best]), float(cos.mean()),
+               *text_scalars(premise, hypothesis, sentences[best])]
     return u_all[best], v, scalars
+
+
+def text_scalars(premise: str, hypothesis: str, best_sentence: str) -> list[float]:
+    """The :data:`SCALARS` after the similarities (the first :data:`N_VECTOR_SCALARS`): they
+    depend on the texts only (``best_sentence``, the premise sentence closest to the hypothesis,
+    for the negation mismatch).
+
+    Example:
+        >>> values = text_scalars("Anna paid 50 euros.", "Anna paid 60 euros.",
+        ...                       "Anna paid 50 euros.")
+        >>> len(values) + N_VECTOR_SCALARS == len(SCALARS), values[:5]
+        (True, [0.75, 1.0, 1.0, 0.0, 0.0])
+    """
+    return [*lexical_features(premise, hypothesis, best_sentence),
+            float(np.log1p(len(words(hypothesis)))), float(np.log1p(len(words(premise))))]
 
 
 def pair_features(

@@ -27,8 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_embedder
-from assay.backends.embed.factory import TOP_LAYER_SPEC
-from assay.backends.embed.top_layer import has_top_layer
+from assay.backends.embed.factory import head_embedder_spec
 from assay.backends.heads import nli_features, nli_tokens
 from assay.backends.heads.nli_features import pair_features, texts_of_pairs
 from assay.backends.heads.nli_tokens import TokenAligner, token_pair_features
@@ -89,8 +88,7 @@ class HeadNLI:
         """The embedder whose vectors the head reads: :attr:`embedder`, or for a head with a
         fine-tuned top layer, MiniLM with its last layer replaced (``"minilm-top:<head>"``).
         Loads the head: which it is depends on its arrays."""
-        head = self.load()
-        return f"{TOP_LAYER_SPEC}:{self.head}" if has_top_layer(head.extra) else self.embedder
+        return head_embedder_spec(self.head, self.load().extra, self.embedder)
 
     def resolved_embedder(self) -> CachedEmbedder:
         """The process's shared embedder for :meth:`embedder_spec`, looked up on every call (a
