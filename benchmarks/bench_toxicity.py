@@ -195,8 +195,10 @@ def davidson_rows(frame: pd.DataFrame, signals: dict[str, np.ndarray]) -> list[s
 def functional_rows(lists: dict[str, tuple[int, list[str]]],
                     scorers: dict[str, dict[str, np.ndarray]]) -> tuple[list[str], list[str]]:
     """Per functionality of ``lists``, each scorer's recall (label 1) or correct-pass share
-    (label 0); and per scorer its AUROC over all the lists and its lowest recall among the
-    functionalities that should be flagged."""
+    (label 0) among the sentences it measured (the unmeasured — nothing the model can read —
+    counted apart: a gate neither passes nor flags them); and per scorer its AUROC over all the
+    measured sentences and its lowest recall among the functionalities that should be
+    flagged."""
     names = list(scorers)
     head = ["| functionality | should flag | n | " + " | ".join(names) + " |",
             "|---|:---:|---:|" + "---:|" * len(names)]
@@ -206,15 +208,22 @@ def functional_rows(lists: dict[str, tuple[int, list[str]]],
     for functionality, (label, texts) in lists.items():
         cells = []
         for name in names:
-            s = scorers[name]["toxicity_score"][start : start + len(texts)]
-            share = float((s >= 0.5).mean() if label else (s < 0.5).mean())
+            found = scorers[name]["toxicity_score"][start : start + len(texts)]
+            s = found[~np.isnan(found)]
+            share = float((s >= 0.5).mean() if label else (s < 0.5).mean()) if len(s) else 0.0
             if label and share < lowest[name][0]:
                 lowest[name] = (share, functionality)
-            cells.append(f"{share:.0%}")
+            unmeasured = len(found) - len(s)
+            cells.append(f"{share:.0%}" + (f" ({unmeasured} unmeasured)" if unmeasured else ""))
         rows.append(f"| {functionality} | {'yes' if label else 'no'} | {len(texts)} | "
                     + " | ".join(cells) + " |")
         start += len(texts)
-    summary = [f"{name}: AUROC {roc_auc_score(labels, scorers[name]['toxicity_score']):.3f}, "
+    def measured_auroc(scores: np.ndarray) -> str:
+        keep = ~np.isnan(scores)
+        unmeasured = f" ({int((~keep).sum())} unmeasured)" if not keep.all() else ""
+        return f"{roc_auc_score(labels[keep], scores[keep]):.3f}{unmeasured}"
+
+    summary = [f"{name}: AUROC {measured_auroc(scorers[name]['toxicity_score'])}, "
                f"lowest recall {lowest[name][0]:.0%} ({lowest[name][1]})" for name in names]
     return head + rows, summary
 
@@ -236,12 +245,14 @@ def banking_rows(sentences: Sequence[str], scorers: dict[str, dict[str, np.ndarr
     """Per scorer: sentences flagged at 0.5, their share, and the three highest-scoring."""
     rows = ["| backend | flagged | share | highest scores |", "|---|---:|---:|---|"]
     for name, values in scorers.items():
-        score = values["toxicity_score"]
+        score = np.nan_to_num(values["toxicity_score"], nan=-1.0)  # unmeasured: not flagged
         top = np.argsort(-score, kind="stable")[:3]
         quoted = "; ".join(f"{score[i]:.2f} “{sentences[i][:70].replace('|', '/')}”"
                            for i in top)
         flagged = int((score >= 0.5).sum())
-        rows.append(f"| {name} | {flagged} | {flagged / len(sentences):.1%} | {quoted} |")
+        unmeasured = int(np.isnan(values["toxicity_score"]).sum())
+        note = f" ({unmeasured} unmeasured)" if unmeasured else ""
+        rows.append(f"| {name} | {flagged}{note} | {flagged / len(sentences):.1%} | {quoted} |")
     return rows
 
 

@@ -136,3 +136,34 @@ def test_missing_bias_model_explains_how_to_provide_one(tmp_path) -> None:
 
     with pytest.raises(BackendError, match="d4data/bias-detection-model"):
         HFTextClassifier(str(tmp_path / "absent"), what="bias").predict(["x"])
+
+
+def test_ensemble_averages_a_text_over_the_members_that_read_it() -> None:
+    """A member's score of a text it could not read is its default, not a judgement: the text is
+    averaged over the other members, and is unread only when no member read it."""
+    import dataclasses
+
+    class ReadsOnly(KeywordClassifier):
+        def __init__(self, readable: set[str], table: dict[str, float]) -> None:
+            super().__init__(table)
+            self.readable = readable
+
+        def predict(self, texts):  # type: ignore[no-untyped-def]
+            return dataclasses.replace(super().predict(texts), unread=np.array(
+                [t not in self.readable for t in texts]))
+
+    a = ReadsOnly({"idiot", "no"}, {"idiot": 0.8, "no": 0.4})
+    b = ReadsOnly({"idiot"}, {"idiot": 0.2})
+    for combine in ("overall", "categories"):
+        scores = EnsembleClassifier([a, b], weights=[1, 3], combine=combine).predict(
+            ["idiot", "no", "🙂"])
+        np.testing.assert_allclose(scores.overall_scores()[:2], [0.35, 0.4])
+        assert scores.unread_rows().tolist() == [False, False, True]
+
+
+def test_the_profanity_model_leaves_unread_what_it_has_no_word_for() -> None:
+    pytest.importorskip("profanity_check")
+    from assay.backends.classify.profanity import ProfanityCheckClassifier
+
+    scores = ProfanityCheckClassifier().predict(["🔪🔪🔪 💀💀", "No.", "You idiot.", "Yes."])
+    assert scores.unread_rows().tolist() == [True, True, False, False]

