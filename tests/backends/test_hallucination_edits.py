@@ -128,7 +128,8 @@ def test_documents_surround_each_premise_with_others_of_its_source_seeded() -> N
         assert row["premise"] not in row["elsewhere"]
     assert any(len(r["context"].split("\n")) > 1 for r in first)
     weights = kind_weights(np.array(["ok", "x", "y", "y"]), np.array([1, 0, 0, 0]))
-    assert weights.tolist() == [1.0, 1.5, 0.75, 0.75]  # each unsupported kind weighs 1.5 in all
+    # each unsupported kind weighs 1.5 in all; the supported rows as much as all of them
+    assert weights.tolist() == [3.0, 1.5, 0.75, 0.75]
 
 
 def test_joined_claims_take_their_second_half_from_another_premise_of_the_document() -> None:

@@ -56,6 +56,12 @@ _REASONS = {
                                 "(P(contradiction) {:.2f})",
 }
 
+#: The reason when no signal is below its training average: what is left is what the signals
+#: cannot see (the head's probability at full support is under 1).
+_NO_WEAK_SIGNAL = ("every signal supports it at least as well as the average training claim; "
+                   "what remains is what these signals cannot see (a swapped role or a word "
+                   "moved within the passage keeps them all intact)")
+
 #: How the signals that name words read when another signal is the main reason.
 _ALSO = {
     "key_facts_supported": "unsupported key facts: {}",
@@ -178,9 +184,13 @@ class HallucinationScore(NLIEvaluator):
         worst = int(np.argmin(supported))
         weight = head.layers[-1][0][:, 0].astype(np.float64)
         pull = weight * (values[worst] - head.mean) / head.scale  # each signal's contribution
+        pull[weight <= 0] = np.inf  # a signal the head gives no weight cannot be the reason
         signal = SIGNALS[int(np.argmin(pull))]
         named = _named_details(sentences[worst], chunks, values[worst])
-        if signal in named:
+        if pull.min() >= 0:
+            signal = "none"
+            reason = _NO_WEAK_SIGNAL
+        elif signal in named:
             reason = _REASONS[signal].format(named.pop(signal))
         else:
             shown = values[worst][SIGNALS.index(signal)]
