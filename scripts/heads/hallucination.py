@@ -320,7 +320,11 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "with best (`assay.text.alignment`: a detail moved to the wrong place). "
         "`window_entailment` and `window_not_contradiction` are the NLI head's P(entailment) "
         "and 1 - P(contradiction) of the sentence against that window alone (against a whole "
-        "passage, one changed detail weighs little).",
+        "passage, one changed detail weighs little). `nli_entailment` is the best P(entailment) "
+        "over the passages; `nli_not_contradiction` is 1 - P(contradiction) against the passage "
+        "holding that window only (the NLI head reads a premise about something else as a "
+        "contradiction, so an unrelated retrieved passage must not count; the training "
+        "documents are one passage each, where the two definitions agree).",
         "",
         f"**Weights.** `weights.npz` sha256 `{digest}` (checked before every load).",
         "",

@@ -135,3 +135,23 @@ def test_the_window_signals_judge_a_sentence_against_its_aligned_window_only() -
     assert signals["nli_not_contradiction"] > 0.5
     assert signals["window_not_contradiction"] < signals["nli_not_contradiction"]
     assert signals["window_entailment"] < signals["nli_entailment"]
+
+
+def test_an_unrelated_passage_does_not_contradict_a_supported_sentence() -> None:
+    """The NLI heads read a premise about something else as a contradiction (SNLI's habit); the
+    contradiction signal is taken from the passage the sentence aligns with, so adding an
+    unrelated retrieved passage changes nothing, while a contradiction of the aligned passage
+    still counts."""
+    evaluator = HallucinationScore()
+    alone, with_unrelated, changed = evaluator.evaluate([
+        TestCase(id="alone", actual_answer="The monthly account fee is 5 euros.",
+                 retrieved_context=CONTEXT[:1]),
+        TestCase(id="two", actual_answer="The monthly account fee is 5 euros.",
+                 retrieved_context=CONTEXT),
+        TestCase(id="changed", actual_answer="The monthly account fee is 9 euros.",
+                 retrieved_context=CONTEXT)])
+    assert with_unrelated.outcomes["hallucination_score"].value == pytest.approx(
+        alone.outcomes["hallucination_score"].value, abs=1e-6)
+    changed_signals = changed.details["sentences"][0]["signals"]
+    copied_signals = with_unrelated.details["sentences"][0]["signals"]
+    assert changed_signals["nli_not_contradiction"] < copied_signals["nli_not_contradiction"]

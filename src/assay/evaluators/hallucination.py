@@ -1,10 +1,10 @@
 """A judge-free hallucination score: one calibrated, monotone combination of support signals.
 
 Each answer sentence gets nine signals from :mod:`assay.evaluators.hallucination_signals` (NLI
-head entailment and contradiction against each passage and against the context window it
-aligns with, embedding similarity, token precision, supported facts, unsupported key facts:
-names, numbers, dates, negations, antonyms, and the details it takes from outside that
-window), all "higher = better supported". The shipped
+head entailment against each passage, contradiction against the passage it aligns with, both
+against the context window it aligns with, embedding similarity, token precision, supported
+facts, unsupported key facts: names, numbers, dates, negations, antonyms, and the details it
+takes from outside that window), all "higher = better supported". The shipped
 ``hallucination`` head, a logistic regression with non-negative weights (so more support never
 raises the score) fitted on held-out NLI pairs and synthetic detail edits in small documents
 (``scripts/train_heads.py --head hallucination``; data and figures in its model card), turns
@@ -41,7 +41,8 @@ from assay.text.alignment import ContextIndex
 #: How each signal reads when it is the one that pulled a sentence down.
 _REASONS = {
     "nli_entailment": "the NLI head finds no passage that entails it (P(entailment) {:.2f})",
-    "nli_not_contradiction": "a passage contradicts it (P(contradiction) {:.2f})",
+    "nli_not_contradiction": "the passage it matches best contradicts it "
+                             "(P(contradiction) {:.2f})",
     "emb_support": "no context sentence is close to it (best cosine {:.2f})",
     "token_precision": "few of its words occur in the context (token precision {:.2f})",
     "facts_support": "many of its words, numbers and names are absent from the context "
@@ -105,8 +106,9 @@ class HallucinationScore(NLIEvaluator):
     family = "groundedness"
     description = (
         "Judge-free: a monotone logistic combination (non-negative weights, fitted on held-out "
-        "NLI pairs and synthetic detail edits) of NLI-head entailment/contradiction against each "
-        "passage and against the aligned context window, embedding "
+        "NLI pairs and synthetic detail edits) of NLI-head entailment against each passage, "
+        "contradiction against the passage the sentence aligns with, both against the aligned "
+        "context window, embedding "
         "similarity, token precision, supported facts, unsupported key facts (names, "
         "numbers, dates, negations, antonyms) and details moved from outside the aligned "
         "context window, per answer sentence; 1 - min over sentences of P(supported)."

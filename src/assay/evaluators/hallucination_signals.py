@@ -38,7 +38,7 @@ KEY_CAP = 5
 #: The signals, in column order, each "higher = better supported".
 SIGNALS = (
     "nli_entailment",  # max over passages of the NLI head's P(entailment)
-    "nli_not_contradiction",  # 1 - max over passages of P(contradiction)
+    "nli_not_contradiction",  # 1 - P(contradiction) against the passage it aligns with
     "emb_support",  # max cosine to any context sentence (HCAT embedding groundedness)
     "token_precision",  # share of the sentence's tokens found in the context
     "facts_support",  # share of its words, numbers, names found in the context
@@ -105,7 +105,11 @@ def sentence_signals(
     and against the window of context sentences it aligns with (:mod:`assay.text.alignment`).
     The window pair is there because a passage is judged as a whole: a detail edit of one of
     its sentences weighs little against all the others, and against the window it is the
-    claim's only disagreement.
+    claim's only disagreement. Entailment counts from any passage; contradiction only from the
+    passage holding that window: the NLI heads, like the SNLI data they learnt from, read a
+    premise about something else as a contradiction (P 0.6-0.76 for "Cards are sent by post
+    within 7 days." against a sentence about a fee), so a maximum over retrieved passages
+    would let any unrelated passage contradict every claim.
 
     Args:
         nli: the NLI model (premise = a passage or an aligned window, hypothesis = a sentence).
@@ -114,22 +118,25 @@ def sentence_signals(
         contexts: the non-empty passages of each case (at least one each).
     """
     # cases often share their context: analyse each one once
-    analysed: dict[tuple[str, ...], tuple[list[str], ContextFacts, ContextIndex]] = {}
+    analysed: dict[tuple[str, ...],
+                   tuple[list[str], ContextFacts, ContextIndex, list[int]]] = {}
     premises: list[str] = []
     hypotheses: list[str] = []
     texts: dict[str, None] = {}
+    aligned_passage: list[int] = []  # per claim, the passage holding its aligned window
     for claims, chunks in zip(sentences, contexts, strict=True):
         if tuple(chunks) not in analysed:
             context_sentences, owners = chunk_sentences(chunks)
             analysed[tuple(chunks)] = (context_sentences, context_facts(context_sentences),
-                                       ContextIndex.of(context_sentences, owners))
-        context_sentences, _, alignment = analysed[tuple(chunks)]
+                                       ContextIndex.of(context_sentences, owners), owners)
+        context_sentences, _, alignment, owners = analysed[tuple(chunks)]
         texts.update(dict.fromkeys(claims))
         texts.update(dict.fromkeys(context_sentences))
         for claim in claims:
             start, stop = alignment.best_window(claim)
             premises.extend([*chunks, " ".join(context_sentences[start:stop]) or chunks[0]])
             hypotheses.extend([claim] * (len(chunks) + 1))
+            aligned_passage.append(owners[start] if start < len(owners) else 0)
     scores = nli.predict(premises, hypotheses) if premises else None
     entailment = scores.prob(ENTAILMENT) if scores is not None else np.zeros(0)
     contradiction = scores.prob(CONTRADICTION) if scores is not None else np.zeros(0)
@@ -137,10 +144,10 @@ def sentence_signals(
     matrix = embedder.encode(ordered) if ordered else np.zeros((0, 0), np.float32)
     index = {t: i for i, t in enumerate(ordered)}
     out: list[np.ndarray] = []
-    row = 0
+    row = claim_number = 0
     for claims, chunks in zip(sentences, contexts, strict=True):
         joined = "\n".join(chunks)
-        context_sentences, key_context, alignment = analysed[tuple(chunks)]
+        context_sentences, key_context, alignment, _ = analysed[tuple(chunks)]
         keys = key_context[0]
         context_rows = matrix[[index[s] for s in context_sentences]]
         claim_rows = matrix[[index[c] for c in claims]]
@@ -148,13 +155,15 @@ def sentence_signals(
         values = np.zeros((len(claims), len(SIGNALS)))
         for k, claim in enumerate(claims):
             span, window = slice(row, row + len(chunks)), row + len(chunks)
+            passage = row + aligned_passage[claim_number]
             row += len(chunks) + 1
+            claim_number += 1
             facts = extract_facts(claim)
             flags = [fact_supported(f, keys) for f in facts]
             precision = token_precision(claim, joined)
             values[k] = [
                 float(entailment[span].max()),
-                1.0 - float(contradiction[span].max()),
+                1.0 - float(contradiction[passage]),
                 float(cosines[k].max()) if cosines is not None else 0.0,
                 1.0 if precision is None else precision,
                 sum(flags) / len(flags) if flags else 1.0,
