@@ -10,6 +10,7 @@ import pytest
 from assay.backends.nli import NLIScores, softmax
 from assay.backends.nli.fake import FakeNLI
 from assay.data.case import TestCase
+from assay.errors import InvalidInputError
 from assay.evaluators.base import Status
 from assay.evaluators.nli_contradictions import NLIContradictions
 from assay.evaluators.nli_faithfulness import NLIFaithfulness
@@ -108,6 +109,29 @@ def test_contradictions_checks_both_directions() -> None:
     top = result.details["top_pairs"][0]
     assert (top["premise"], top["hypothesis"]) == (1, 0)
     assert single.outcomes["nli_contradiction_score"].status is Status.SKIPPED
+
+
+def test_contradictions_compare_only_sentences_about_the_same_thing() -> None:
+    """An NLI model that reads unrelated sentences as contradictory (SNLI's habit) does not flag
+    an answer covering two topics: pairs under ``min_similarity`` are not compared."""
+    from assay.backends.embed.fake import TableEmbedder
+
+    fee, cards, fee_again = "The fee is 5 euros.", "Cards arrive by post.", "The fee is 9 euros."
+    table = {(a, b): (0, 0, 4.0) for a in (fee, cards, fee_again) for b in (fee, cards, fee_again)}
+    vectors = TableEmbedder({fee: [1.0, 0.0], fee_again: [0.9, 0.1], cards: [0.0, 1.0]})
+    gated = NLIContradictions(nli=TableNLI(table), embedder=vectors)
+    topics, clash = gated.evaluate([case(f"{fee} {cards}"), case(f"{fee} {fee_again} {cards}")])
+    assert topics.outcomes["nli_contradiction_score"].value == 0.0
+    assert topics.details["pairs_compared"] == 0
+    assert "same thing" in (topics.explanation or "")
+    assert clash.outcomes["nli_has_contradictions"].value == 1.0
+    assert clash.details["pairs_compared"] == 2 and clash.details[
+        "pairs_about_different_things"] == 4
+    every = NLIContradictions(nli=TableNLI(table), embedder=vectors, min_similarity=0.0)
+    assert every.evaluate([case(f"{fee} {cards}")])[0].outcomes[
+        "nli_has_contradictions"].value == 1.0
+    with pytest.raises(InvalidInputError, match="min_similarity"):
+        NLIContradictions(min_similarity=2.0)
 
 
 def test_summac_zs_is_mean_of_max_entailment_minus_contradiction() -> None:

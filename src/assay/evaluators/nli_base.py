@@ -75,12 +75,12 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
     def score_planned(
         self,
         cases: Sequence[TestCase],
-        plan: Callable[[TestCase, PairCollector], Plan | str],
+        plan: Callable[[TestCase, PairCollector], Plan | str | CaseResult],
         result: Callable[[Plan, NLIScores], CaseResult],
     ) -> list[CaseResult]:
         """Plan every case (``plan`` adds its pairs to one collector, or returns why the case is
-        skipped), score all pairs of the batch in one model call, then turn each plan into its
-        ``result``."""
+        skipped, or its result when it needs no pair), score all pairs of the batch in one model
+        call, then turn each plan into its ``result``."""
         pairs = PairCollector()
         plans = [plan(case, pairs) for case in cases]
         if pairs.premises:
@@ -92,6 +92,8 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
         for planned in plans:
             if isinstance(planned, str):
                 out.append(CaseResult.skipped(self.metric_names(), planned))
+            elif isinstance(planned, CaseResult):
+                out.append(planned)
             else:
                 assert scores is not None  # a planned case added pairs
                 out.append(result(planned, scores))
