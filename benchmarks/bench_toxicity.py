@@ -334,7 +334,10 @@ def main() -> int:
         "",
         "Hand-written by assay's developers (`benchmarks/toxicity_functional.py`): share flagged "
         "(score ≥ 0.5) where the list should be flagged, share left unflagged where it should "
-        "not. Lists of 10–20 sentences: diagnostics with wide intervals, not validity figures.",
+        "not. Lists of 10–20 sentences: diagnostics with wide intervals, not validity figures. "
+        "\"(n unmeasured)\": sentences in which the model found no word it knows (the profanity "
+        "model: none of its vocabulary, e.g. letters spaced out), scored as unmeasured and "
+        "left out of the share.",
         "",
         *table,
         "",
