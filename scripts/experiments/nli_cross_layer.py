@@ -56,6 +56,8 @@ from heads.top_layer import (  # noqa: E402
     add_fine_tune_arguments,
     cached_states,
     fine_tune,
+    pair_batches,
+    pair_logits,
 )
 
 from assay.backends.heads.nli_features import premise_sentences  # noqa: E402
@@ -139,28 +141,9 @@ def build(frozen: Frozen, dropout: float, hidden: int = 256) -> Any:
 
 
 def logits_of(model: Any, pairs: Pairs, rows: np.ndarray, states: np.ndarray,
-              offsets: np.ndarray, batch: int = 128) -> np.ndarray:
+              offsets: np.ndarray) -> np.ndarray:
     """Logits of the pairs ``rows``, in that order."""
-    import torch
-
-    model.eval()
-    out = np.zeros((len(rows), len(LABELS)))
-    with torch.inference_mode():
-        for s in range(0, len(rows), batch):
-            out[s : s + batch] = model(pairs, rows[s : s + batch], states,
-                                       offsets).double().numpy()
-    return out
-
-
-def batches(pairs: Pairs, offsets: np.ndarray, rows: np.ndarray, size: int,
-            rng: np.random.Generator) -> list[np.ndarray]:
-    """``rows`` in shuffled batches of pairs of similar total length."""
-    lengths = np.diff(offsets)
-    total = np.array([lengths[pairs.premise[r]].sum() + lengths[pairs.hypothesis[r]]
-                      for r in rows])
-    ordered = rows[np.argsort(total, kind="stable")]
-    chunks = [ordered[s : s + size] for s in range(0, len(ordered), size)]
-    return [chunks[int(i)] for i in rng.permutation(len(chunks))]
+    return pair_logits(model, pairs, rows, states, offsets, len(LABELS))
 
 
 def nli_pairs(args: argparse.Namespace) -> tuple[list[dict[str, Any]], Pairs]:
@@ -199,7 +182,7 @@ def train_joint(args: argparse.Namespace, frozen: Frozen) -> tuple[Any, dict[str
         return torch.nn.functional.cross_entropy(logits, torch.from_numpy(pairs.y[chunk]))
 
     history = fine_tune(model, args, int((~stop).sum()),
-                        lambda: batches(pairs, offsets, training[~stop], args.batch, rng),
+                        lambda: pair_batches(pairs, offsets, training[~stop], args.batch, rng),
                         loss_of, check, "early_stop_accuracy")
     trained = time.perf_counter() - started - encoded
     validation = np.flatnonzero(held & ~is_edit)

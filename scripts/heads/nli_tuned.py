@@ -57,6 +57,8 @@ from heads.top_layer import (
     cached_states,
     fine_tune,
     padded,
+    pair_batches,
+    pair_logits,
     pool,
 )
 
@@ -152,28 +154,9 @@ def _mask(lengths: list[int], width: int) -> Any:
 
 
 def logits_of(model: Any, pairs: PairTexts, rows: np.ndarray, states: np.ndarray,
-              offsets: np.ndarray, batch: int = 128) -> np.ndarray:
+              offsets: np.ndarray) -> np.ndarray:
     """Torch logits of the pairs ``rows``, in that order."""
-    import torch
-
-    model.eval()
-    out = np.zeros((len(rows), len(LABELS)))
-    with torch.inference_mode():
-        for s in range(0, len(rows), batch):
-            out[s : s + batch] = model(pairs, rows[s : s + batch], states,
-                                       offsets).double().numpy()
-    return out
-
-
-def batches(pairs: PairTexts, offsets: np.ndarray, rows: np.ndarray, size: int,
-            rng: np.random.Generator) -> list[np.ndarray]:
-    """``rows`` in shuffled batches of pairs of similar total length."""
-    lengths = np.diff(offsets)
-    total = np.array([lengths[pairs.premise[r]].sum() + 2 * lengths[pairs.hypothesis[r]]
-                      for r in rows])
-    ordered = rows[np.argsort(total, kind="stable")]
-    chunks = [ordered[s : s + size] for s in range(0, len(ordered), size)]
-    return [chunks[int(i)] for i in rng.permutation(len(chunks))]
+    return pair_logits(model, pairs, rows, states, offsets, len(LABELS))
 
 
 def fit(args: argparse.Namespace, model: Any, pairs: PairTexts, states: np.ndarray,
@@ -193,7 +176,8 @@ def fit(args: argparse.Namespace, model: Any, pairs: PairTexts, states: np.ndarr
         return torch.nn.functional.cross_entropy(logits, torch.from_numpy(pairs.y[chunk]))
 
     history = fine_tune(model, args, len(train_rows),
-                        lambda: batches(pairs, offsets, train_rows, args.batch, rng), loss_of,
+                        lambda: pair_batches(pairs, offsets, train_rows, args.batch, rng,
+                                             hypothesis_weight=2), loss_of,
                         check, "early_stop_accuracy")
     return model, history
 

@@ -128,6 +128,33 @@ def length_batches(lengths: np.ndarray, rows: np.ndarray, size: int,
     return chunks
 
 
+def pair_logits(model: Any, pairs: Any, rows: np.ndarray, states: np.ndarray,
+                offsets: np.ndarray, n_labels: int, batch: int = 128) -> np.ndarray:
+    """Logits of the pairs ``rows`` (``model(pairs, rows, states, offsets)``), in that order."""
+    import torch
+
+    model.eval()
+    out = np.zeros((len(rows), n_labels))
+    with torch.inference_mode():
+        for s in range(0, len(rows), batch):
+            out[s : s + batch] = model(pairs, rows[s : s + batch], states,
+                                       offsets).double().numpy()
+    return out
+
+
+def pair_batches(pairs: Any, offsets: np.ndarray, rows: np.ndarray, size: int,
+                 rng: np.random.Generator, hypothesis_weight: int = 1) -> list[np.ndarray]:
+    """``rows`` in shuffled batches of pairs of similar total length (premise sentences plus
+    ``hypothesis_weight`` times the hypothesis; ``pairs.premise[r]`` and
+    ``pairs.hypothesis[r]`` index the cached texts)."""
+    lengths = np.diff(offsets)
+    total = np.array([lengths[pairs.premise[r]].sum()
+                      + hypothesis_weight * lengths[pairs.hypothesis[r]] for r in rows])
+    ordered = rows[np.argsort(total, kind="stable")]
+    chunks = [ordered[s : s + size] for s in range(0, len(ordered), size)]
+    return [chunks[int(i)] for i in rng.permutation(len(chunks))]
+
+
 def pool(h: Any, mask: Any) -> tuple[Any, Any, Any]:
     """``(unit tokens without specials, their mask, unit sentence vectors)`` of a layer's output
     ``h`` over the token ``mask`` (``[CLS]`` first, ``[SEP]`` last), as
