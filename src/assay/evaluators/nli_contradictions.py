@@ -45,8 +45,9 @@ class NLIContradictions(NLIEvaluator):
 
     name = "nli_contradictions"
     description = (
-        "Pairwise NLI among answer sentences about the same thing (MiniLM cosine >= 0.25): max "
-        "P(contradiction) and whether it exceeds the threshold (self-contradictory answer)."
+        f"Pairwise NLI among answer sentences about the same thing (MiniLM cosine >= "
+        f"{MIN_SIMILARITY}): max P(contradiction) and whether it exceeds the threshold "
+        "(self-contradictory answer)."
     )
     requires = ("actual_answer",)
     metrics = (
@@ -66,8 +67,8 @@ class NLIContradictions(NLIEvaluator):
         check(isinstance(threshold, int | float) and 0.0 <= threshold < 1.0, "threshold",
               "NLIContradictions", "a number in [0, 1)", threshold)
         check_int(max_sentences, "max_sentences", "NLIContradictions", minimum=2)
-        check(isinstance(min_similarity, int | float) and -1.0 <= min_similarity <= 1.0,
-              "min_similarity", "NLIContradictions", "a cosine in [-1, 1] (0: every pair)",
+        check(isinstance(min_similarity, int | float) and 0.0 <= min_similarity <= 1.0,
+              "min_similarity", "NLIContradictions", "a cosine in [0, 1] (0: every pair)",
               min_similarity)
         check(isinstance(embedder, str | Embedder), "embedder", "NLIContradictions",
               "a spec string ('minilm', a model name or path) or an Embedder", embedder)
