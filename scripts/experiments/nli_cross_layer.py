@@ -49,15 +49,13 @@ sys.path.insert(0, str(REPO / "scripts" / "experiments"))
 from heads.common import logger, stable_fraction  # noqa: E402
 from heads.nli import LABELS, premise_key, split  # noqa: E402
 from heads.nli_token import EARLY_STOP_SHARE, training_pairs  # noqa: E402
+from heads.nli_tuned import fit, logits_of  # noqa: E402
 from heads.top_layer import (  # noqa: E402
     DIM,
     HEADS,
     Frozen,
     add_fine_tune_arguments,
     cached_states,
-    fine_tune,
-    pair_batches,
-    pair_logits,
 )
 
 from assay.backends.heads.nli_features import premise_sentences  # noqa: E402
@@ -140,12 +138,6 @@ def build(frozen: Frozen, dropout: float, hidden: int = 256) -> Any:
     return Joint()
 
 
-def logits_of(model: Any, pairs: Pairs, rows: np.ndarray, states: np.ndarray,
-              offsets: np.ndarray) -> np.ndarray:
-    """Logits of the pairs ``rows``, in that order."""
-    return pair_logits(model, pairs, rows, states, offsets, len(LABELS))
-
-
 def nli_pairs(args: argparse.Namespace) -> tuple[list[dict[str, Any]], Pairs]:
     rows = training_pairs(args.data, args.limit, args.seed, True, args.share)
     return rows, Pairs([premise_sentences(r["premise"])[:TRAIN_PREMISE_SENTENCES] for r in rows],
@@ -155,7 +147,6 @@ def nli_pairs(args: argparse.Namespace) -> tuple[list[dict[str, Any]], Pairs]:
 
 def train_joint(args: argparse.Namespace, frozen: Frozen) -> tuple[Any, dict[str, Any]]:
     """Fit the joint layer on the NLI training pairs; held-out NLI figures."""
-    import torch
     from heads.nli import evaluate
 
     rows, pairs = nli_pairs(args)
@@ -170,20 +161,8 @@ def train_joint(args: argparse.Namespace, frozen: Frozen) -> tuple[Any, dict[str
     states, offsets = cached_states(frozen, pairs.texts, args.cache_dir / "layer5")
     encoded = time.perf_counter() - started
     model = build(frozen, args.layer_dropout)
-    rng = np.random.default_rng(args.seed)
-    stop_rows = training[stop]
-
-    def check() -> float:
-        logits = logits_of(model, pairs, stop_rows, states, offsets)
-        return float((logits.argmax(1) == pairs.y[stop_rows]).mean())
-
-    def loss_of(chunk: np.ndarray) -> Any:
-        logits = model(pairs, chunk, states, offsets)
-        return torch.nn.functional.cross_entropy(logits, torch.from_numpy(pairs.y[chunk]))
-
-    history = fine_tune(model, args, int((~stop).sum()),
-                        lambda: pair_batches(pairs, offsets, training[~stop], args.batch, rng),
-                        loss_of, check, "early_stop_accuracy")
+    model, history = fit(args, model, pairs, states, offsets, training[~stop], training[stop],
+                         hypothesis_weight=1)
     trained = time.perf_counter() - started - encoded
     validation = np.flatnonzero(held & ~is_edit)
     figures = evaluate(logits_of(model, pairs, validation, states, offsets), pairs.y[validation])

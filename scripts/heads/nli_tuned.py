@@ -160,9 +160,11 @@ def logits_of(model: Any, pairs: PairTexts, rows: np.ndarray, states: np.ndarray
 
 
 def fit(args: argparse.Namespace, model: Any, pairs: PairTexts, states: np.ndarray,
-        offsets: np.ndarray, train_rows: np.ndarray, stop_rows: np.ndarray
-        ) -> tuple[Any, list[dict[str, Any]]]:
-    """Train layer and head together; keep the state with the best early-stopping accuracy."""
+        offsets: np.ndarray, train_rows: np.ndarray, stop_rows: np.ndarray,
+        hypothesis_weight: int = 2) -> tuple[Any, list[dict[str, Any]]]:
+    """Train layer and head together; keep the state with the best early-stopping accuracy.
+    ``model(pairs, rows, states, offsets)`` gives the logits of ``rows``; batches group pairs
+    of similar length (:func:`heads.top_layer.pair_batches`, ``hypothesis_weight``)."""
     import torch
 
     rng = np.random.default_rng(args.seed)
@@ -177,7 +179,7 @@ def fit(args: argparse.Namespace, model: Any, pairs: PairTexts, states: np.ndarr
 
     history = fine_tune(model, args, len(train_rows),
                         lambda: pair_batches(pairs, offsets, train_rows, args.batch, rng,
-                                             hypothesis_weight=2), loss_of,
+                                             hypothesis_weight), loss_of,
                         check, "early_stop_accuracy")
     return model, history
 
