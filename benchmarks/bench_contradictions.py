@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE.parent / "scripts"))
 from assay.calibrate.separation import auroc  # noqa: E402
 from assay.data.case import TestCase  # noqa: E402
 from assay.evaluators.nli_contradictions import MIN_SIMILARITY, NLIContradictions  # noqa: E402
+from bench_groundedness_validity import as_array  # noqa: E402
 from results_file import publish  # noqa: E402
 
 DATA = HERE.parents[1] / "shared" / "data" / "training"
@@ -84,9 +85,7 @@ def scored(settings: dict[str, dict[str, object]], texts: list[str]) -> dict[str
     out = {}
     for name, kwargs in settings.items():
         results = NLIContradictions(**kwargs).evaluate(cases)  # type: ignore[arg-type]
-        out[name] = np.array([np.nan if r.outcomes["nli_contradiction_score"].value is None
-                              else r.outcomes["nli_contradiction_score"].value
-                              for r in results], dtype=float)
+        out[name] = as_array([r.outcomes["nli_contradiction_score"].value for r in results])
     return out
 
 

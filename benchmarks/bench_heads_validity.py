@@ -83,15 +83,13 @@ def evaluators() -> list[tuple[str, Evaluator]]:
 def operating_point_section() -> list[str]:
     """``hallucination_score`` at its metric's threshold against the demo's human ``grounded``
     labels: does 0.5 separate grounded from ungrounded answers (design note 0048)?"""
-    import csv
-
+    from assay.calibrate.dataset import read_labels
     from assay.data.suite import read_suite
     from assay.demo import demo_labels_path
     from assay.evaluators.hallucination import HallucinationScore
 
-    with demo_labels_path().open(encoding="utf-8") as handle:
-        grounded = {(r["id"], r["model"]): int(r["grounded"]) for r in csv.DictReader(handle)
-                    if r["grounded"] in ("0", "1")}
+    labels = read_labels(demo_labels_path(), label="grounded")
+    grounded = {(r.case_id, r.model): int(r.label) for r in labels.itertuples()}
     cases = [c for c in read_suite(DEMO).cases
              if c.actual_answer and c.retrieved_context and (c.id, c.model) in grounded]
     evaluator = HallucinationScore()

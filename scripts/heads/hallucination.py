@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from assay.backends.heads.store import save_head
+from assay.backends.nli import logistic
 from assay.backends.nli.head_nli import HeadNLI
 from assay.evaluators.hallucination_signals import FEATURE_SET, SIGNALS, sentence_signals
 from assay.text.facts import STOPWORDS
@@ -284,7 +285,7 @@ def train(args: argparse.Namespace) -> int:
                                                     strict=True)),
         "metrics": quality,
         "p_supported_at_full_support": round(float(
-            1.0 / (1.0 + np.exp(-(((x.max(axis=0) - mean) / scale) @ weights + bias)))), 4),
+            logistic(((x.max(axis=0) - mean) / scale) @ weights + bias)), 4),
         "seconds": round(time.perf_counter() - started, 1),
     }
     out = args.out or SHIPPED / "hallucination"
