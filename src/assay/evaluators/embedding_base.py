@@ -30,6 +30,7 @@ from assay.evaluators.base import (
     Status,
     problem,
 )
+from assay.evaluators.claim_sentences import scored_sentences, skip_reason, with_set_aside
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
@@ -481,18 +482,22 @@ class AnswerAgainstContext(EmbeddingEvaluator):
     completeness: each context sentence's best answer match)."""
 
     requires = ("actual_answer", "retrieved_context")
+    #: Which answer sentences are scored (:mod:`assay.evaluators.claim_sentences`).
+    sentences: str = "all"
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
-        return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
+        answer = scored_sentences(case, self.sentences)[0]
+        return answer + chunk_sentences(case.retrieved_context)[0]
 
     def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
-        answer = sentences_of(case.actual_answer)
+        answer, set_aside = scored_sentences(case, self.sentences)
         context, owners = chunk_sentences(case.retrieved_context)
-        if not answer:
-            return "the answer has no sentences"
+        reason = skip_reason(answer, set_aside)
+        if reason:
+            return reason
         if not context:
             return "the context has no sentences"
-        return self.score_sentences(answer, context, owners, vectors)
+        return with_set_aside(self.score_sentences(answer, context, owners, vectors), set_aside)
 
     def score_sentences(self, answer: list[str], context: list[str], owners: list[int],
                         vectors: SentenceVectors) -> CaseResult:

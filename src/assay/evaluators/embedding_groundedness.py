@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.evaluators.base import CaseResult
+from assay.evaluators.claim_sentences import check_sentences
 from assay.evaluators.embedding_base import (
     AnswerAgainstContext,
     SentenceVectors,
@@ -26,7 +28,9 @@ class EmbGroundedness(AnswerAgainstContext):
     evaluator: one unsupported sentence makes an answer ungrounded, however well the others
     match. The least grounded answer sentence and its best context match are reported, so a low
     score points at the sentence to check. Sentence similarity cannot see a changed number or
-    name: pair it with ``unsupported_facts``.
+    name: pair it with ``unsupported_facts``. ``sentences="claims"`` sets aside questions and
+    courtesy formulas (:mod:`assay.evaluators.claim_sentences`); the default scores every
+    sentence, as the reference does.
     """
 
     name = "emb_groundedness"
@@ -46,6 +50,10 @@ class EmbGroundedness(AnswerAgainstContext):
                       "sentence",
                       threshold=0.5, primary=True),
     )
+
+    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC, sentences: str = "all") -> None:
+        super().__init__(embedder)
+        self.sentences = check_sentences(sentences, "EmbGroundedness")
 
     def score_sentences(self, answer: list[str], context: list[str], owners: list[int],
                         vectors: SentenceVectors) -> CaseResult:

@@ -10,7 +10,10 @@ raises the score) fitted on held-out NLI pairs and synthetic detail edits in sma
 (``scripts/train_heads.py --head hallucination``; data and figures in its model card), turns
 them into P(sentence supported). The case score is the probability that the *least* supported
 sentence is unsupported, ``1 - min P(supported)``; the explanation names that sentence and the
-signal that pulled it down most.
+signal that pulled it down most. Only the answer's claims are scored: questions and courtesy
+formulas ("Is there anything else I can help you with?") assert nothing a context could support
+and are set aside, named in the explanation (``sentences="all"`` scores them too; design note
+0051).
 """
 
 from __future__ import annotations
@@ -25,7 +28,13 @@ from assay.backends.nli import DEFAULT_NLI, NLIModel, logistic
 from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.embedding_base import chunk_sentences, sentences_of
+from assay.evaluators.claim_sentences import (
+    check_sentences,
+    scored_sentences,
+    skip_reason,
+    with_set_aside,
+)
+from assay.evaluators.embedding_base import chunk_sentences
 from assay.evaluators.hallucination_signals import (
     FEATURE_SET,
     SIGNALS,
@@ -129,8 +138,10 @@ class HallucinationScore(NLIEvaluator):
         nli: str | NLIModel = DEFAULT_NLI,
         embedder: str | Embedder = DEFAULT_SPEC,
         head: str = "hallucination",
+        sentences: str = "claims",
     ) -> None:
         super().__init__(nli)
+        self.sentences = check_sentences(sentences, "HallucinationScore")
         check(isinstance(embedder, str | Embedder), "embedder", "HallucinationScore",
               "a spec string ('minilm', a model name or path) or an Embedder", embedder)
         check(isinstance(head, str) and bool(head.strip()), "head", "HallucinationScore",
@@ -156,16 +167,16 @@ class HallucinationScore(NLIEvaluator):
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         todo: list[int] = []
         plans: list[str | None] = []
-        for case in cases:
-            if not sentences_of(case.actual_answer):
-                plans.append("the answer has no sentences")
-            elif not chunks_of(case.retrieved_context):
-                plans.append("the context is empty")
-            else:
-                plans.append(None)
+        scored = [scored_sentences(case, self.sentences) for case in cases]
+        for case, (kept, set_aside) in zip(cases, scored, strict=True):
+            reason = skip_reason(kept, set_aside)
+            if reason is None and not chunks_of(case.retrieved_context):
+                reason = "the context is empty"
+            plans.append(reason)
+            if reason is None:
                 todo.append(len(plans) - 1)
         head = self.resolved_head()
-        claims = [sentences_of(cases[i].actual_answer) for i in todo]
+        claims = [scored[i][0] for i in todo]
         contexts = [chunks_of(cases[i].retrieved_context) for i in todo]
         signals = sentence_signals(self.resolved_nli(), self.resolved_embedder(), claims,
                                    contexts) if todo else []
@@ -176,7 +187,8 @@ class HallucinationScore(NLIEvaluator):
                 out.append(CaseResult.skipped(self.metric_names(), plan))
                 continue
             sentences, values, chunks = by_case[i]
-            out.append(self._result(head, sentences, values, chunks))
+            out.append(with_set_aside(self._result(head, sentences, values, chunks),
+                                      scored[i][1]))
         return out
 
     def _result(

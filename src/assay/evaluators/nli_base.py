@@ -17,16 +17,15 @@ from assay.backends.nli import DEFAULT_NLI, NLIModel, NLIScores, get_nli
 from assay.backends.nli.head_nli import HeadNLI
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, problem
+from assay.evaluators.claim_sentences import scored_sentences, skip_reason, with_set_aside
 from assay.evaluators.embedding_base import (
     chunk_sentences,
     quote,
     rounded,
-    sentences_of,
     single_threaded_blas,
 )
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
-from assay.text.sentences import split_sentences
 
 #: What an NLI evaluator's plan of one case holds (its texts and the rows of its pairs).
 Plan = TypeVar("Plan")
@@ -39,6 +38,8 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
 
     family = "nli"
     extra = "nli"
+    #: Which answer sentences are scored (:mod:`assay.evaluators.claim_sentences`).
+    sentences: str = "all"
 
     def __init__(self, nli: str | NLIModel = DEFAULT_NLI) -> None:
         check(isinstance(nli, str | NLIModel), "nli", type(self).__name__,
@@ -68,9 +69,10 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
         return isinstance(model, HeadNLI) and model.reads_tokens
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
-        """The sentences the head embeds when scoring ``case``: the answer's and the context's
-        (an NLI head embeds premises and hypotheses sentence by sentence)."""
-        return sentences_of(case.actual_answer) + chunk_sentences(case.retrieved_context)[0]
+        """The sentences the head embeds when scoring ``case``: the answer's scored ones and the
+        context's (an NLI head embeds premises and hypotheses sentence by sentence)."""
+        answer = scored_sentences(case, self.sentences)[0]
+        return answer + chunk_sentences(case.retrieved_context)[0]
 
     def score_planned(
         self,
@@ -89,14 +91,15 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
         else:
             scores = None
         out: list[CaseResult] = []
-        for planned in plans:
+        for case, planned in zip(cases, plans, strict=True):
             if isinstance(planned, str):
                 out.append(CaseResult.skipped(self.metric_names(), planned))
             elif isinstance(planned, CaseResult):
                 out.append(planned)
             else:
                 assert scores is not None  # a planned case added pairs
-                out.append(result(planned, scores))
+                set_aside = scored_sentences(case, self.sentences)[1]
+                out.append(with_set_aside(result(planned, scores), set_aside))
         return out
 
 
@@ -142,11 +145,12 @@ SentencePlan = tuple[list[str], list[list[int]]]
 
 
 def plan_sentences(
-    case: TestCase, pairs: PairCollector, unit: str = "sentences"
+    case: TestCase, pairs: PairCollector, unit: str = "sentences", mode: str = "all"
 ) -> SentencePlan | str:
     """Pair every answer sentence (hypothesis) with every passage of the context (premise):
     the sentences and, per sentence, the rows of its pairs; or why the case is skipped (the
-    sentences are called ``unit`` there).
+    sentences are called ``unit`` there). ``mode="claims"`` pairs only the answer's claims
+    (:mod:`assay.evaluators.claim_sentences`).
 
     Example:
         >>> pairs = PairCollector()
@@ -158,10 +162,11 @@ def plan_sentences(
         ...                "claims")
         'the answer has no claims'
     """
-    sentences = split_sentences(case.actual_answer)
+    sentences, set_aside = scored_sentences(case, mode)
     chunks = chunks_of(case.retrieved_context)
-    if not sentences:
-        return f"the answer has no {unit}"
+    reason = skip_reason(sentences, set_aside, unit)
+    if reason:
+        return reason
     if not chunks:
         return "the context is empty"
     return sentences, [pairs.add(chunks, s) for s in sentences]

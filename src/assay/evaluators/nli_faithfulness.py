@@ -1,7 +1,9 @@
 """Faithfulness (NLI): the share of answer claims entailed by the retrieved context.
 
-Each answer sentence is a claim; it is supported when ``P(entailment | passage, claim) > tau``
-for its best passage. Faithfulness = supported / total; hallucination rate = 1 − faithfulness.
+Each answer sentence is a claim (with ``sentences="claims"``, questions and courtesy formulas
+are set aside: :mod:`assay.evaluators.claim_sentences`); it is supported when
+``P(entailment | passage, claim) > tau`` for its best passage.
+Faithfulness = supported / total; hallucination rate = 1 − faithfulness.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from functools import partial
 from assay.backends.nli import DEFAULT_NLI, ENTAILMENT, NLIModel, NLIScores
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.claim_sentences import check_sentences
 from assay.evaluators.nli_base import (
     NLIEvaluator,
     SentencePlan,
@@ -40,14 +43,18 @@ class NLIFaithfulness(NLIEvaluator):
                    higher_is_better=False, threshold=0.25),
     )
 
-    def __init__(self, nli: str | NLIModel = DEFAULT_NLI, tau: float = 0.5) -> None:
+    def __init__(
+        self, nli: str | NLIModel = DEFAULT_NLI, tau: float = 0.5, sentences: str = "all"
+    ) -> None:
         super().__init__(nli)
         check(isinstance(tau, int | float) and 0.0 <= tau < 1.0, "tau", "NLIFaithfulness",
               "a number in [0, 1)", tau)
         self.tau = tau
+        self.sentences = check_sentences(sentences, "NLIFaithfulness")
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return self.score_planned(cases, partial(plan_sentences, unit="claims"), self._result)
+        return self.score_planned(
+            cases, partial(plan_sentences, unit="claims", mode=self.sentences), self._result)
 
     def _result(self, plan: SentencePlan, scores: NLIScores) -> CaseResult:
         claims, rows = plan

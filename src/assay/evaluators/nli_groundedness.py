@@ -9,19 +9,22 @@ BART, ``classifier`` for BERT/ALBERT/DistilBERT/DeBERTa-v2/v3/ModernBERT, ``scor
 classifiers, else the last ``nn.Linear`` with one output per label), and maps it to (0, 1) with
 the logistic function. A sentence takes its best passage (max over passages); sentences under
 0.5 are flagged as potential hallucinations; the class probabilities of the best passage are
-kept.
+kept. ``sentences="claims"`` sets aside questions and courtesy formulas
+(:mod:`assay.evaluators.claim_sentences`); the default scores every sentence, as HCAT does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
-from assay.backends.nli import NLIScores, logistic
+from assay.backends.nli import DEFAULT_NLI, NLIModel, NLIScores, logistic
 from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.claim_sentences import check_sentences
 from assay.evaluators.nli_base import (
     NLIEvaluator,
     SentencePlan,
@@ -54,8 +57,13 @@ class NLIGroundedness(NLIEvaluator):
                    threshold=0.5),
     )
 
+    def __init__(self, nli: str | NLIModel = DEFAULT_NLI, sentences: str = "all") -> None:
+        super().__init__(nli)
+        self.sentences = check_sentences(sentences, "NLIGroundedness")
+
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
-        return self.score_planned(cases, plan_sentences, self._result)
+        return self.score_planned(cases, partial(plan_sentences, mode=self.sentences),
+                                  self._result)
 
     def _result(self, plan: SentencePlan, scores: NLIScores) -> CaseResult:
         if scores.distance is None:

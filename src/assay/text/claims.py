@@ -1,0 +1,176 @@
+"""Which answer sentences are claims: questions and courtesy formulas assert nothing to check.
+
+A chatbot wraps its answer in sentences that state no fact: "Thank you for your question.",
+"Is there anything else I can help you with?", "I hope this helps!". Scored as claims, each of
+them is unsupported by any context, so a groundedness metric that reads the least supported
+sentence flags a faithful answer for its politeness (a copied sentence plus "Is there anything
+else I can help you with?" scored ``hallucination_score`` 0.71, above the same sentence with a
+wrong number, 0.50). RAGAS and FActScore avoid this by having an LLM extract statements; a
+judge-free evaluator needs a rule, and this module is that rule, written to set aside only what
+certainly asserts nothing:
+
+- a **question** (the sentence ends with "?"), except a rhetorical one that wraps a claim ("Did
+  you know that ...?", "Have you heard ...?") or a tag question ("The fee is waived, isn't it?");
+- a **courtesy** formula: the whole sentence (case, punctuation and emoticons aside) is a
+  greeting, thanks, good wishes, an apology for inconvenience, an offer of further help or an
+  acknowledgement ("Sure!", "Great question."). A sentence with a digit is never courtesy ("Call
+  us on 0800 123 456 if you have questions." states a number to check).
+
+Every pattern is anchored to the whole sentence, with bounded repetition only, so matching
+stays linear in the sentence length (answers are untrusted input).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assay.text.sentences import split_sentences
+
+#: How an evaluator picks the answer sentences it scores.
+SENTENCE_MODES = ("all", "claims")
+
+QUESTION = "question"
+COURTESY = "courtesy"
+
+_RHETORICAL = re.compile(
+    r"^(?:did|do|does) (?:you|anyone) know\b|^(?:have|had) you (?:ever )?heard\b"
+)
+_TAG = re.compile(
+    r",\s*(?:(?:is|are|was|were|do|does|did|can|could|will|would|has|have|had|should)n't"
+    r"\s+(?:it|they|there|he|she|you|we|i|that|this)|right|correct|true)\s*$"
+)
+_TRAILING = re.compile(r"[\s\W_]+$")  # punctuation, emoticons and emoji after the last word
+_EMOTICON = re.compile(r"\s*[:;=]-?[)(dp\]\[/\\|]+$")
+_FREE = r"[^.!?\d;:,]"  # free words inside a formula: no digit, no second clause
+_OFFER = (
+    r"(?:please )?(?:let (?:me|us) know|(?:just )?ask"
+    r"|(?:feel free|do not hesitate|don't hesitate) to"
+    r" (?:ask|reach out|get in touch|contact (?:us|me))"
+    r"|(?:i'm|i am|we're|we are|i'd be|i would be|we'd be) (?:always )?(?:happy|glad|here) to help)"
+)
+_QUESTIONS = (
+    r"(?:if you have|should you have|for) (?:any )?(?:other |more |further |additional )?"
+    r"questions?(?: or concerns)?"
+)
+_COURTESY = re.compile(
+    "^(?:" + "|".join((
+        # greetings
+        r"(?:hi|hello|hey|hiya|greetings|good (?:morning|afternoon|evening|day))(?: there)?"
+        r"(?:,? [a-z'-]{1,30})?",
+        r"dear(?: [a-z.'-]{1,20}){1,4}",
+        # thanks
+        r"(?:many )?(?:thanks|thank you|thankyou)(?: (?:so|very) much)?(?: again)?"
+        rf"(?: for {_FREE}{{1,80}})?",
+        r"(?:you're|you are)(?: very| most)? welcome",
+        # good wishes and sign-offs
+        r"(?:i |we )?hope (?:this|that|it|my answer|the above)(?: information)?"
+        r" (?:helps|helped|is helpful|was helpful|answers your question|clarifies things)",
+        r"have a (?:nice|good|great|lovely|wonderful|pleasant) (?:day|evening|weekend|one)",
+        r"(?:best|kind|warm) regards(?:,? [a-z.'-]{1,20}){0,3}",
+        r"take care|good ?bye|bye|cheers",
+        # apologies for inconvenience
+        r"(?:i'm|i am|we're|we are) (?:so |very |really |truly )?sorry"
+        r"(?: (?:for|about) (?:the|any) (?:inconvenience|confusion|trouble|delay)(?: caused)?"
+        r"| to hear (?:that|this))?",
+        r"(?:we )?apologi[sz]e for (?:the|any) (?:inconvenience|confusion|trouble|delay)",
+        # offers of further help
+        rf"{_QUESTIONS}(?:,? {_OFFER})?",
+        rf"{_OFFER}(?: if (?:you have|you need|there is|there's) {_FREE}{{1,60}})?"
+        rf"(?: {_FREE}{{1,40}})?",
+        r"(?:it's |it is |it was )?(?:my|a|our) pleasure|happy to help|glad to help|with pleasure",
+        # acknowledgements
+        r"(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|great|good|excellent"
+        r"|no problem|got it|i see|understood)(?: thing)?",
+        r"(?:that's a |that is a |what a )?(?:great|good|excellent|interesting) question",
+        r"i (?:understand|see)(?: your (?:concern|frustration|question|point))?",
+    )) + ")$"
+)
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """An answer sentence that is not scored as a claim, and why (``question`` or ``courtesy``)."""
+
+    sentence: str
+    kind: str
+
+
+def _normalised(sentence: str) -> str:
+    text = " ".join(sentence.replace("\u2019", "'").lower().split())
+    return _TRAILING.sub("", _EMOTICON.sub("", text))
+
+
+def not_a_claim(sentence: str) -> str | None:
+    """``"question"`` or ``"courtesy"`` when ``sentence`` asserts nothing to check, else None.
+
+    Example:
+        >>> not_a_claim("Is there anything else I can help you with?")
+        'question'
+        >>> not_a_claim("Did you know that the fee is waived for students?") is None
+        True
+        >>> not_a_claim("Thank you for contacting Acme Bank! :)")
+        'courtesy'
+        >>> not_a_claim("Thank you for waiting 5 days.") is None
+        True
+        >>> not_a_claim("The fee is 5 euros.") is None
+        True
+    """
+    stripped = sentence.strip().rstrip("\"')]}»” ")
+    text = _normalised(sentence)
+    if stripped.endswith("?"):
+        if _RHETORICAL.search(text) or _TAG.search(text):
+            return None
+        return QUESTION
+    if text and not any(c.isdigit() for c in text) and _COURTESY.match(text):
+        return COURTESY
+    return None
+
+
+def answer_sentences(text: str | None, mode: str = "all") -> tuple[list[str], list[SetAside]]:
+    """The sentences of ``text`` an evaluator scores under ``mode``, and those it set aside.
+
+    ``"all"`` keeps every sentence; ``"claims"`` sets aside questions and courtesy formulas.
+
+    Example:
+        >>> answer_sentences("Hello! The fee is 5 euros. Anything else?", "claims")
+        (['The fee is 5 euros.'], [SetAside(sentence='Hello!', kind='courtesy'), \
+SetAside(sentence='Anything else?', kind='question')])
+        >>> answer_sentences("Hello! The fee is 5 euros.")[0]
+        ['Hello!', 'The fee is 5 euros.']
+    """
+    sentences = split_sentences(text) if text else []
+    if mode == "all":
+        return sentences, []
+    kept: list[str] = []
+    set_aside: list[SetAside] = []
+    for sentence in sentences:
+        kind = not_a_claim(sentence)
+        if kind is None:
+            kept.append(sentence)
+        else:
+            set_aside.append(SetAside(sentence, kind))
+    return kept, set_aside
+
+
+def no_claim_reason(set_aside: Sequence[SetAside]) -> str:
+    """Why a case with sentences but no claim is not scored.
+
+    Example:
+        >>> no_claim_reason([SetAside("Hi!", "courtesy"), SetAside("How can I help?", "question")])
+        'the answer makes no claim to check: 1 question, 1 courtesy formula'
+    """
+    return "the answer makes no claim to check: " + set_aside_summary(set_aside)
+
+
+def set_aside_summary(set_aside: Sequence[SetAside]) -> str:
+    """``"2 questions, 1 courtesy formula"``: the set-aside sentences counted by kind."""
+    questions = sum(s.kind == QUESTION for s in set_aside)
+    courtesy = len(set_aside) - questions
+    parts = []
+    if questions:
+        parts.append(f"{questions} question" + ("s" if questions > 1 else ""))
+    if courtesy:
+        parts.append(f"{courtesy} courtesy formula" + ("s" if courtesy > 1 else ""))
+    return ", ".join(parts)

@@ -1,0 +1,78 @@
+"""Questions and courtesy formulas are not claims; everything that may assert a fact is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.text.claims import COURTESY, QUESTION, answer_sentences, not_a_claim
+
+
+@pytest.mark.parametrize("sentence", [
+    "Is there anything else I can help you with?",
+    "Would you like to open an account?",
+    "What else can I do for you today?",
+    "Can I help with anything else?)",
+])
+def test_questions_are_set_aside(sentence: str) -> None:
+    assert not_a_claim(sentence) == QUESTION
+
+
+@pytest.mark.parametrize("sentence", [
+    "Hello!", "Hi John,", "Good morning.", "Dear customer,",
+    "Thank you for contacting Acme Bank.", "Thanks so much!", "You're welcome.",
+    "I hope this helps :)", "Hope this helps!", "Have a nice day \N{SMILING FACE WITH SMILING EYES}",
+    "Kind regards, The Acme Team", "I'm sorry for the inconvenience.", "I\u2019m sorry to hear that.",
+    "If you have any other questions, please let me know.", "Let me know if you need anything else!",
+    "Feel free to reach out if you have more questions.", "I'm happy to help with anything else.",
+    "Sure!", "Of course.", "Great question!", "I understand your concern.",
+])
+def test_courtesy_formulas_are_set_aside(sentence: str) -> None:
+    assert not_a_claim(sentence) == COURTESY
+
+
+@pytest.mark.parametrize("sentence", [
+    "The monthly fee is 5 euros.",
+    "Did you know that the fee is waived for students?",  # rhetorical: wraps a claim
+    "Have you heard that branches close at 4 pm on Fridays?",
+    "The fee is waived for students, isn't it?",  # tag question: asserts
+    "Thank you for waiting 5 days.",  # a number to check
+    "Thanks to the waiver, students pay nothing.",
+    "Thank you for asking, but the fee is not waived.",  # a second clause asserts
+    "I'm sorry, but your card is blocked.",
+    "If you have any questions, the branch is open on Sundays.",
+    "Please contact us at the Main Street branch.",
+    "Hi, fees apply.",
+    "Good morning, the bank opens at nine.",
+    "Call us on 0800 123 456 if you have questions.",
+    "I love dogs!",  # a personal claim: a knowledge-grounded reply must not invent it
+    "",
+])
+def test_sentences_that_may_assert_are_kept(sentence: str) -> None:
+    assert not_a_claim(sentence) is None
+
+
+def test_modes() -> None:
+    text = "Hello! The fee is 5 euros. Anything else?"
+    assert answer_sentences(text, "all") == (["Hello!", "The fee is 5 euros.", "Anything else?"], [])
+    kept, aside = answer_sentences(text, "claims")
+    assert kept == ["The fee is 5 euros."]
+    assert [(s.sentence, s.kind) for s in aside] == [("Hello!", COURTESY),
+                                                     ("Anything else?", QUESTION)]
+    assert answer_sentences(None, "claims") == ([], [])
+
+
+def test_long_untrusted_sentences_match_in_linear_time() -> None:
+    """Every pattern is anchored and bounded: a 200,000-character near-miss returns at once."""
+    assert not_a_claim("thank you for " + "a" * 200_000 + "!") is None
+    assert not_a_claim("hi " + "x " * 100_000) is None
+
+
+def test_no_summedits_summary_sentence_is_set_aside(shared_data: Path) -> None:
+    """On real declarative text the rule sets nothing aside (5,139 summary sentences)."""
+    folder = shared_data / "faithfulness" / "summedits"
+    rows = [r for p in sorted(folder.glob("*.json")) for r in json.loads(p.read_text())]
+    aside = [s for r in rows for s in answer_sentences(r["summary"], "claims")[1]]
+    assert rows and aside == []
