@@ -13,6 +13,7 @@ from assay.evaluators.embedding_groundedness import EmbGroundedness
 from assay.evaluators.hallucination import HallucinationScore
 from assay.evaluators.nli_faithfulness import NLIFaithfulness
 from assay.evaluators.nli_groundedness import NLIGroundedness
+from assay.evaluators.unsupported_facts import UnsupportedFacts
 
 CONTEXT = ["The monthly maintenance fee is 5 euros. It is waived for customers aged 18 to 25."]
 CLAIM = "The monthly maintenance fee is 5 euros."
@@ -46,7 +47,8 @@ def test_sentences_all_scores_every_sentence() -> None:
 
 
 def test_an_answer_without_claims_is_skipped_with_the_reason_never_passed() -> None:
-    for evaluator in (HallucinationScore(), NLIGroundedness(FakeNLI(), sentences="claims"),
+    for evaluator in (HallucinationScore(), UnsupportedFacts(),
+                      NLIGroundedness(FakeNLI(), sentences="claims"),
                       EmbGroundedness(FakeEmbedder(), sentences="claims")):
         result = evaluator.evaluate([case(f"Hello! {CLOSING}")])[0]
         assert {o.status for o in result.outcomes.values()} == {Status.SKIPPED}
@@ -80,3 +82,14 @@ def test_an_unknown_mode_is_a_clear_parameter_error() -> None:
 def test_prefetch_encodes_only_the_scored_sentences() -> None:
     claims = NLIGroundedness(sentences="claims").texts_to_encode(case(f"{CLAIM} {CLOSING}"))
     assert CLOSING not in claims and CLAIM in claims
+
+
+def test_unsupported_facts_reads_only_the_claims_by_default() -> None:
+    """A courtesy line's words are not facts the context must hold: facts_support is the bare
+    claim's (1.0), where reading every sentence counts 'else', 'help', ... as unsupported."""
+    answer = f"{GREETING} {CLAIM} {CLOSING}"
+    claims, every = (UnsupportedFacts(sentences=mode).evaluate([case(answer)])[0]
+                     for mode in ("claims", "all"))
+    assert claims.outcomes["facts_support"].value == 1.0
+    assert every.outcomes["facts_support"].value < 0.6  # type: ignore[operator]
+    assert [s["kind"] for s in claims.details["set_aside"]] == ["courtesy", "question"]

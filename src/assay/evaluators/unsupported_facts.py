@@ -6,8 +6,10 @@ for number words, ``5,000`` = ``5000``, month names to numbers); a fact is *supp
 normalised form occurs anywhere in the retrieved context. A negation is checked locally: it is
 supported when the context sentence sharing the most content words with the answer sentence
 that holds it is negated too (a "not" elsewhere in the context says nothing about this claim).
-The unsupported facts are listed as the explanation. Sentence similarity cannot see a changed
-number or name; this metric can, but it cannot see paraphrases of unsupported claims: use both.
+The unsupported facts are listed as the explanation. Only the answer's claims are read:
+questions and courtesy formulas are set aside and named (``sentences="all"`` reads them too;
+design note 0051). Sentence similarity cannot see a changed number or name; this metric can,
+but it cannot see paraphrases of unsupported claims: use both.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from collections.abc import Sequence
 
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
+from assay.evaluators.claim_sentences import (
+    check_sentences,
+    scored_sentences,
+    skip_reason,
+    with_set_aside,
+)
 from assay.evaluators.registry import register
 from assay.text.facts import (
     KINDS,
@@ -75,6 +83,9 @@ class UnsupportedFacts(Evaluator):
         ),
     )
 
+    def __init__(self, sentences: str = "claims") -> None:
+        self.sentences = check_sentences(sentences, "UnsupportedFacts")
+
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
         memo: dict[tuple[str, tuple[str, ...]], CaseResult] = {}
         out = []
@@ -86,13 +97,16 @@ class UnsupportedFacts(Evaluator):
         return out
 
     def _score_one(self, case: TestCase) -> CaseResult:
-        facts = extract_facts(case.actual_answer)
+        kept, set_aside = scored_sentences(case, self.sentences)
+        claims = "\n".join(kept)  # a line break always ends a sentence: the same sentences
+        facts = extract_facts(claims)
         if not facts:
-            return CaseResult.skipped(self.metric_names(), "the answer states no checkable facts")
+            reason = skip_reason(kept, set_aside) or "the answer states no checkable facts"
+            return CaseResult.skipped(self.metric_names(), reason)
         keys = context_keys(case.retrieved_context)
         flags = [fact_supported(f, keys) for f in facts]
         if any(f.kind == "negation" for f in facts):
-            answer = split_sentences(case.actual_answer)
+            answer = split_sentences(claims)
             context = [
                 (content_stems(s), is_negated(s))
                 for chunk in case.retrieved_context or []
@@ -132,4 +146,4 @@ class UnsupportedFacts(Evaluator):
                 if any(f.kind == kind for f in facts)
             },
         }
-        return CaseResult(outcomes, explanation, details)
+        return with_set_aside(CaseResult(outcomes, explanation, details), set_aside)

@@ -45,10 +45,11 @@ _TRAILING = re.compile(r"[\s\W_]+$")  # punctuation, emoticons and emoji after t
 _EMOTICON = re.compile(r"\s*[:;=]-?[)(dp\]\[/\\|]+$")
 _FREE = r"[^.!?\d;:,]"  # free words inside a formula: no digit, no second clause
 _OFFER = (
-    r"(?:please )?(?:let (?:me|us) know|(?:just )?ask"
+    r"(?:please )?(?:let (?:me|us) know|(?:just )?ask(?: me| us)?(?: anytime| any time)?"
     r"|(?:feel free|do not hesitate|don't hesitate) to"
     r" (?:ask|reach out|get in touch|contact (?:us|me))"
-    r"|(?:i'm|i am|we're|we are|i'd be|i would be|we'd be) (?:always )?(?:happy|glad|here) to help)"
+    r"|(?:i'm|i am|we're|we are|i'd be|i would be|we'd be) (?:always )?(?:happy|glad|here)"
+    r" to help(?: you)?(?: with (?:anything|that|this|any other questions?)(?: else)?)?)"
 )
 _QUESTIONS = (
     r"(?:if you have|should you have|for) (?:any )?(?:other |more |further |additional )?"
@@ -77,8 +78,7 @@ _COURTESY = re.compile(
         r"(?:we )?apologi[sz]e for (?:the|any) (?:inconvenience|confusion|trouble|delay)",
         # offers of further help
         rf"{_QUESTIONS}(?:,? {_OFFER})?",
-        rf"{_OFFER}(?: if (?:you have|you need|there is|there's) {_FREE}{{1,60}})?"
-        rf"(?: {_FREE}{{1,40}})?",
+        rf"{_OFFER}(?: if (?:you have|you need|there is|there's) {_FREE}{{1,60}})?",
         r"(?:it's |it is |it was )?(?:my|a|our) pleasure|happy to help|glad to help|with pleasure",
         # acknowledgements
         r"(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|great|good|excellent"
