@@ -132,7 +132,7 @@ def demo_sentences() -> list[str]:
     return list(dict.fromkeys(s for t in texts for s in answer_sentences(t)[0]))
 
 
-def nli_sentences(limit: int) -> list[str]:
+def nli_sentences(limit: int | None) -> list[str]:
     """Distinct premises and hypotheses of the NLI heads' training files (a seeded sample)."""
     from heads.nli import load as load_nli
 
@@ -222,7 +222,8 @@ def reading(findings: dict[tuple[str, str], list[float]]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="SummEdits rows per domain")
-    parser.add_argument("--nli-rows", type=int, default=5000, help="NLI training pairs read")
+    parser.add_argument("--nli-rows", type=int, default=None,
+                        help="NLI training pairs read (default: all)")
     args = parser.parse_args(argv)
     if not SHARED.is_dir():
         print(f"shared data not found at {SHARED}; see shared/data/README.md", file=sys.stderr)
@@ -236,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         "SummEdits summaries": list(dict.fromkeys(
             s for t in summedits["summary"] for s in answer_sentences(t)[0])),
         "demo answers, references, passages": demo_sentences(),
-        f"NLI training sentences ({args.nli_rows:,} pairs)": nli_sentences(args.nli_rows),
+        "NLI training sentences" + (f" ({args.nli_rows:,} pairs)" if args.nli_rows else ""):
+            nli_sentences(args.nli_rows),
     }
     lines = [
         "# Courtesy lines and questions in answers (`sentences=\"claims\"`)",

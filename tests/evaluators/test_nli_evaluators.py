@@ -198,3 +198,21 @@ def test_every_nli_evaluator_runs_on_a_real_tiny_model(spec: str) -> None:
         for name, outcome in result.outcomes.items():
             assert outcome.status is Status.OK, (name, outcome.reason)
         assert "@sha256:" in result.details["model"]
+
+
+def test_contradictions_read_conflicting_figures_the_model_misses() -> None:
+    """The same statement with two fees: the NLI model sees nothing (logits 0), the figure rule
+    scores 1 and names both figures; ``figures=False`` leaves it to the model."""
+    answer = "The monthly fee is 5 euros. Cards arrive by post. The monthly fee is 9 euros."
+    nli = TableNLI({})
+    ruled = NLIContradictions(nli, min_similarity=0).evaluate([case(answer)])[0]
+    assert ruled.outcomes["nli_contradiction_score"].value == 1.0
+    assert ruled.outcomes["nli_has_contradictions"].value == 1.0
+    assert ruled.details["figure_conflicts"] == [{"first": 0, "second": 2, "figures": ["5", "9"]}]
+    assert "conflicting figures ('5' vs '9')" in (ruled.explanation or "")
+    model_only = NLIContradictions(nli, min_similarity=0, figures=False).evaluate([case(answer)])[0]
+    assert model_only.outcomes["nli_contradiction_score"].value == pytest.approx(1 / 3)
+    assert "figure_conflicts" not in model_only.details
+    same = NLIContradictions(nli, min_similarity=0).evaluate(
+        [case("The monthly fee is 5 euros. The monthly fee is five euros.")])[0]
+    assert same.outcomes["nli_contradiction_score"].value == pytest.approx(1 / 3)

@@ -12,12 +12,17 @@ as a contradiction: the shipped heads give P(contradiction) > 0.5 to about half 
 premise/hypothesis pairs, so an answer that covers three topics was flagged as
 self-contradictory. The gate keeps 95 % of MNLI's contradiction pairs and drops 97 % of random
 pairs (``benchmarks/bench_contradictions.py``); ``min_similarity=0`` compares every pair.
+
+Two sentences that state the same thing with one different figure ("The monthly fee is 5
+euros." / "… 9 euros.") are a contradiction the NLI heads barely see (a changed number hardly
+moves a sentence vector); :mod:`assay.text.figures` reads it directly, and such an answer scores
+1 with the two figures named (``figures=False`` leaves it to the model; design note 0052).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import permutations
+from itertools import combinations, permutations
 
 import numpy as np
 
@@ -28,12 +33,15 @@ from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote
 from assay.evaluators.registry import register
 from assay.params import check, check_int
+from assay.text.figures import FigureConflict, conflicting_figures
 from assay.text.sentences import split_sentences
 
+#: Two answer sentences (indices) that state the same thing with a different figure.
+Conflict = tuple[int, int, FigureConflict]
 #: A planned case: its sentences, the (premise, hypothesis) index pairs compared, their rows, how
-#: many distinct sentences the answer had before the cap, and how many pairs were left out as
-#: about different things.
-Plan = tuple[list[str], list[tuple[int, int]], list[int], int, int]
+#: many distinct sentences the answer had before the cap, how many pairs were left out as about
+#: different things, and the sentence pairs with conflicting figures.
+Plan = tuple[list[str], list[tuple[int, int]], list[int], int, int, list[Conflict]]
 #: Default ``min_similarity``: chosen on MNLI dev matched (keeps 94.7 % of its contradiction
 #: pairs, 2.7 % of random pairs); checked on held-out data by ``bench_contradictions.py``.
 MIN_SIMILARITY = 0.25
@@ -51,7 +59,8 @@ class NLIContradictions(NLIEvaluator):
     )
     requires = ("actual_answer",)
     metrics = (
-        MetricSpec("nli_contradiction_score", "max P(contradiction) over answer sentence pairs",
+        MetricSpec("nli_contradiction_score", "max P(contradiction) over answer sentence pairs; "
+                   "1 when two sentences state the same thing with different figures",
                    higher_is_better=False, threshold=0.5, primary=True),
         MetricSpec("nli_has_contradictions", "1 when the contradiction score exceeds the "
                    "threshold, else 0", higher_is_better=False, threshold=0.5),
@@ -62,6 +71,7 @@ class NLIContradictions(NLIEvaluator):
     def __init__(
         self, nli: str | NLIModel = DEFAULT_NLI, threshold: float = 0.5, max_sentences: int = 20,
         min_similarity: float = MIN_SIMILARITY, embedder: str | Embedder = DEFAULT_SPEC,
+        figures: bool = True,
     ) -> None:
         super().__init__(nli)
         check(isinstance(threshold, int | float) and 0.0 <= threshold < 1.0, "threshold",
@@ -76,6 +86,8 @@ class NLIContradictions(NLIEvaluator):
         self.max_sentences = max_sentences
         self.min_similarity = float(min_similarity)
         self.embedder = embedder
+        check(isinstance(figures, bool), "figures", "NLIContradictions", "True or False", figures)
+        self.figures = figures
 
     def resolved_embedder(self) -> CachedEmbedder:
         """The caching embedder that tells which sentences are about the same thing."""
@@ -114,6 +126,10 @@ class NLIContradictions(NLIEvaluator):
             order = [(i, j) for i, j in order if float(
                 vectors[sentences[i]] @ vectors[sentences[j]]) >= self.min_similarity]
         unrelated = len(sentences) * (len(sentences) - 1) - len(order)
+        conflicts = self._conflicts(sentences)
+        if conflicts and not order:
+            return self._conflict_result(sentences, conflicts,
+                                         self._details(sentences, total, order, unrelated))
         if not order:
             return CaseResult.ok(
                 {"nli_contradiction_score": 0.0, "nli_has_contradictions": 0.0},
@@ -121,20 +137,46 @@ class NLIContradictions(NLIEvaluator):
                 f"{self.min_similarity:g}), so none can contradict another",
                 {"top_pairs": [], **self._details(sentences, total, order, unrelated)})
         rows = pairs.add_pairs([(sentences[i], sentences[j]) for i, j in order])
-        return sentences, order, rows, total, unrelated
+        return sentences, order, rows, total, unrelated, conflicts
+
+    def _conflicts(self, sentences: list[str]) -> list[Conflict]:
+        if not self.figures:
+            return []
+        found = ((i, j, conflicting_figures(sentences[i], sentences[j]))
+                 for i, j in combinations(range(len(sentences)), 2))
+        return [(i, j, c) for i, j, c in found if c is not None]
+
+    @staticmethod
+    def _conflict_result(sentences: list[str], conflicts: list[Conflict],
+                         details: dict[str, object]) -> CaseResult:
+        """A contradiction read from the figures: certain under the rule, so scored 1."""
+        i, j, figures = conflicts[0]
+        explanation = (
+            f"contradiction: conflicting figures ({figures.first!r} vs {figures.second!r}) "
+            f"between {quote(sentences[i])!r} and {quote(sentences[j])!r}"
+        )
+        listed = [{"first": a, "second": b, "figures": [c.first, c.second]}
+                  for a, b, c in conflicts]
+        return CaseResult.ok({"nli_contradiction_score": 1.0, "nli_has_contradictions": 1.0},
+                             explanation, {**details, "figure_conflicts": listed})
 
     def _details(self, sentences: list[str], total: int, order: list[tuple[int, int]],
                  unrelated: int) -> dict[str, object]:
         return {"sentences": [quote(s) for s in sentences],
                 "sentences_capped": total > len(sentences),
                 "pairs_compared": len(order), "pairs_about_different_things": unrelated,
-                "min_similarity": self.min_similarity,
+                "min_similarity": self.min_similarity, "figures": self.figures,
                 "threshold": self.threshold, "model": self.model_name()}
 
     def _result(self, plan: Plan, scores: NLIScores) -> CaseResult:
-        sentences, order, rows, total, unrelated = plan
+        sentences, order, rows, total, unrelated, conflicts = plan
         contra = scores.prob(CONTRADICTION)[rows]
         ranked = sorted(range(len(rows)), key=lambda k: -contra[k])
+        top_pairs = [{"premise": order[k][0], "hypothesis": order[k][1],
+                      "p_contradiction": round(float(contra[k]), 4)} for k in ranked[:5]]
+        details = {"top_pairs": top_pairs, **self._details(sentences, total, order, unrelated)}
+        if conflicts:
+            return self._conflict_result(sentences, conflicts, details)
         top = float(contra[ranked[0]])
         i, j = order[ranked[0]]
         flagged = top > self.threshold
@@ -144,9 +186,5 @@ class NLIContradictions(NLIEvaluator):
         )
         return CaseResult.ok(
             {"nli_contradiction_score": top, "nli_has_contradictions": float(flagged)},
-            explanation,
-            {"top_pairs": [{"premise": order[k][0], "hypothesis": order[k][1],
-                            "p_contradiction": round(float(contra[k]), 4)}
-                           for k in ranked[:5]],
-             **self._details(sentences, total, order, unrelated)},
+            explanation, details,
         )

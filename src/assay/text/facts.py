@@ -90,7 +90,13 @@ def normalise_number(text: str) -> str:
     return text.lstrip("0") or "0"
 
 
-def _word_key(lower: str) -> tuple[str, str]:
+def word_key(lower: str) -> tuple[str, str]:
+    """The kind and normalised key of a lower-cased word (months and number words as figures).
+
+    Example:
+        >>> word_key("march"), word_key("five"), word_key("never"), word_key("fees")
+        (('date', 'month:3'), ('number', 'num:5'), ('negation', 'neg'), ('word', 'fee'))
+    """
     if lower in _MONTHS:
         return "date", f"month:{_MONTHS[lower]}"
     if lower in _NUMBER_WORDS:
@@ -115,7 +121,7 @@ def extract_facts(text: str | None) -> list[Fact]:
                 fact = Fact(token, "number", f"num:{normalise_number(token)}", index)
             else:
                 lower = token.lower()
-                kind, key = _word_key(lower)
+                kind, key = word_key(lower)
                 if kind == "word":
                     if lower in STOPWORDS or len(lower) < 2:
                         continue
@@ -144,7 +150,7 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
                 keys.add(f"num:{normalise_number(token)}")
                 continue
             lower = token.lower()
-            kind, key = _word_key(lower)
+            kind, key = word_key(lower)
             keys.add(key)
             keys.add(f"name:{lower}")
             if kind != "word":
@@ -169,7 +175,7 @@ def content_stems(sentence: str) -> frozenset[str]:
 def is_negated(sentence: str) -> bool:
     """Whether a sentence holds a negation word."""
     return any(
-        _word_key(m.group(0).lower())[0] == "negation"
+        word_key(m.group(0).lower())[0] == "negation"
         for m in TOKEN.finditer(sentence)
         if m.group("word")
     )
