@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.text.claims import COURTESY, QUESTION, answer_sentences, not_a_claim
+from assay.text.claims import COURTESY, FRAMING, QUESTION, answer_sentences, not_a_claim
 
 
 @pytest.mark.parametrize("sentence", [
@@ -34,6 +34,17 @@ def test_courtesy_formulas_are_set_aside(sentence: str) -> None:
 
 
 @pytest.mark.parametrize("sentence", [
+    "Here are the details:", "Here's what I found.", "Here is a quick summary:", "In short:",
+    "Here's how it works:", "See below.",
+])
+def test_framing_lines_are_set_aside(sentence: str) -> None:
+    assert not_a_claim(sentence) == FRAMING
+
+
+@pytest.mark.parametrize("sentence", [
+    "Here are the details: the fee is waived for students.",
+    "Here are the 3 steps:",
+    "Here is the branch you asked about.",
     "The monthly fee is 5 euros.",
     "Did you know that the fee is waived for students?",  # rhetorical: wraps a claim
     "Have you heard that branches close at 4 pm on Fridays?",

@@ -1,7 +1,7 @@
 """The ``sentences`` parameter of the evaluators that score answer sentences one by one.
 
 ``sentences="all"`` scores every answer sentence (the HCAT and H2O Sonar definitions);
-``"claims"`` sets aside questions and courtesy formulas (:mod:`assay.text.claims`), which
+``"claims"`` sets aside questions, courtesy and framing lines (:mod:`assay.text.claims`), which
 assert nothing a context could support. Set-aside sentences are never silent: the explanation
 counts them and ``details["set_aside"]`` lists them, so a reviewer sees what was not scored; an
 answer with no claim at all is skipped with that reason, never passed.

@@ -28,9 +28,9 @@ class EmbGroundedness(AnswerAgainstContext):
     evaluator: one unsupported sentence makes an answer ungrounded, however well the others
     match. The least grounded answer sentence and its best context match are reported, so a low
     score points at the sentence to check. Sentence similarity cannot see a changed number or
-    name: pair it with ``unsupported_facts``. ``sentences="claims"`` sets aside questions and
-    courtesy formulas (:mod:`assay.evaluators.claim_sentences`); the default scores every
-    sentence, as the reference does.
+    name: pair it with ``unsupported_facts``. ``sentences="claims"`` sets aside questions,
+    courtesy and framing lines (:mod:`assay.evaluators.claim_sentences`); the default scores
+    every sentence, as the reference does.
     """
 
     name = "emb_groundedness"

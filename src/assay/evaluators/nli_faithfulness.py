@@ -1,7 +1,7 @@
 """Faithfulness (NLI): the share of answer claims entailed by the retrieved context.
 
-Each answer sentence is a claim (with ``sentences="claims"``, questions and courtesy formulas
-are set aside: :mod:`assay.evaluators.claim_sentences`); it is supported when
+Each answer sentence is a claim (with ``sentences="claims"``, questions, courtesy and framing
+lines are set aside: :mod:`assay.evaluators.claim_sentences`); it is supported when
 ``P(entailment | passage, claim) > tau`` for its best passage.
 Faithfulness = supported / total; hallucination rate = 1 − faithfulness.
 """

@@ -9,7 +9,7 @@ BART, ``classifier`` for BERT/ALBERT/DistilBERT/DeBERTa-v2/v3/ModernBERT, ``scor
 classifiers, else the last ``nn.Linear`` with one output per label), and maps it to (0, 1) with
 the logistic function. A sentence takes its best passage (max over passages); sentences under
 0.5 are flagged as potential hallucinations; the class probabilities of the best passage are
-kept. ``sentences="claims"`` sets aside questions and courtesy formulas
+kept. ``sentences="claims"`` sets aside questions, courtesy and framing lines
 (:mod:`assay.evaluators.claim_sentences`); the default scores every sentence, as HCAT does.
 """
 

@@ -7,7 +7,7 @@ normalised form occurs anywhere in the retrieved context. A negation is checked 
 supported when the context sentence sharing the most content words with the answer sentence
 that holds it is negated too (a "not" elsewhere in the context says nothing about this claim).
 The unsupported facts are listed as the explanation. Only the answer's claims are read:
-questions and courtesy formulas are set aside and named (``sentences="all"`` reads them too;
+questions, courtesy and framing lines are set aside and named (``sentences="all"`` reads them too;
 design note 0051). Sentence similarity cannot see a changed number or name; this metric can,
 but it cannot see paraphrases of unsupported claims: use both.
 """

@@ -1,4 +1,4 @@
-"""Which answer sentences are claims: questions and courtesy formulas assert nothing to check.
+"""Which answer sentences are claims: questions, courtesy and framing lines assert nothing.
 
 A chatbot wraps its answer in sentences that state no fact: "Thank you for your question.",
 "Is there anything else I can help you with?", "I hope this helps!". Scored as claims, each of
@@ -13,8 +13,11 @@ certainly asserts nothing:
   you know that ...?", "Have you heard ...?") or a tag question ("The fee is waived, isn't it?");
 - a **courtesy** formula: the whole sentence (case, punctuation and emoticons aside) is a
   greeting, thanks, good wishes, an apology for inconvenience, an offer of further help or an
-  acknowledgement ("Sure!", "Great question."). A sentence with a digit is never courtesy ("Call
-  us on 0800 123 456 if you have questions." states a number to check).
+  acknowledgement ("Sure!", "Great question.");
+- a **framing** line that only announces what follows ("Here are the details:", "In short:").
+
+A sentence with a digit is never courtesy nor framing ("Call us on 0800 123 456 if you have
+questions." states a number to check).
 
 Every pattern is anchored to the whole sentence, with bounded repetition only, so matching
 stays linear in the sentence length (answers are untrusted input).
@@ -33,6 +36,9 @@ SENTENCE_MODES = ("all", "claims")
 
 QUESTION = "question"
 COURTESY = "courtesy"
+FRAMING = "framing"
+#: How the explanation names each kind, singular.
+_KIND_NAMES = {QUESTION: "question", COURTESY: "courtesy formula", FRAMING: "framing line"}
 
 _RHETORICAL = re.compile(
     r"^(?:did|do|does) (?:you|anyone) know\b|^(?:have|had) you (?:ever )?heard\b"
@@ -89,9 +95,22 @@ _COURTESY = re.compile(
 )
 
 
+_FRAMING = re.compile(
+    "^(?:" + "|".join((
+        r"here(?:'s| is| are) (?:what (?:i found|i know|you need to know|you should know)"
+        r"|(?:the|some) (?:details|information|answer|key points|steps|options|main points)"
+        r"|(?:a|the) (?:summary|quick summary|breakdown|short answer|quick answer)"
+        r"|how (?:it|this) works)(?: (?:on|about|for) (?:that|this|your question))?",
+        r"in (?:short|summary|brief)|to (?:summari[sz]e|sum up)|(?:see|details) below"
+        r"|as follows",
+    )) + ")$"
+)
+
+
 @dataclass(frozen=True)
 class SetAside:
-    """An answer sentence that is not scored as a claim, and why (``question`` or ``courtesy``)."""
+    """An answer sentence that is not scored as a claim, and why (``question``, ``courtesy``
+    or ``framing``)."""
 
     sentence: str
     kind: str
@@ -103,7 +122,8 @@ def _normalised(sentence: str) -> str:
 
 
 def not_a_claim(sentence: str) -> str | None:
-    """``"question"`` or ``"courtesy"`` when ``sentence`` asserts nothing to check, else None.
+    """``"question"``, ``"courtesy"`` or ``"framing"`` when ``sentence`` asserts nothing to
+    check, else None.
 
     Example:
         >>> not_a_claim("Is there anything else I can help you with?")
@@ -123,15 +143,18 @@ def not_a_claim(sentence: str) -> str | None:
         if _RHETORICAL.search(text) or _TAG.search(text):
             return None
         return QUESTION
-    if text and not any(c.isdigit() for c in text) and _COURTESY.match(text):
-        return COURTESY
+    if text and not any(c.isdigit() for c in text):
+        if _COURTESY.match(text):
+            return COURTESY
+        if _FRAMING.match(text):
+            return FRAMING
     return None
 
 
 def answer_sentences(text: str | None, mode: str = "all") -> tuple[list[str], list[SetAside]]:
     """The sentences of ``text`` an evaluator scores under ``mode``, and those it set aside.
 
-    ``"all"`` keeps every sentence; ``"claims"`` sets aside questions and courtesy formulas.
+    ``"all"`` keeps every sentence; ``"claims"`` sets aside questions, courtesy and framing.
 
     Example:
         >>> answer_sentences("Hello! The fee is 5 euros. Anything else?", "claims")
@@ -165,12 +188,16 @@ def no_claim_reason(set_aside: Sequence[SetAside]) -> str:
 
 
 def set_aside_summary(set_aside: Sequence[SetAside]) -> str:
-    """``"2 questions, 1 courtesy formula"``: the set-aside sentences counted by kind."""
-    questions = sum(s.kind == QUESTION for s in set_aside)
-    courtesy = len(set_aside) - questions
+    """``"2 questions, 1 courtesy formula"``: the set-aside sentences counted by kind.
+
+    Example:
+        >>> set_aside_summary([SetAside("Hi!", "courtesy"), SetAside("Why?", "question"),
+        ...                    SetAside("Bye!", "courtesy"), SetAside("In short:", "framing")])
+        '1 question, 2 courtesy formulas, 1 framing line'
+    """
     parts = []
-    if questions:
-        parts.append(f"{questions} question" + ("s" if questions > 1 else ""))
-    if courtesy:
-        parts.append(f"{courtesy} courtesy formula" + ("s" if courtesy > 1 else ""))
+    for kind, name in _KIND_NAMES.items():
+        count = sum(s.kind == kind for s in set_aside)
+        if count:
+            parts.append(f"{count} {name}" + ("s" if count > 1 else ""))
     return ", ".join(parts)
