@@ -45,11 +45,12 @@ from assay.evaluators.hallucination import HallucinationScore  # noqa: E402
 from assay.evaluators.nli_faithfulness import NLIFaithfulness  # noqa: E402
 from assay.evaluators.nli_groundedness import NLIGroundedness  # noqa: E402
 from assay.evaluators.unsupported_facts import UnsupportedFacts  # noqa: E402
-from assay.text.claims import answer_sentences, not_a_claim  # noqa: E402
+from assay.text.claims import COURTESY, FRAMING, QUESTION, answer_sentences, not_a_claim  # noqa: E402  # noqa: E402
 from bench_groundedness_validity import as_array, load, run_evaluator  # noqa: E402
 from results_file import publish  # noqa: E402
 
 SHARED = HERE.parents[1] / "shared" / "data"
+KINDS = (QUESTION, COURTESY, FRAMING)
 OUT = HERE / "results" / "claims.md"
 SEED = 0
 OPENINGS = (
@@ -144,15 +145,15 @@ def nli_sentences(limit: int | None) -> list[str]:
 
 def rule_section(corpora: dict[str, list[str]]) -> list[str]:
     lines = ["## The rule on declarative text", "",
-             "| corpus | sentences | set aside: question | set aside: courtesy | examples |",
-             "|---|---:|---:|---:|---|"]
+             "| corpus | sentences | " + " | ".join(f"set aside: {k}" for k in KINDS)
+             + " | examples |", "|---|---:|" + "---:|" * len(KINDS) + "---|"]
     for name, sentences in corpora.items():
         kinds = [(s, not_a_claim(s)) for s in sentences]
         count = Counter(k for _, k in kinds if k)
-        examples = "; ".join(f"“{s[:60]}” ({k})" for kind in ("courtesy", "question")
-                             for s, k in [x for x in kinds if x[1] == kind][:4])
-        lines.append(f"| {name} | {len(sentences):,} | {count['question']} | {count['courtesy']}"
-                     f" | {examples or '–'} |")
+        examples = "; ".join(f"“{s[:60]}” ({k})" for kind in reversed(KINDS)
+                             for s, k in [x for x in kinds if x[1] == kind][:3])
+        lines.append(f"| {name} | {len(sentences):,} | "
+                     + " | ".join(str(count[k]) for k in KINDS) + f" | {examples or '–'} |")
     missed = [w for w in OPENINGS + CLOSINGS if not_a_claim(w) is None]
     lines += ["", f"Wrapper lines recognised: {len(OPENINGS + CLOSINGS) - len(missed)} of "
               f"{len(OPENINGS + CLOSINGS)}; kept as claims: "

@@ -28,6 +28,7 @@ def test_questions_are_set_aside(sentence: str) -> None:
     "If you have any other questions, please let me know.", "Let me know if you need anything else!",
     "Feel free to reach out if you have more questions.", "I'm happy to help with anything else.",
     "Sure!", "Of course.", "Great question!", "I understand your concern.",
+    "Wow!", "That's so cool!", "That sounds fun.",
 ])
 def test_courtesy_formulas_are_set_aside(sentence: str) -> None:
     assert not_a_claim(sentence) == COURTESY
@@ -59,6 +60,9 @@ def test_framing_lines_are_set_aside(sentence: str) -> None:
     "Good morning, the bank opens at nine.",
     "Call us on 0800 123 456 if you have questions.",
     "I love dogs!",  # a personal claim: a knowledge-grounded reply must not invent it
+    "Yes.",  # an answer to a yes/no question is a claim
+    "No, never.",
+    "That's cool, it was released in 1999.",
     "",
 ])
 def test_sentences_that_may_assert_are_kept(sentence: str) -> None:

@@ -13,7 +13,8 @@ certainly asserts nothing:
   you know that ...?", "Have you heard ...?") or a tag question ("The fee is waived, isn't it?");
 - a **courtesy** formula: the whole sentence (case, punctuation and emoticons aside) is a
   greeting, thanks, good wishes, an apology for inconvenience, an offer of further help or an
-  acknowledgement ("Sure!", "Great question.");
+  acknowledgement ("Sure!", "Great question.") or a reaction that evaluates nothing checkable
+  ("Wow!", "That sounds fun."; "Yes." and "No." answer a question, so they stay claims);
 - a **framing** line that only announces what follows ("Here are the details:", "In short:").
 
 A sentence with a digit is never courtesy nor framing ("Call us on 0800 123 456 if you have
@@ -90,6 +91,11 @@ _COURTESY = re.compile(
         r"(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|great|good|excellent"
         r"|no problem|got it|i see|understood)(?: thing)?",
         r"(?:that's a |that is a |what a )?(?:great|good|excellent|interesting) question",
+        # reactions that evaluate nothing checkable
+        r"(?:oh|ah|wow|oh wow|cool|nice|neat|awesome|amazing|interesting|haha|hmm)",
+        r"(?:that's|that is|how) (?:so |really )?(?:cool|nice|neat|awesome|great|amazing"
+        r"|interesting|good to hear)",
+        r"that sounds (?:so |really )?(?:great|fun|interesting|nice|cool|awesome|good|lovely)",
         r"i (?:understand|see)(?: your (?:concern|frustration|question|point))?",
     )) + ")$"
 )
