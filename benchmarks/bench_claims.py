@@ -11,9 +11,10 @@ the default of ``hallucination_score``). Measured here, end to end through the e
    sentences), by kind, with examples; and how many of this script's wrapper lines it
    recognises.
 2. *Ranking under wrapping*: SummEdits (consistent vs inconsistent summaries) and the demo's
-   human ``grounded`` labels, as given and with each answer wrapped at random (an opening line
-   with probability 1/2, a closing line with probability 1/2, independent of the label; seeded),
-   AUROC per evaluator with every sentence scored (``"all"``) and with claims only.
+   human ``grounded`` labels, as given, with each answer wrapped at random (an opening line
+   with probability 1/2, a closing line with probability 1/2, independent of the label; seeded)
+   and, with probability 1/2, as a Markdown list under a heading (numbered or bulleted), AUROC
+   per evaluator with every sentence scored (``"all"``) and with claims only.
 
 The wrapper lines were written for this benchmark after the rule (assay's developers, from
 common chatbot phrasing), so the coverage figure is optimistic; some lines are meant to fall
@@ -45,12 +46,20 @@ from assay.evaluators.hallucination import HallucinationScore  # noqa: E402
 from assay.evaluators.nli_faithfulness import NLIFaithfulness  # noqa: E402
 from assay.evaluators.nli_groundedness import NLIGroundedness  # noqa: E402
 from assay.evaluators.unsupported_facts import UnsupportedFacts  # noqa: E402
-from assay.text.claims import COURTESY, FRAMING, QUESTION, answer_sentences, not_a_claim  # noqa: E402  # noqa: E402
+from assay.text.claims import (  # noqa: E402
+    COURTESY,
+    FRAMING,
+    HEADING,
+    QUESTION,
+    answer_sentences,
+    not_a_claim,
+)
+from assay.text.sentences import split_sentences  # noqa: E402
 from bench_groundedness_validity import as_array, load, run_evaluator  # noqa: E402
 from results_file import publish  # noqa: E402
 
 SHARED = HERE.parents[1] / "shared" / "data"
-KINDS = (QUESTION, COURTESY, FRAMING)
+KINDS = (QUESTION, COURTESY, FRAMING, HEADING)
 OUT = HERE / "results" / "claims.md"
 SEED = 0
 OPENINGS = (
@@ -81,6 +90,7 @@ CLOSINGS = (
     "Does that answer your question?",
     "We appreciate your patience.",
 )
+HEADINGS = ("## Answer", "**Summary**", "### Details", "Key points:")
 #: label -> (evaluator factory taking the ``sentences`` mode, the metric read)
 EVALUATORS: dict[str, tuple[Callable[[str], Evaluator], str]] = {
     "hallucination_score": (lambda mode: HallucinationScore(sentences=mode),
@@ -168,55 +178,78 @@ def scores_of(make: Callable[[str], Evaluator], metric: str, mode: str,
     return as_array(values[metric])
 
 
+def as_markdown(answers: list[str], seed: int) -> list[str]:
+    """Each answer, with probability 1/2, as a Markdown list under a heading, seeded."""
+    rng = random.Random(seed)
+    out = []
+    for answer in answers:
+        if rng.random() < 0.5:
+            out.append(answer.strip())
+            continue
+        numbered = rng.random() < 0.5
+        items = [f"{k}. {s}" if numbered else f"- {s}"
+                 for k, s in enumerate(split_sentences(answer), start=1)]
+        out.append("\n".join([rng.choice(HEADINGS), *items]))
+    return out
+
+
+#: How the answers are presented: name -> transform of the answer texts.
+PRESENTATIONS: dict[str, Callable[[list[str], int], list[str]]] = {
+    "as given": lambda answers, seed: [a.strip() for a in answers],
+    "wrapped": wrapped,
+    "Markdown": as_markdown,
+}
+
+
 def ranking_section(
     sets: dict[str, tuple[list[TestCase], np.ndarray]],
-) -> tuple[list[str], dict[tuple[str, str], list[float]]]:
-    """The AUROC table, and per (evaluator, mode) the AUROCs in table order (per set: as
-    given, wrapped)."""
-    header = " | ".join(f"{name} as given | {name} wrapped" for name in sets)
-    lines = ["## Ranking with and without courtesy lines", "",
-             "AUROC, grounded (1) against not (0); oriented so that higher = grounded. "
-             "“moved”: share of wrapped answers whose score changed by more than 0.01.", "",
-             f"| evaluator | sentences | {header} | moved (demo) |",
-             "|---|---|" + "---:|---:|" * len(sets) + "---:|"]
-    findings: dict[tuple[str, str], list[float]] = {}
+) -> tuple[list[str], dict[tuple[str, str, str, str], float]]:
+    """The AUROC table, and the AUROCs by (evaluator, mode, set, presentation)."""
+    header = " | ".join(f"{name} {shown}" for name in sets for shown in PRESENTATIONS)
+    lines = ["## Ranking with and without courtesy lines and Markdown", "",
+             "AUROC, grounded (1) against not (0); oriented so that higher = grounded.", "",
+             f"| evaluator | sentences | {header} |",
+             "|---|---|" + "---:|" * (len(sets) * len(PRESENTATIONS))]
+    found: dict[tuple[str, str, str, str], float] = {}
     for label, (make, metric) in EVALUATORS.items():
         for mode in ("all", "claims"):
             cells = []
-            moved = ""
-            for cases, y in sets.values():
-                plain = scores_of(make, metric, mode, cases)
-                wrap_cases = [TestCase(id=c.id, model=c.model, actual_answer=a,
-                                       retrieved_context=c.retrieved_context)
-                              for c, a in zip(cases, wrapped([c.actual_answer or "" for c in
-                                                              cases], SEED), strict=True)]
-                wrap = scores_of(make, metric, mode, wrap_cases)
-                for s in (plain, wrap):
+            for name, (cases, y) in sets.items():
+                answers = [c.actual_answer or "" for c in cases]
+                for shown, transform in PRESENTATIONS.items():
+                    shown_cases = [TestCase(id=c.id, model=c.model, actual_answer=a,
+                                            retrieved_context=c.retrieved_context)
+                                   for c, a in zip(cases, transform(answers, SEED), strict=True)]
+                    s = scores_of(make, metric, mode, shown_cases)
                     keep = ~np.isnan(s)
-                    findings.setdefault((label, mode), []).append(auroc(s[keep], y[keep]))
-                    cells.append(f"{findings[(label, mode)][-1]:.3f}")
-                both = ~np.isnan(plain) & ~np.isnan(wrap)
-                moved = f"{float((np.abs(plain[both] - wrap[both]) > 0.01).mean()):.0%}"
-            lines.append(f"| {label} | {mode} | " + " | ".join(cells) + f" | {moved} |")
-    return lines, findings
+                    found[(label, mode, name, shown)] = auroc(s[keep], y[keep])
+                    cells.append(f"{found[(label, mode, name, shown)]:.3f}")
+            lines.append(f"| {label} | {mode} | " + " | ".join(cells) + " |")
+    return lines, found
 
 
-def reading(findings: dict[tuple[str, str], list[float]]) -> list[str]:
-    """The figures of ``hallucination_score`` in words (SummEdits, then the demo)."""
-    every = findings[("hallucination_score", "all")]
-    claims = findings[("hallucination_score", "claims")]
+def reading(found: dict[tuple[str, str, str, str], float]) -> list[str]:
+    """The figures of ``hallucination_score`` in words."""
+    def cell(mode: str, name: str, shown: str) -> str:
+        return f"{found[('hallucination_score', mode, name, shown)]:.3f}"
+
     missed = sum(not_a_claim(w) is None for w in OPENINGS + CLOSINGS)
     return [
         "**Reading.** With every sentence scored, the courtesy lines take "
-        f"`hallucination_score`'s AUROC from {every[2]:.3f} to {every[3]:.3f} on the demo's "
-        f"labelled answers and from {every[0]:.3f} to {every[1]:.3f} on SummEdits; with claims "
-        f"only (its default now) the wrapped answers score {claims[3]:.3f} and {claims[1]:.3f}. "
-        f"What is left is the {missed} wrapper lines the rule keeps as claims (listed above): a "
-        "courtesy that is phrased as a statement cannot be told from a claim by a rule, and it "
-        "is the least supported sentence of an otherwise grounded answer. The reference "
-        "evaluators (HCAT's and H2O Sonar's groundedness, faithfulness) score every sentence "
-        "by default, as their definitions do; `sentences=\"claims\"` gives them the same "
-        "protection.",
+        f"`hallucination_score`'s AUROC from {cell('all', 'demo', 'as given')} to "
+        f"{cell('all', 'demo', 'wrapped')} on the demo's labelled answers and from "
+        f"{cell('all', 'SummEdits', 'as given')} to {cell('all', 'SummEdits', 'wrapped')} on "
+        f"SummEdits, and Markdown lists to {cell('all', 'demo', 'Markdown')} and "
+        f"{cell('all', 'SummEdits', 'Markdown')}; with claims only (its default now) the wrapped "
+        f"answers score {cell('claims', 'demo', 'wrapped')} and "
+        f"{cell('claims', 'SummEdits', 'wrapped')}, the Markdown ones "
+        f"{cell('claims', 'demo', 'Markdown')} and {cell('claims', 'SummEdits', 'Markdown')}. "
+        f"What is left of the courtesy effect is the {missed} wrapper lines the rule keeps as "
+        "claims (listed above): a courtesy that is phrased as a statement cannot be told from a "
+        "claim by a rule, and it is the least supported sentence of an otherwise grounded "
+        "answer. The reference evaluators (HCAT's and H2O Sonar's groundedness, faithfulness) "
+        "score every sentence by default, as their definitions do; `sentences=\"claims\"` "
+        "gives them the same protection.",
     ]
 
 
@@ -242,22 +275,24 @@ def main(argv: list[str] | None = None) -> int:
             nli_sentences(args.nli_rows),
     }
     lines = [
-        "# Courtesy lines and questions in answers (`sentences=\"claims\"`)",
+        "# Courtesy lines, questions and Markdown in answers (`sentences=\"claims\"`)",
         "",
         f"Written by `benchmarks/bench_claims.py` (seed {SEED}); Python "
         f"{platform.python_version()}, {platform.machine()}. SummEdits: {len(summedits_cases):,} "
         f"summaries ({int(summedits['label'].sum()):,} consistent); demo: {len(demo_cases)} "
         f"answers with a human `grounded` label ({int(demo_y.sum())} grounded). Wrapped: each "
         f"answer gets one of {len(OPENINGS)} opening lines with probability 1/2 and one of "
-        f"{len(CLOSINGS)} closing lines with probability 1/2, independently of its label.",
+        f"{len(CLOSINGS)} closing lines with probability 1/2, independently of its label. "
+        f"Markdown: with probability 1/2, each sentence a numbered or bulleted item under one "
+        f"of the headings {', '.join(f'“{h}”' for h in HEADINGS)}.",
         "",
         *rule_section(corpora),
         "",
     ]
-    table, findings = ranking_section({
+    table, found = ranking_section({
         "SummEdits": (summedits_cases, summedits["label"].to_numpy()),
         "demo": (demo_cases, demo_y)})
-    lines += [*table, "", *reading(findings)]
+    lines += [*table, "", *reading(found)]
     publish(OUT, lines)
     return 0
 

@@ -93,3 +93,16 @@ def test_unsupported_facts_reads_only_the_claims_by_default() -> None:
     assert claims.outcomes["facts_support"].value == 1.0
     assert every.outcomes["facts_support"].value < 0.6  # type: ignore[operator]
     assert [s["kind"] for s in claims.details["set_aside"]] == ["courtesy", "question"]
+
+
+def test_a_markdown_answer_scores_as_its_plain_claims() -> None:
+    """A heading and list markers are layout: before, "## Fees" was the least supported sentence
+    and "1." an unsupported number."""
+    second = "It is waived for customers aged 18 to 25."
+    markdown = f"## Fees\n1. {CLAIM}\n2. **{second}**"
+    for evaluator in (HallucinationScore(), UnsupportedFacts()):
+        plain, listed = evaluator.evaluate([case(f"{CLAIM} {second}", "plain"),
+                                            case(markdown, "listed")])
+        primary = next(iter(plain.outcomes))
+        assert listed.outcomes[primary].value == pytest.approx(plain.outcomes[primary].value)
+        assert listed.details["set_aside"] == [{"sentence": "## Fees", "kind": "heading"}]

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from assay.text.claims import COURTESY, FRAMING, QUESTION, answer_sentences, not_a_claim
+from assay.text.claims import (
+    COURTESY,
+    FRAMING,
+    HEADING,
+    QUESTION,
+    answer_sentences,
+    not_a_claim,
+)
 
 
 @pytest.mark.parametrize("sentence", [
@@ -35,7 +42,7 @@ def test_courtesy_formulas_are_set_aside(sentence: str) -> None:
 
 
 @pytest.mark.parametrize("sentence", [
-    "Here are the details:", "Here's what I found.", "Here is a quick summary:", "In short:",
+    "Here are the details:", "Here's what I found.", "Here is a quick summary:", "In summary.",
     "Here's how it works:", "See below.",
 ])
 def test_framing_lines_are_set_aside(sentence: str) -> None:
@@ -91,3 +98,21 @@ def test_no_summedits_summary_sentence_is_set_aside(shared_data: Path) -> None:
     rows = [r for p in sorted(folder.glob("*.json")) for r in json.loads(p.read_text())]
     aside = [s for r in rows for s in answer_sentences(r["summary"], "claims")[1]]
     assert rows and aside == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "## Overview", "# Fees", "**Summary**", "__Key points__:", "**Fees:**", "Exemptions:",
+    "In short:", "2.", "-",
+])
+def test_markdown_headings_and_bare_markers_are_set_aside(sentence: str) -> None:
+    assert not_a_claim(sentence) == HEADING
+
+
+def test_claims_are_read_without_list_markers_and_bold() -> None:
+    """A numbered list's "1." is layout, not a number the context must hold."""
+    answer = "## Fees\n1. The fee is **5 euros**.\n- Cards are free.\n**The fee is waived.**"
+    kept, aside = answer_sentences(answer, "claims")
+    assert kept == ["The fee is 5 euros.", "Cards are free.", "The fee is waived."]
+    assert [(s.sentence, s.kind) for s in aside] == [("## Fees", HEADING)]
+    assert answer_sentences("2.5 percent is the rate.", "claims")[0] == ["2.5 percent is the rate."]
+    assert answer_sentences(answer, "all")[0][1] == "1. The fee is **5 euros**."

@@ -15,7 +15,9 @@ certainly asserts nothing:
   greeting, thanks, good wishes, an apology for inconvenience, an offer of further help or an
   acknowledgement ("Sure!", "Great question.") or a reaction that evaluates nothing checkable
   ("Wow!", "That sounds fun."; "Yes." and "No." answer a question, so they stay claims);
-- a **framing** line that only announces what follows ("Here are the details:", "In short:").
+- a **framing** line that only announces what follows ("Here are the details:", "In short:");
+- a **heading**: Markdown layout ("## Overview", "**Summary**", "Exemptions:"; see
+  :mod:`assay.text.markup`, which also strips list markers and bold from the claims).
 
 A sentence with a digit is never courtesy nor framing ("Call us on 0800 123 456 if you have
 questions." states a number to check).
@@ -30,6 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay.text.markup import is_heading, plain
 from assay.text.sentences import split_sentences
 
 #: How an evaluator picks the answer sentences it scores.
@@ -38,8 +41,10 @@ SENTENCE_MODES = ("all", "claims")
 QUESTION = "question"
 COURTESY = "courtesy"
 FRAMING = "framing"
+HEADING = "heading"
 #: How the explanation names each kind, singular.
-_KIND_NAMES = {QUESTION: "question", COURTESY: "courtesy formula", FRAMING: "framing line"}
+_KIND_NAMES = {QUESTION: "question", COURTESY: "courtesy formula", FRAMING: "framing line",
+               HEADING: "heading"}
 
 _RHETORICAL = re.compile(
     r"^(?:did|do|does) (?:you|anyone) know\b|^(?:have|had) you (?:ever )?heard\b"
@@ -115,8 +120,8 @@ _FRAMING = re.compile(
 
 @dataclass(frozen=True)
 class SetAside:
-    """An answer sentence that is not scored as a claim, and why (``question``, ``courtesy``
-    or ``framing``)."""
+    """An answer sentence that is not scored as a claim, and why (``question``, ``courtesy``,
+    ``framing`` or ``heading``)."""
 
     sentence: str
     kind: str
@@ -128,8 +133,8 @@ def _normalised(sentence: str) -> str:
 
 
 def not_a_claim(sentence: str) -> str | None:
-    """``"question"``, ``"courtesy"`` or ``"framing"`` when ``sentence`` asserts nothing to
-    check, else None.
+    """``"heading"``, ``"question"``, ``"courtesy"`` or ``"framing"`` when ``sentence``
+    asserts nothing to check, else None (Markdown list markers and bold are read through).
 
     Example:
         >>> not_a_claim("Is there anything else I can help you with?")
@@ -142,7 +147,12 @@ def not_a_claim(sentence: str) -> str | None:
         True
         >>> not_a_claim("The fee is 5 euros.") is None
         True
+        >>> not_a_claim("## Overview"), not_a_claim("- **Is it free?**")
+        ('heading', 'question')
     """
+    if is_heading(sentence):
+        return HEADING
+    sentence = plain(sentence)
     stripped = sentence.strip().rstrip("\"')]}»” ")
     text = _normalised(sentence)
     if stripped.endswith("?"):
@@ -160,12 +170,15 @@ def not_a_claim(sentence: str) -> str | None:
 def answer_sentences(text: str | None, mode: str = "all") -> tuple[list[str], list[SetAside]]:
     """The sentences of ``text`` an evaluator scores under ``mode``, and those it set aside.
 
-    ``"all"`` keeps every sentence; ``"claims"`` sets aside questions, courtesy and framing.
+    ``"all"`` keeps every sentence as split; ``"claims"`` sets aside headings, questions,
+    courtesy and framing, and reads each claim without its list marker and bold.
 
     Example:
         >>> answer_sentences("Hello! The fee is 5 euros. Anything else?", "claims")
         (['The fee is 5 euros.'], [SetAside(sentence='Hello!', kind='courtesy'), \
 SetAside(sentence='Anything else?', kind='question')])
+        >>> answer_sentences("## Fees\\n1. The fee is **5 euros**.", "claims")[0]
+        ['The fee is 5 euros.']
         >>> answer_sentences("Hello! The fee is 5 euros.")[0]
         ['Hello!', 'The fee is 5 euros.']
     """
@@ -177,7 +190,7 @@ SetAside(sentence='Anything else?', kind='question')])
     for sentence in sentences:
         kind = not_a_claim(sentence)
         if kind is None:
-            kept.append(sentence)
+            kept.append(plain(sentence))
         else:
             set_aside.append(SetAside(sentence, kind))
     return kept, set_aside
