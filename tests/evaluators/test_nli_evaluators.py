@@ -216,3 +216,20 @@ def test_contradictions_read_conflicting_figures_the_model_misses() -> None:
     same = NLIContradictions(nli, min_similarity=0).evaluate(
         [case("The monthly fee is 5 euros. The monthly fee is five euros.")])[0]
     assert same.outcomes["nli_contradiction_score"].value == pytest.approx(1 / 3)
+
+
+def test_contradictions_compare_claims_not_questions() -> None:
+    """A question asserts nothing: the model's contradiction between it and a claim is not read
+    by default, and an answer left with one claim is skipped with the reason."""
+    claim, other, question = "The fee is 9 euros.", "Cards are free.", "Is the fee 5 euros?"
+    nli = TableNLI({(question, claim): (0.0, 0.0, 6.0), (claim, question): (0.0, 0.0, 6.0)})
+    answer = f"{claim} {other} {question}"
+    claims = NLIContradictions(nli, min_similarity=0).evaluate([case(answer)])[0]
+    every = NLIContradictions(nli, min_similarity=0, sentences="all").evaluate([case(answer)])[0]
+    assert claims.outcomes["nli_contradiction_score"].value == pytest.approx(1 / 3)
+    assert claims.details["set_aside"] == [{"sentence": question, "kind": "question"}]
+    assert every.outcomes["nli_contradiction_score"].value > 0.99  # type: ignore[operator]
+    lone = NLIContradictions(nli, min_similarity=0).evaluate([case(f"{claim} {question}")])[0]
+    assert lone.outcomes["nli_contradiction_score"].status is Status.SKIPPED
+    assert lone.outcomes["nli_contradiction_score"].reason == (
+        "the answer has fewer than two distinct claims (1 question not scored as claims)")

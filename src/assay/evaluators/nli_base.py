@@ -94,12 +94,11 @@ class NLIEvaluator(ResolvesOnce, Evaluator):
         for case, planned in zip(cases, plans, strict=True):
             if isinstance(planned, str):
                 out.append(CaseResult.skipped(self.metric_names(), planned))
-            elif isinstance(planned, CaseResult):
-                out.append(planned)
-            else:
+                continue
+            if not isinstance(planned, CaseResult):
                 assert scores is not None  # a planned case added pairs
-                set_aside = scored_sentences(case, self.sentences)[1]
-                out.append(with_set_aside(result(planned, scores), set_aside))
+                planned = result(planned, scores)
+            out.append(with_set_aside(planned, scored_sentences(case, self.sentences)[1]))
         return out
 
 

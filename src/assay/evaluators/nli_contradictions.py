@@ -17,6 +17,8 @@ Two sentences that state the same thing with one different figure ("The monthly 
 euros." / "… 9 euros.") are a contradiction the NLI heads barely see (a changed number hardly
 moves a sentence vector); :mod:`assay.text.figures` reads it directly, and such an answer scores
 1 with the two figures named (``figures=False`` leaves it to the model; design note 0052).
+Only the answer's claims are compared: a question or a courtesy line asserts nothing that could
+contradict (``sentences="all"`` compares every sentence; design note 0051).
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ from assay.backends.embed import DEFAULT_SPEC, CachedEmbedder, Embedder, get_emb
 from assay.backends.nli import CONTRADICTION, DEFAULT_NLI, NLIModel, NLIScores
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
+from assay.evaluators.claim_sentences import check_sentences, scored_sentences
 from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote
 from assay.evaluators.registry import register
 from assay.params import check, check_int
+from assay.text.claims import set_aside_summary
 from assay.text.figures import FigureConflict, conflicting_figures
-from assay.text.sentences import split_sentences
 
 #: Two answer sentences (indices) that state the same thing with a different figure.
 Conflict = tuple[int, int, FigureConflict]
@@ -71,7 +74,7 @@ class NLIContradictions(NLIEvaluator):
     def __init__(
         self, nli: str | NLIModel = DEFAULT_NLI, threshold: float = 0.5, max_sentences: int = 20,
         min_similarity: float = MIN_SIMILARITY, embedder: str | Embedder = DEFAULT_SPEC,
-        figures: bool = True,
+        figures: bool = True, sentences: str = "claims",
     ) -> None:
         super().__init__(nli)
         check(isinstance(threshold, int | float) and 0.0 <= threshold < 1.0, "threshold",
@@ -88,6 +91,7 @@ class NLIContradictions(NLIEvaluator):
         self.embedder = embedder
         check(isinstance(figures, bool), "figures", "NLIContradictions", "True or False", figures)
         self.figures = figures
+        self.sentences = check_sentences(sentences, "NLIContradictions")
 
     def resolved_embedder(self) -> CachedEmbedder:
         """The caching embedder that tells which sentences are about the same thing."""
@@ -110,14 +114,17 @@ class NLIContradictions(NLIEvaluator):
                 related = dict(zip(texts, vectors, strict=True))
         return self.score_planned(cases, lambda c, p: self._plan(c, p, related), self._result)
 
-    @staticmethod
-    def _sentences(case: TestCase) -> list[str]:
-        return list(dict.fromkeys(split_sentences(case.actual_answer)))
+    def _sentences(self, case: TestCase) -> list[str]:
+        return list(dict.fromkeys(scored_sentences(case, self.sentences)[0]))
 
     def _plan(self, case: TestCase, pairs: PairCollector, vectors: dict[str, np.ndarray]
               ) -> Plan | str | CaseResult:
         sentences = self._sentences(case)
         if len(sentences) < 2:
+            set_aside = scored_sentences(case, self.sentences)[1]
+            if set_aside:
+                return (f"the answer has fewer than two distinct claims "
+                        f"({set_aside_summary(set_aside)} not scored as claims)")
             return "the answer has fewer than two distinct sentences"
         total = len(sentences)
         sentences = sentences[: self.max_sentences]
