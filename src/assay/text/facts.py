@@ -90,6 +90,7 @@ def normalise_number(text: str) -> str:
     return text.lstrip("0") or "0"
 
 
+@lru_cache(maxsize=65536)
 def word_key(lower: str) -> tuple[str, str]:
     """The kind and normalised key of a lower-cased word (months and number words as figures).
 

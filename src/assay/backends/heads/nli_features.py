@@ -27,6 +27,7 @@ from assay.text.facts import (
     extract_facts,
     fact_supported,
     is_negated,
+    word_key,
 )
 from assay.text.sentences import split_sentences
 from assay.text.tokens import words
@@ -95,8 +96,8 @@ _negated = lru_cache(maxsize=8192)(is_negated)
 
 
 def clear_caches() -> None:
-    """Forget the per-text analyses (benchmarks time a cold start with it)."""
-    for cached in (_premise_analysis, _hypothesis_analysis, _negated):
+    """Forget the per-text analyses and word keys (benchmarks time a cold start with it)."""
+    for cached in (_premise_analysis, _hypothesis_analysis, _negated, word_key):
         cached.cache_clear()
 
 
