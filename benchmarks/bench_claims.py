@@ -46,20 +46,12 @@ from assay.evaluators.hallucination import HallucinationScore  # noqa: E402
 from assay.evaluators.nli_faithfulness import NLIFaithfulness  # noqa: E402
 from assay.evaluators.nli_groundedness import NLIGroundedness  # noqa: E402
 from assay.evaluators.unsupported_facts import UnsupportedFacts  # noqa: E402
-from assay.text.claims import (  # noqa: E402
-    COURTESY,
-    FRAMING,
-    HEADING,
-    QUESTION,
-    answer_sentences,
-    not_a_claim,
-)
+from assay.text.claims import KINDS, answer_sentences, not_a_claim  # noqa: E402
 from assay.text.sentences import split_sentences  # noqa: E402
 from bench_groundedness_validity import as_array, load, run_evaluator  # noqa: E402
 from results_file import publish  # noqa: E402
 
 SHARED = HERE.parents[1] / "shared" / "data"
-KINDS = (QUESTION, COURTESY, FRAMING, HEADING)
 OUT = HERE / "results" / "claims.md"
 SEED = 0
 OPENINGS = (

@@ -42,6 +42,8 @@ QUESTION = "question"
 COURTESY = "courtesy"
 FRAMING = "framing"
 HEADING = "heading"
+#: The kinds of sentence that are not claims.
+KINDS = (QUESTION, COURTESY, FRAMING, HEADING)
 #: How the explanation names each kind, singular.
 _KIND_NAMES = {QUESTION: "question", COURTESY: "courtesy formula", FRAMING: "framing line",
                HEADING: "heading"}
