@@ -165,7 +165,7 @@ def figures_section(per_source: int) -> list[str]:
     premises = validation_premises(per_source)
     answers = [f"{p} {changed_figure(p, rng)}" for p in premises]
     scores = scored({k: SETTINGS[k] for k in (DEFAULT, NO_FIGURES)}, answers)
-    flagged = {k: int((v[~np.isnan(v)] > 0.5).sum()) for k, v in scores.items()}
+    caught = {k: int((v[~np.isnan(v)] > 0.5).sum()) for k, v in scores.items()}
     read = int((~np.isnan(scores[DEFAULT])).sum())
     lines += [
         "",
@@ -174,7 +174,7 @@ def figures_section(per_source: int) -> list[str]:
         f"punctuated sentence holding a number, each followed by itself with one number changed; "
         f"the check reads {read} of them as two sentences (the splitter joins the rest, at "
         f"abbreviations such as “U.S.C.”: not measured). Flagged by the default head without the "
-        f"rule: {flagged[NO_FIGURES]} of {read}; with it: {flagged[DEFAULT]} of {read}.",
+        f"rule: {caught[NO_FIGURES]} of {read}; with it: {caught[DEFAULT]} of {read}.",
     ]
     return lines
 
