@@ -167,7 +167,7 @@ def changed_figure_section() -> list[str]:
 
 #: Timed runs of the cost section; each step keeps its fastest (the least disturbed by other
 #: work on a shared machine, as ``timeit`` does).
-SPEED_REPEATS = 3
+SPEED_REPEATS = 5
 
 
 def timed_run(cases: list[TestCase]) -> tuple[dict[str, tuple[float, float]], int]:
