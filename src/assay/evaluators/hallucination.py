@@ -1,19 +1,21 @@
 """A judge-free hallucination score: one calibrated, monotone combination of support signals.
 
-Each answer sentence gets nine signals from :mod:`assay.evaluators.hallucination_signals` (NLI
+Each answer sentence gets ten signals from :mod:`assay.evaluators.hallucination_signals` (NLI
 head entailment against each passage, contradiction against the passage it aligns with, both
 against the context window it aligns with, embedding similarity, token precision, supported
-facts, unsupported key facts: names, numbers, dates, negations, antonyms, and the details it
-takes from outside that window), all "higher = better supported". The shipped
+facts, unsupported key facts: names, negations, antonyms, unsupported figures: numbers and
+dates, and the details it takes from outside that window), all "higher = better supported".
+The shipped
 ``hallucination`` head, a logistic regression with non-negative weights (so more support never
 raises the score) fitted on held-out NLI pairs and synthetic detail edits in small documents
 (``scripts/train_heads.py --head hallucination``; data and figures in its model card), turns
-them into P(sentence supported). The case score is the probability that the *least* supported
-sentence is unsupported, ``1 - min P(supported)``; the explanation names that sentence and the
-signal that pulled it down most. Only the answer's claims are scored: questions and courtesy
-formulas ("Is there anything else I can help you with?") assert nothing a context could support
-and are set aside, named in the explanation (``sentences="all"`` scores them too; design note
-0051).
+them into P(sentence supported), capped for a sentence that states a figure the context does
+not (the head's figure cap, design note 0053). The case score is the probability that the
+*least* supported sentence is unsupported, ``1 - min P(supported)``; the explanation names that
+sentence and the signal that pulled it down most. Only the answer's claims are scored:
+questions and courtesy formulas ("Is there anything else I can help you with?") assert nothing
+a context could support and are set aside, named in the explanation (``sentences="all"`` scores
+them too; design note 0051).
 """
 
 from __future__ import annotations
@@ -37,9 +39,13 @@ from assay.evaluators.claim_sentences import (
 from assay.evaluators.embedding_base import chunk_sentences
 from assay.evaluators.hallucination_signals import (
     FEATURE_SET,
+    FIGURE_CAP,
+    FIGURE_KINDS,
     SIGNALS,
+    capped_at_figures,
     context_facts,
     sentence_signals,
+    unstated_figure,
     unsupported_key_facts,
 )
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
@@ -56,8 +62,9 @@ _REASONS = {
     "token_precision": "few of its words occur in the context (token precision {:.2f})",
     "facts_support": "many of its words, numbers and names are absent from the context "
                      "(supported share {:.2f})",
-    "key_facts_supported": "the context does not support its names, numbers, dates or "
-                           "negations: {}",
+    "key_facts_supported": "the context does not support its names, negations or "
+                           "predicates: {}",
+    "figures_supported": "it states figures the context does not state: {}",
     "aligned_support": "the context passage it matches best does not hold {}, found elsewhere "
                        "in the context (a detail moved to the wrong place?)",
     "window_entailment": "the context sentences it matches best do not entail it "
@@ -75,6 +82,7 @@ _NO_WEAK_SIGNAL = ("every signal supports it at least as well as the average tra
 #: How the signals that name words read when another signal is the main reason.
 _ALSO = {
     "key_facts_supported": "unsupported key facts: {}",
+    "figures_supported": "figures the context does not state: {}",
     "aligned_support": "taken from elsewhere in the context: {}",
 }
 
@@ -84,9 +92,14 @@ def _named_details(sentence: str, chunks: list[str], values: np.ndarray) -> dict
     elsewhere), quoted, for each of those signals that is below full support."""
     named: dict[str, str] = {}
     context, owners = chunk_sentences(chunks)
-    if values[SIGNALS.index("key_facts_supported")] < 0:
-        facts = unsupported_key_facts(sentence, context_facts(context))
-        named["key_facts_supported"] = ", ".join(repr(quote(f.text)) for f in facts)
+    key_signals = [SIGNALS.index(s) for s in ("key_facts_supported", "figures_supported")]
+    unsupported = (unsupported_key_facts(sentence, context_facts(context))
+                   if (values[key_signals] < 0).any() else [])
+    for signal, facts in (
+            ("key_facts_supported", [f for f in unsupported if f.kind not in FIGURE_KINDS]),
+            ("figures_supported", [f for f in unsupported if f.kind in FIGURE_KINDS])):
+        if facts:
+            named[signal] = ", ".join(repr(quote(f.text)) for f in facts)
     if values[SIGNALS.index("aligned_support")] < 1:
         moved = ContextIndex.of(context, owners).moved_details(sentence)[1]
         named["aligned_support"] = ", ".join(repr(quote(w)) for w in moved)
@@ -119,8 +132,9 @@ class HallucinationScore(NLIEvaluator):
         "contradiction against the passage the sentence aligns with, both against the aligned "
         "context window, embedding "
         "similarity, token precision, supported facts, unsupported key facts (names, "
-        "numbers, dates, negations, antonyms) and details moved from outside the aligned "
-        "context window, per answer sentence; 1 - min over sentences of P(supported)."
+        "negations, antonyms), unsupported figures and details moved from outside the aligned "
+        "context window, per answer sentence, capped when a sentence states a figure the "
+        "context lacks; 1 - min over sentences of P(supported)."
     )
     requires = ("actual_answer", "retrieved_context")
     metrics = (
@@ -162,6 +176,9 @@ class HallucinationScore(NLIEvaluator):
         if head.features != FEATURE_SET or head.n_inputs != len(SIGNALS):
             raise BackendError(f"head {self.head!r} expects features {head.features!r}; "
                                f"hallucination_score needs {FEATURE_SET!r}")
+        if not isinstance(head.data.get(FIGURE_CAP), float):
+            raise BackendError(f"head {self.head!r} has no {FIGURE_CAP!r} in its data; "
+                               "retrain it with scripts/train_heads.py --head hallucination")
         return head
 
     def score(self, cases: Sequence[TestCase]) -> list[CaseResult]:
@@ -194,14 +211,22 @@ class HallucinationScore(NLIEvaluator):
     def _result(
         self, head: Head, sentences: list[str], values: np.ndarray, chunks: list[str]
     ) -> CaseResult:
-        supported = logistic(head.logits(values)[:, 0])
+        linear = logistic(head.logits(values)[:, 0])
+        cap = float(head.data[FIGURE_CAP])
+        supported = capped_at_figures(linear, values, cap)
         worst = int(np.argmin(supported))
         weight = head.layers[-1][0][:, 0].astype(np.float64)
         pull = weight * (values[worst] - head.mean) / head.scale  # each signal's contribution
         pull[weight <= 0] = np.inf  # a signal the head gives no weight cannot be the reason
         signal = SIGNALS[int(np.argmin(pull))]
         named = _named_details(sentences[worst], chunks, values[worst])
-        if pull.min() >= 0:
+        capped = bool(unstated_figure(values[worst:worst + 1])[0]) and linear[worst] > cap
+        if capped:
+            signal = "figures_supported"
+            reason = (_REASONS[signal].format(named.pop(signal))
+                      + f" (P(supported) capped at {cap:.2f}, the share of training claims "
+                        "with an unstated figure that were supported)")
+        elif pull.min() >= 0:
             signal = "none"
             reason = _NO_WEAK_SIGNAL
         elif signal in named:
@@ -225,6 +250,7 @@ class HallucinationScore(NLIEvaluator):
             ],
             "least_supported": worst,
             "reason_signal": signal,
+            "figure_cap": cap,
             "head": head.model_id,
             "model": self.model_name(),
         }

@@ -29,11 +29,13 @@ from assay.text.facts import (
 )
 
 #: Name of this signal set (recorded in the head; the evaluator refuses other sets).
-FEATURE_SET = "hallucination-v4"
-#: The fact kinds a detail edit changes (counted by ``key_facts_supported``, with the content
-#: words whose antonym the context uses instead).
+FEATURE_SET = "hallucination-v5"
+#: The fact kinds a detail edit changes (counted by ``figures_supported`` and
+#: ``key_facts_supported``, with the content words whose antonym the context uses instead).
 KEY_KINDS = ("number", "date", "name", "negation")
-#: Unsupported key facts counted per sentence, at most.
+#: The key facts that are figures: their own signal, and the evidence of the head's figure cap.
+FIGURE_KINDS = ("number", "date")
+#: Unsupported key facts counted per sentence and signal, at most.
 KEY_CAP = 5
 #: The signals, in column order, each "higher = better supported".
 SIGNALS = (
@@ -42,7 +44,8 @@ SIGNALS = (
     "emb_support",  # max cosine to any context sentence (HCAT embedding groundedness)
     "token_precision",  # share of the sentence's tokens found in the context
     "facts_support",  # share of its words, numbers, names found in the context
-    "key_facts_supported",  # -(unsupported numbers, dates, names, negations, antonyms), cap 5
+    "key_facts_supported",  # -(unsupported names, negations, antonyms), cap 5
+    "figures_supported",  # -(unsupported numbers and dates), cap 5
     "aligned_support",  # 1 - IDF share of its details found in the context but not in the
     # window it aligns with (assay.text.alignment: a detail moved from elsewhere)
     "window_entailment",  # the NLI head's P(entailment) against that aligned window alone
@@ -161,16 +164,49 @@ def sentence_signals(
             facts = extract_facts(claim)
             flags = [fact_supported(f, keys) for f in facts]
             precision = token_precision(claim, joined)
+            key = unsupported_key_facts(claim, key_context)
+            figures = sum(f.kind in FIGURE_KINDS for f in key)
             values[k] = [
                 float(entailment[span].max()),
                 1.0 - float(contradiction[passage]),
                 float(cosines[k].max()) if cosines is not None else 0.0,
                 1.0 if precision is None else precision,
                 sum(flags) / len(flags) if flags else 1.0,
-                -float(min(len(unsupported_key_facts(claim, key_context)), KEY_CAP)),
+                -float(min(len(key) - figures, KEY_CAP)),
+                -float(min(figures, KEY_CAP)),
                 1.0 - alignment.moved_details(claim)[0],
                 float(entailment[window]),
                 1.0 - float(contradiction[window]),
             ]
         out.append(values)
     return out
+
+
+#: Where the combining head stores its figure cap (in the weights file's data, under sha256).
+FIGURE_CAP = "p_supported_with_unstated_figure"
+
+
+def unstated_figure(values: np.ndarray) -> np.ndarray:
+    """Per sentence (row of signals), whether it states a number or date the context lacks."""
+    return values[:, SIGNALS.index("figures_supported")] < 0
+
+
+def capped_at_figures(p_supported: np.ndarray, values: np.ndarray, cap: float) -> np.ndarray:
+    """P(supported) of each sentence, at most ``cap`` when it states a figure the context does
+    not (:func:`unstated_figure`).
+
+    Why a cap rather than one more weight: a linear head adds an unstated figure's evidence to
+    the others, and a sentence copied from the context with one number changed keeps every
+    other signal at full support, so its figure could only move it part of the way (a changed
+    fee scored 0.49, under the 0.5 threshold). Stating a figure the context does not is itself
+    the finding; the cap is the share of supported claims among the training claims with an
+    unstated figure (estimated by the trainer, at the head's even odds), so a copied sentence
+    cannot outweigh it. The cap only lowers P(supported), so the score stays monotone.
+
+    Example:
+        >>> values = np.zeros((2, len(SIGNALS)))
+        >>> values[1, SIGNALS.index("figures_supported")] = -1.0
+        >>> capped_at_figures(np.array([0.7, 0.7]), values, 0.3).tolist()
+        [0.7, 0.3]
+    """
+    return np.where(unstated_figure(values), np.minimum(p_supported, cap), p_supported)

@@ -107,19 +107,48 @@ def word_key(lower: str) -> tuple[str, str]:
     return "word", porter_stem(lower.replace("’", "'"))
 
 
+#: Words before which "one" is a pronoun ("this one", "the only one"), not a figure.
+_PRONOUN_ONE_AFTER = frozenset("a the this that which every each any no another only".split())  # noqa: SIM905
+
+
+def _pronoun_one(words: list[str], position: int) -> bool:
+    """Whether the word at ``position`` is "one" used as a pronoun: a figure counts something,
+    so it comes before a content word ("one card"); "one should", "having one in place", "day
+    one" and "this one costs" count nothing. Without this rule, every such "one" was an
+    unsupported number.
+
+    Example:
+        >>> words = "having one in place and one card".split()
+        >>> _pronoun_one(words, 1), _pronoun_one(words, 5)
+        (True, False)
+    """
+    if words[position] != "one":
+        return False
+    after = words[position + 1] if position + 1 < len(words) else None
+    before = words[position - 1] if position > 0 else None
+    return after is None or after in STOPWORDS or before in _PRONOUN_ONE_AFTER
+
+
 def extract_facts(text: str | None) -> list[Fact]:
-    """The checkable facts of ``text``, in order (duplicates kept once).
+    """The checkable facts of ``text``, in order (duplicates kept once). "One" used as a
+    pronoun is not a fact (:func:`_pronoun_one`).
 
     Example:
         >>> [(f.text, f.kind) for f in extract_facts("In May, Anna paid 5,000. Not twice.")][:4]
         [('May', 'date'), ('Anna', 'name'), ('paid', 'word'), ('5,000', 'number')]
+        >>> [f.text for f in extract_facts("Keep one card, not the old one.")]
+        ['Keep', 'one', 'card', 'not', 'old']
     """
     facts: dict[str, Fact] = {}
     for index, sentence in enumerate(split_sentences(text)):
-        for position, match in enumerate(TOKEN.finditer(sentence)):
+        matches = list(TOKEN.finditer(sentence))
+        words = [m.group(0).lower() for m in matches]
+        for position, match in enumerate(matches):
             token = match.group(0)
             if match.group("num"):
                 fact = Fact(token, "number", f"num:{normalise_number(token)}", index)
+            elif _pronoun_one(words, position):
+                continue
             else:
                 lower = token.lower()
                 kind, key = word_key(lower)
