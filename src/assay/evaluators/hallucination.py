@@ -36,14 +36,15 @@ from assay.evaluators.claim_sentences import (
     skip_reason,
     with_set_aside,
 )
-from assay.evaluators.embedding_base import chunk_sentences
 from assay.evaluators.hallucination_signals import (
     FEATURE_SET,
     FIGURE_CAP,
     FIGURE_KINDS,
     SIGNALS,
+    Analyses,
+    ContextAnalysis,
+    analysed,
     capped_at_figures,
-    context_facts,
     sentence_signals,
     unstated_figure,
     unsupported_key_facts,
@@ -51,7 +52,6 @@ from assay.evaluators.hallucination_signals import (
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
 from assay.evaluators.registry import register
 from assay.params import check
-from assay.text.alignment import ContextIndex
 
 #: How each signal reads when it is the one that pulled a sentence down.
 _REASONS = {
@@ -87,13 +87,13 @@ _ALSO = {
 }
 
 
-def _named_details(sentence: str, chunks: list[str], values: np.ndarray) -> dict[str, str]:
+def _named_details(sentence: str, context: ContextAnalysis, values: np.ndarray
+                   ) -> dict[str, str]:
     """The words behind the signals that name them (unsupported key facts, details moved from
     elsewhere), quoted, for each of those signals that is below full support."""
     named: dict[str, str] = {}
-    context, owners = chunk_sentences(chunks)
     key_signals = [SIGNALS.index(s) for s in ("key_facts_supported", "figures_supported")]
-    unsupported = (unsupported_key_facts(sentence, context_facts(context))
+    unsupported = (unsupported_key_facts(sentence, context.facts)
                    if (values[key_signals] < 0).any() else [])
     for signal, facts in (
             ("key_facts_supported", [f for f in unsupported if f.kind not in FIGURE_KINDS]),
@@ -101,7 +101,7 @@ def _named_details(sentence: str, chunks: list[str], values: np.ndarray) -> dict
         if facts:
             named[signal] = ", ".join(repr(quote(f.text)) for f in facts)
     if values[SIGNALS.index("aligned_support")] < 1:
-        moved = ContextIndex.of(context, owners).moved_details(sentence)[1]
+        moved = context.alignment.moved_details(sentence)[1]
         named["aligned_support"] = ", ".join(repr(quote(w)) for w in moved)
     return named
 
@@ -195,8 +195,9 @@ class HallucinationScore(NLIEvaluator):
         head = self.resolved_head()
         claims = [scored[i][0] for i in todo]
         contexts = [chunks_of(cases[i].retrieved_context) for i in todo]
+        analyses: Analyses = {}  # kept to name the details in the explanations
         signals = sentence_signals(self.resolved_nli(), self.resolved_embedder(), claims,
-                                   contexts) if todo else []
+                                   contexts, analyses) if todo else []
         by_case = dict(zip(todo, zip(claims, signals, contexts, strict=True), strict=True))
         out: list[CaseResult] = []
         for i, plan in enumerate(plans):
@@ -204,12 +205,13 @@ class HallucinationScore(NLIEvaluator):
                 out.append(CaseResult.skipped(self.metric_names(), plan))
                 continue
             sentences, values, chunks = by_case[i]
-            out.append(with_set_aside(self._result(head, sentences, values, chunks),
+            out.append(with_set_aside(self._result(head, sentences, values,
+                                                   analysed(chunks, analyses)),
                                       scored[i][1]))
         return out
 
     def _result(
-        self, head: Head, sentences: list[str], values: np.ndarray, chunks: list[str]
+        self, head: Head, sentences: list[str], values: np.ndarray, context: ContextAnalysis
     ) -> CaseResult:
         linear = logistic(head.logits(values)[:, 0])
         cap = float(head.data[FIGURE_CAP])
@@ -219,7 +221,7 @@ class HallucinationScore(NLIEvaluator):
         pull = weight * (values[worst] - head.mean) / head.scale  # each signal's contribution
         pull[weight <= 0] = np.inf  # a signal the head gives no weight cannot be the reason
         signal = SIGNALS[int(np.argmin(pull))]
-        named = _named_details(sentences[worst], chunks, values[worst])
+        named = _named_details(sentences[worst], context, values[worst])
         capped = bool(unstated_figure(values[worst:worst + 1])[0]) and linear[worst] > cap
         if capped:
             signal = "figures_supported"

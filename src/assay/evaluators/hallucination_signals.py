@@ -9,6 +9,7 @@ constrained to be non-negative, which makes the score monotone in each signal.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -96,11 +97,41 @@ def unsupported_key_facts(claim: str, context: ContextFacts) -> list[Fact]:
     return out
 
 
+@dataclass(frozen=True)
+class ContextAnalysis:
+    """A context as the signals read it, computed once per distinct context: its sentences,
+    the passage each belongs to, their facts (:func:`context_facts`) and alignment index."""
+
+    sentences: list[str]
+    owners: list[int]
+    facts: ContextFacts
+    alignment: ContextIndex
+
+    @classmethod
+    def of(cls, chunks: Sequence[str]) -> ContextAnalysis:
+        context_sentences, owners = chunk_sentences(chunks)
+        return cls(context_sentences, owners, context_facts(context_sentences),
+                   ContextIndex.of(context_sentences, owners))
+
+
+#: Analyses of the contexts of one scoring call, by passages (cases often share a context).
+Analyses = dict[tuple[str, ...], ContextAnalysis]
+
+
+def analysed(chunks: Sequence[str], analyses: Analyses) -> ContextAnalysis:
+    """The analysis of ``chunks``, computed on first use and kept in ``analyses``."""
+    key = tuple(chunks)
+    if key not in analyses:
+        analyses[key] = ContextAnalysis.of(chunks)
+    return analyses[key]
+
+
 def sentence_signals(
     nli: NLIModel,
     embedder: CachedEmbedder,
     sentences: Sequence[Sequence[str]],
     contexts: Sequence[Sequence[str]],
+    analyses: Analyses | None = None,
 ) -> list[np.ndarray]:
     """Per case, a ``(len(sentences[i]), len(SIGNALS))`` matrix of support signals.
 
@@ -119,20 +150,17 @@ def sentence_signals(
         embedder: the sentence embedder of the embedding signal.
         sentences: the answer sentences of each case.
         contexts: the non-empty passages of each case (at least one each).
+        analyses: where the context analyses are kept (the caller's, to reuse them when
+            explaining; default: for this call only).
     """
-    # cases often share their context: analyse each one once
-    analysed: dict[tuple[str, ...],
-                   tuple[list[str], ContextFacts, ContextIndex, list[int]]] = {}
+    analyses = {} if analyses is None else analyses
     premises: list[str] = []
     hypotheses: list[str] = []
     texts: dict[str, None] = {}
     aligned_passage: list[int] = []  # per claim, the passage holding its aligned window
     for claims, chunks in zip(sentences, contexts, strict=True):
-        if tuple(chunks) not in analysed:
-            context_sentences, owners = chunk_sentences(chunks)
-            analysed[tuple(chunks)] = (context_sentences, context_facts(context_sentences),
-                                       ContextIndex.of(context_sentences, owners), owners)
-        context_sentences, _, alignment, owners = analysed[tuple(chunks)]
+        context = analysed(chunks, analyses)
+        context_sentences, alignment, owners = context.sentences, context.alignment, context.owners
         texts.update(dict.fromkeys(claims))
         texts.update(dict.fromkeys(context_sentences))
         for claim in claims:
@@ -150,7 +178,9 @@ def sentence_signals(
     row = claim_number = 0
     for claims, chunks in zip(sentences, contexts, strict=True):
         joined = "\n".join(chunks)
-        context_sentences, key_context, alignment, _ = analysed[tuple(chunks)]
+        context = analyses[tuple(chunks)]
+        context_sentences, key_context, alignment = (context.sentences, context.facts,
+                                                     context.alignment)
         keys = key_context[0]
         context_rows = matrix[[index[s] for s in context_sentences]]
         claim_rows = matrix[[index[c] for c in claims]]
