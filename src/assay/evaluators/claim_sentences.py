@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from assay.data.case import TestCase
+from assay.evaluators.explain import quote
 from assay.evaluators.outcomes import CaseResult
 from assay.params import check_choice
 from assay.text.claims import SENTENCE_MODES, SetAside, answer_sentences, no_claim_reason
@@ -49,7 +50,6 @@ def with_set_aside(result: CaseResult, set_aside: list[SetAside]) -> CaseResult:
     """
     if not set_aside:
         return result
-    from assay.evaluators.embedding_base import quote  # that module imports this one
 
     note = f"not scored as claims: {_summary(set_aside)} ({quote(set_aside[0].sentence)!r}" + (
         ", …)" if len(set_aside) > 1 else ")")

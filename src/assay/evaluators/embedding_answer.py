@@ -15,12 +15,11 @@ from assay.evaluators.embedding_base import (
     cosine_matrix,
     cosine_metric,
     matched_sentences,
-    quote,
-    rounded,
     sentence_weights,
     sentences_of,
     stack,
 )
+from assay.evaluators.explain import quote, rounded
 from assay.evaluators.registry import register
 from assay.params import check_choice, check_int
 from assay.text.normalize import normalize_squad, squad_tokens

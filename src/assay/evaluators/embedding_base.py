@@ -31,13 +31,13 @@ from assay.evaluators.base import (
     problem,
 )
 from assay.evaluators.claim_sentences import scored_sentences, skip_reason, with_set_aside
+from assay.evaluators.explain import quote
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 from assay.text.sentences import split_sentences
 from assay.text.tokens import words
 
 #: Characters of a sentence quoted in details and explanations.
-QUOTE_CHARS = 160
 #: Results of distinct inputs remembered per evaluator instance (least recently used dropped).
 MEMO_ITEMS = 20_000
 #: Texts per embedder that :func:`prefetch_embeddings` encodes up front, at most.
@@ -534,13 +534,3 @@ def matched_sentences(
             row["chunk"] = owners[j]
         rows.append(row)
     return rows
-
-
-def quote(text: str) -> str:
-    """A sentence shortened for explanations."""
-    return text if len(text) <= QUOTE_CHARS else text[: QUOTE_CHARS - 1] + "…"
-
-
-def rounded(values: Iterable[float], digits: int = 4) -> list[float]:
-    """JSON-friendly rounded floats."""
-    return [round(float(v), digits) for v in values]

@@ -21,10 +21,9 @@ from assay.evaluators.embedding_base import (
     chunk_sentences,
     cosine_matrix,
     cosine_metric,
-    quote,
-    rounded,
     sentences_of,
 )
+from assay.evaluators.explain import quote, rounded
 from assay.evaluators.registry import register
 
 

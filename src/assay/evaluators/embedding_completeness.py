@@ -32,11 +32,10 @@ from assay.evaluators.embedding_base import (
     WeightedEmbeddingEvaluator,
     cosine_matrix,
     cosine_metric,
-    quote,
-    rounded,
     sentence_weights,
     stack,
 )
+from assay.evaluators.explain import quote, rounded
 from assay.evaluators.registry import register
 from assay.params import check_choice
 

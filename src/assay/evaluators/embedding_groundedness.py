@@ -13,10 +13,9 @@ from assay.evaluators.embedding_base import (
     cosine_matrix,
     cosine_metric,
     matched_sentences,
-    quote,
-    rounded,
     stack,
 )
+from assay.evaluators.explain import quote, rounded
 from assay.evaluators.registry import register
 
 

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.embedding_base import EmbeddingEvaluator, cosine_matrix, rounded, stack
+from assay.evaluators.embedding_base import EmbeddingEvaluator, cosine_matrix, stack
+from assay.evaluators.explain import rounded
 from assay.evaluators.registry import register
 from assay.evaluators.retrieval import (
     PRECISION_DENOMINATORS,

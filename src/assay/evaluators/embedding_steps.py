@@ -23,10 +23,10 @@ from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
     SentenceVectors,
     cosine_matrix,
-    quote,
     sentences_of,
     stack,
 )
+from assay.evaluators.explain import quote
 from assay.evaluators.registry import register
 from assay.params import check
 

@@ -29,10 +29,10 @@ from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
     SentenceVectors,
     chunk_sentences,
-    quote,
     sentences_of,
     stack,
 )
+from assay.evaluators.explain import quote
 from assay.evaluators.registry import register
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_chunks
 from assay.params import check, check_int

@@ -20,13 +20,8 @@ import numpy as np
 from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.embedding_base import (
-    EmbeddingEvaluator,
-    cosine_matrix,
-    quote,
-    sentences_of,
-    stack,
-)
+from assay.evaluators.embedding_base import EmbeddingEvaluator, cosine_matrix, sentences_of, stack
+from assay.evaluators.explain import quote
 from assay.evaluators.registry import register
 from assay.params import check
 

@@ -36,6 +36,7 @@ from assay.evaluators.claim_sentences import (
     skip_reason,
     with_set_aside,
 )
+from assay.evaluators.explain import quote, rounded
 from assay.evaluators.hallucination_signals import (
     FEATURE_SET,
     FIGURE_CAP,
@@ -49,7 +50,7 @@ from assay.evaluators.hallucination_signals import (
     unstated_figure,
     unsupported_key_facts,
 )
-from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
+from assay.evaluators.nli_base import NLIEvaluator, chunks_of
 from assay.evaluators.registry import register
 from assay.params import check
 

@@ -18,12 +18,8 @@ from assay.backends.nli.head_nli import HeadNLI
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, problem
 from assay.evaluators.claim_sentences import scored_sentences, skip_reason, with_set_aside
-from assay.evaluators.embedding_base import (
-    chunk_sentences,
-    quote,
-    rounded,
-    single_threaded_blas,
-)
+from assay.evaluators.embedding_base import chunk_sentences, single_threaded_blas
+from assay.evaluators.explain import quote, rounded
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
 

@@ -33,7 +33,8 @@ from assay.backends.nli import CONTRADICTION, DEFAULT_NLI, NLIModel, NLIScores
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.claim_sentences import check_sentences, scored_sentences
-from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote
+from assay.evaluators.explain import quote
+from assay.evaluators.nli_base import NLIEvaluator, PairCollector
 from assay.evaluators.registry import register
 from assay.params import check, check_int
 from assay.text.claims import set_aside_summary

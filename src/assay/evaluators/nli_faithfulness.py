@@ -15,11 +15,11 @@ from assay.backends.nli import DEFAULT_NLI, ENTAILMENT, NLIModel, NLIScores
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.claim_sentences import check_sentences
+from assay.evaluators.explain import quote
 from assay.evaluators.nli_base import (
     NLIEvaluator,
     SentencePlan,
     plan_sentences,
-    quote,
     truncation_problems,
 )
 from assay.evaluators.registry import register

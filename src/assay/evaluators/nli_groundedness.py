@@ -25,13 +25,12 @@ from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.claim_sentences import check_sentences
+from assay.evaluators.explain import quote, rounded
 from assay.evaluators.nli_base import (
     NLIEvaluator,
     SentencePlan,
     plan_sentences,
     probs_dict,
-    quote,
-    rounded,
     truncation_problems,
 )
 from assay.evaluators.registry import register

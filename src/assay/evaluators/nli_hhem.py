@@ -17,7 +17,8 @@ from assay.backends.nli import DEFAULT_HHEM, NLIModel
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import chunk_sentences
-from assay.evaluators.nli_base import NLIEvaluator, chunks_of, quote, rounded
+from assay.evaluators.explain import quote, rounded
+from assay.evaluators.nli_base import NLIEvaluator, chunks_of
 from assay.evaluators.registry import register
 
 

@@ -20,7 +20,8 @@ from assay.backends.nli import CONTRADICTION, DEFAULT_NLI, ENTAILMENT, NLIModel,
 from assay.data.case import TestCase
 from assay.errors import BackendError
 from assay.evaluators.base import CaseResult, MetricSpec
-from assay.evaluators.nli_base import NLIEvaluator, PairCollector, quote, rounded
+from assay.evaluators.explain import quote, rounded
+from assay.evaluators.nli_base import NLIEvaluator, PairCollector
 from assay.evaluators.registry import register
 from assay.evaluators.summary_source import DEFAULT_SUMMARY_SOURCE, check_source, source_chunks
 from assay.params import check

@@ -32,7 +32,7 @@ from assay.backends.classify.head import heads_of
 from assay.backends.embed.cache import CachedEmbedder
 from assay.data.case import TestCase
 from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
-from assay.evaluators.embedding_base import quote
+from assay.evaluators.explain import quote
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
 from assay.evaluators.worst_sentence import NoScore, worst_sentences

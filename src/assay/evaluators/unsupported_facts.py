@@ -30,8 +30,8 @@ from assay.text.facts import (
     Fact,
     content_stems,
     context_keys,
-    extract_facts,
     fact_supported,
+    facts_of_sentences,
     is_negated,
     negation_supported,
 )
@@ -98,22 +98,20 @@ class UnsupportedFacts(Evaluator):
 
     def _score_one(self, case: TestCase) -> CaseResult:
         kept, set_aside = scored_sentences(case, self.sentences)
-        claims = "\n".join(kept)  # a line break always ends a sentence: the same sentences
-        facts = extract_facts(claims)
+        facts = facts_of_sentences(kept)
         if not facts:
             reason = skip_reason(kept, set_aside) or "the answer states no checkable facts"
             return CaseResult.skipped(self.metric_names(), reason)
         keys = context_keys(case.retrieved_context)
         flags = [fact_supported(f, keys) for f in facts]
         if any(f.kind == "negation" for f in facts):
-            answer = split_sentences(claims)
             context = [
                 (content_stems(s), is_negated(s))
                 for chunk in case.retrieved_context or []
                 for s in split_sentences(chunk)
             ]
             flags = [
-                negation_supported(answer[f.sentence], context) if f.kind == "negation" else ok
+                negation_supported(kept[f.sentence], context) if f.kind == "negation" else ok
                 for f, ok in zip(facts, flags, strict=True)
             ]
         unsupported = [f for f, ok in zip(facts, flags, strict=True) if not ok]

@@ -17,7 +17,7 @@ import numpy as np
 
 from assay.backends.classify import ClassScores, TextClassifier
 from assay.data.case import TestCase
-from assay.evaluators.embedding_base import quote, rounded
+from assay.evaluators.explain import quote, rounded
 from assay.evaluators.outcomes import CaseResult
 from assay.text.sentences import split_sentences
 

@@ -139,8 +139,19 @@ def extract_facts(text: str | None) -> list[Fact]:
         >>> [f.text for f in extract_facts("Keep one card, not the old one.")]
         ['Keep', 'one', 'card', 'not', 'old']
     """
+    return facts_of_sentences(split_sentences(text))
+
+
+def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
+    """The checkable facts of text already split into ``sentences`` (a fact's ``sentence`` is
+    its index there), as :func:`extract_facts` reads them.
+
+    Example:
+        >>> [(f.text, f.sentence) for f in facts_of_sentences(["Anna paid.", "Bob paid."])]
+        [('Anna', 0), ('paid', 0), ('Bob', 1)]
+    """
     facts: dict[str, Fact] = {}
-    for index, sentence in enumerate(split_sentences(text)):
+    for index, sentence in enumerate(sentences):
         matches = list(TOKEN.finditer(sentence))
         words = [m.group(0).lower() for m in matches]
         for position, match in enumerate(matches):
