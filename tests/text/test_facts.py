@@ -47,3 +47,17 @@ def test_the_shipped_list_is_what_the_build_script_writes(tmp_path: Path) -> Non
     subprocess.run([sys.executable, str(ROOT / "scripts" / "build_antonyms.py"), "--out",
                     str(out)], check=True, capture_output=True, timeout=300)
     assert out.read_bytes() == files("assay.text").joinpath("data/antonyms.tsv").read_bytes()
+
+
+@pytest.mark.parametrize(("sentence", "figure"), [
+    ("You can make only one withdrawal a year.", True),
+    ("It is a one-year fixed rate.", True),
+    ("The fee is charged for one month.", True),
+    ("There is a monthly fee of 6 euros for having one in place.", False),
+    ("Interest is charged from day one.", False),
+    ("This one costs 5 euros.", False),
+    ("No one from the bank will ask for it.", False),
+    ("The only one that qualifies is the Student account.", False),
+])
+def test_one_is_a_figure_only_when_it_counts_something(sentence: str, figure: bool) -> None:
+    assert any(f.key == "num:1" for f in extract_facts(sentence)) is figure

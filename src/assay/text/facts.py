@@ -107,22 +107,25 @@ def word_key(lower: str) -> tuple[str, str]:
     return "word", porter_stem(lower.replace("’", "'"))
 
 
-#: Words before which "one" is a pronoun ("this one", "the only one"), not a figure.
-_PRONOUN_ONE_AFTER = frozenset("a the this that which every each any no another only".split())  # noqa: SIM905
+#: Words after which "one" is a pronoun ("this one", "no one"), not a figure ("a one-year
+#: term" and "only one withdrawal" count).
+_PRONOUN_ONE_AFTER = frozenset("the this that which every each any no another".split())  # noqa: SIM905
 
 
-def _pronoun_one(words: list[str], position: int) -> bool:
+def _pronoun_one(words: list[str], position: int, hyphenated: bool = False) -> bool:
     """Whether the word at ``position`` is "one" used as a pronoun: a figure counts something,
-    so it comes before a content word ("one card"); "one should", "having one in place", "day
-    one" and "this one costs" count nothing. Without this rule, every such "one" was an
-    unsupported number.
+    so it comes before a content word ("one card") or starts a compound ("a one-year term",
+    ``hyphenated``); "one should", "having one in place", "day one" and "this one costs"
+    count nothing. Without this rule, every such "one" was an unsupported number.
 
     Example:
         >>> words = "having one in place and one card".split()
         >>> _pronoun_one(words, 1), _pronoun_one(words, 5)
         (True, False)
+        >>> _pronoun_one(["the", "one", "year", "rate"], 1, hyphenated=True)
+        False
     """
-    if words[position] != "one":
+    if words[position] != "one" or hyphenated:
         return False
     after = words[position + 1] if position + 1 < len(words) else None
     before = words[position - 1] if position > 0 else None
@@ -158,7 +161,7 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
             token = match.group(0)
             if match.group("num"):
                 fact = Fact(token, "number", f"num:{normalise_number(token)}", index)
-            elif _pronoun_one(words, position):
+            elif _pronoun_one(words, position, sentence[match.end():match.end() + 1] == "-"):
                 continue
             else:
                 lower = token.lower()
