@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -171,3 +173,17 @@ def test_an_unrelated_passage_does_not_contradict_a_supported_sentence() -> None
     changed_signals = changed.details["sentences"][0]["signals"]
     copied_signals = with_unrelated.details["sentences"][0]["signals"]
     assert changed_signals["nli_not_contradiction"] < copied_signals["nli_not_contradiction"]
+
+
+def test_a_combining_head_without_a_figure_cap_is_refused(tmp_path: Path) -> None:
+    """A head trained before the figure cap (or by hand) would score unstated figures as the
+    linear head did: refused with what to do, never used silently."""
+    from assay.backends.heads.store import save_head
+    from assay.errors import BackendError
+
+    shipped = load_head("hallucination")
+    save_head(tmp_path / "old", name="hallucination", labels=("supported",),
+              features=FEATURE_SET, layers=shipped.layers, mean=shipped.mean,
+              scale=shipped.scale, info={})
+    with pytest.raises(BackendError, match=r"p_supported_with_unstated_figure.*retrain"):
+        HallucinationScore(head=str(tmp_path / "old")).resolved_head()
