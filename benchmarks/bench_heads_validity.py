@@ -27,6 +27,7 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -110,6 +111,39 @@ def operating_point_section() -> list[str]:
         f"{float((scores[y == 0] >= threshold).mean()):.0%} of the ungrounded ones are flagged; "
         f"lowest score {scores.min():.2f}. The labels are the demo's, which its plan calibrates "
         "on: an operating-point check, not a held-out validity figure.",
+        "",
+    ]
+
+
+def figure_check_section(data: Any) -> list[str]:
+    """How often SummEdits' summaries state a figure their document lacks (what the figure
+    cap of ``hallucination_score`` acts on), consistent and inconsistent apart."""
+    from assay.backends.heads.store import load_head
+    from assay.evaluators.embedding_base import chunk_sentences
+    from assay.evaluators.hallucination_signals import (
+        FIGURE_CAP,
+        FIGURE_KINDS,
+        context_facts,
+        unsupported_key_facts,
+    )
+    from assay.text.claims import answer_sentences
+
+    cap = float(load_head("hallucination").data[FIGURE_CAP])
+    flagged = np.array([
+        any(f.kind in FIGURE_KINDS
+            for claim in answer_sentences(row.summary, "claims")[0]
+            for f in unsupported_key_facts(claim, context_facts(chunk_sentences([row.doc])[0])))
+        for row in data.itertuples()])
+    labels = data["label"].to_numpy()
+    consistent, inconsistent = flagged[labels == 1], flagged[labels == 0]
+    return [
+        "## The figure check on real summaries",
+        "",
+        f"Summaries stating a number or date their document lacks (the figure cap of "
+        f"`hallucination_score`, design note 0053, puts each at {1 - cap:.2f} or more): "
+        f"{int(consistent.sum())} of {len(consistent):,} consistent summaries "
+        f"({consistent.mean():.1%}) and {int(inconsistent.sum())} of {len(inconsistent):,} "
+        f"inconsistent ones ({inconsistent.mean():.1%}).",
         "",
     ]
 
@@ -416,6 +450,7 @@ def main() -> int:
         "",
         *blind_spot(columns, labels, args.n_boot),
         "",
+        *figure_check_section(data),
         "## Time per evaluator (SummEdits)",
         "",
         "| evaluator | seconds |",

@@ -364,7 +364,7 @@ def model_card(info: dict[str, Any], digest: str) -> str:
         "documents are one passage each, where the two definitions agree).",
         "",
         f"**Figure cap.** A sentence that states a number or date its context lacks gets "
-        f"P(supported) at most **{info[FIGURE_CAP]:.3f}**: the weighted share of supported "
+        f"P(supported) at most **{info[FIGURE_CAP]:.4f}**: the weighted share of supported "
         f"rows among the {info['rows_with_unstated_figure']:,} training rows with an unstated "
         f"figure ({info['supported_rows_with_unstated_figure']:,} of them supported: entailed "
         "hypotheses that word or round a figure differently, 'seven days' for 'a week', "

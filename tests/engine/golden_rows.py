@@ -4,6 +4,12 @@ columnar result batches (design note 0036): ``tests/golden/result_rows.jsonl.gz`
 The golden file was written by ``python tests/engine/golden_rows.py`` with the per-case
 implementation (commit 1fd937b); ``test_golden_rows.py`` checks that every row, value, reason,
 explanation and detail is still identical. Do not regenerate it to make a failing test pass.
+
+Regenerated once, for an intended change of the facts rule (session 14, design note 0053):
+lower-case "may" (the modal verb) is no longer the month of May, so 8 demo answers have one
+supported date fact fewer in ``unsupported_facts`` (40 rows: shares recomputed, a numbers share
+with no figure left skipped, explanations counting one fact fewer); every other row was
+checked identical before regenerating.
 """
 
 from __future__ import annotations

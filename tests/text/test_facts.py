@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from assay.text.facts import antonyms, context_keys, contradicted_by_antonym, extract_facts
+from assay.text.facts import (
+    antonyms,
+    context_keys,
+    contradicted_by_antonym,
+    extract_facts,
+    fact_supported,
+)
 from assay.text.porter import porter_stem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,3 +67,42 @@ def test_the_shipped_list_is_what_the_build_script_writes(tmp_path: Path) -> Non
 ])
 def test_one_is_a_figure_only_when_it_counts_something(sentence: str, figure: bool) -> None:
     assert any(f.key == "num:1" for f in extract_facts(sentence)) is figure
+
+
+@pytest.mark.parametrize(("context", "answer", "unsupported"), [
+    ("Send it by 31/03/2026.", "Send it by 31 March 2026.", set()),
+    ("Send it by 31 March 2026.", "Send it by 31/03/2026.", set()),
+    ("Send it by 31 March 2026.", "Send it by 31/04/2026.", {"04"}),
+    ("Send it by 03/04/2026.", "Send it by 4 March 2026.", set()),  # either reading
+    ("The limit is 1,500,000 euros.", "The limit is 1.5 million euros.", set()),
+    ("The limit is 1.5 million euros.", "The limit is 1,500,000 euros.", set()),
+    ("The limit is 1.5 million euros.", "The limit is 2 million euros.", {"2"}),
+    ("The first payment is due in May.", "The 1st payment is due in May.", set()),
+    ("The 1st payment is due in May.", "The 2nd payment is due in May.", {"2"}),
+])
+def test_a_figure_written_another_way_is_still_supported(
+        context: str, answer: str, unsupported: set[str]) -> None:
+    """Dates with or without month names, scale words and ordinals: the same figure in another
+    format is stated; a different one is not (design note 0053)."""
+    keys = context_keys([context])
+    found = {f.text for f in extract_facts(answer)
+             if f.kind in ("number", "date") and not fact_supported(f, keys)}
+    assert found == unsupported
+
+
+@pytest.mark.parametrize(("sentence", "dates"), [
+    ("You may be charged a fee.", set()),
+    ("May I see your card?", set()),
+    ("The fee rises in May.", {"May"}),
+    ("It is due on may 5.", {"may"}),
+    ("Protesters may march in March.", {"March"}),
+])
+def test_a_month_name_is_a_date_only_when_written_as_one(sentence: str, dates: set[str]) -> None:
+    assert {f.text for f in extract_facts(sentence) if f.kind == "date"} == dates
+
+
+def test_a_compound_number_word_is_one_figure() -> None:
+    facts = extract_facts("There were twenty-five machines and thirty people.")
+    assert [(f.text, f.key) for f in facts if f.kind == "number"] == [
+        ("twenty-five", "num:25"), ("thirty", "num:30")]
+    assert "num:25" in context_keys(["Twenty five machines were used."])

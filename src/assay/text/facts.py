@@ -4,7 +4,10 @@ Shared by the ``unsupported_facts`` evaluator, the NLI head's lexical features, 
 signals and the conversation metrics, so all of them agree on what a "fact" is and when the
 context "supports" it. Tokens are normalised (lower case, Porter stems, digits for number words,
 ``5,000`` = ``5000``, month names to numbers); a fact is supported when its normalised form
-occurs in the context.
+occurs in the context. A figure may be written another way in the context: the month of a
+numeric date ("31/03/2026", read day first in an answer, either way in a context) is a month,
+a scale word is part of its figure ("1.5 million" = ``1500000``), and ordinals match their
+words ("1st" and "first").
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from importlib.resources import files
 
@@ -132,6 +136,87 @@ def _pronoun_one(words: list[str], position: int, hyphenated: bool = False) -> b
     return after is None or after in STOPWORDS or before in _PRONOUN_ONE_AFTER
 
 
+#: A numeric date with "/" or "-" ("31/03/2026", "4-3-26"): day, separator, month, year.
+_NUMERIC_DATE = re.compile(r"(?<![\d/.-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/-])")
+#: Words that scale the figure before them ("1.5 million" = 1500000).
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "bn": 9}
+#: Ordinal suffixes ("1st", "2nd") and ordinal words: a context's "first" supports an
+#: answer's "1st", its "1st" an answer's "first".
+_ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
+_ORDINALS = {w: str(i) for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split(),  # noqa: SIM905
+    start=1)}
+_ORDINAL_WORDS = {digits: word for word, digits in _ORDINALS.items()}
+
+
+def _date_months(sentence: str) -> dict[int, list[str]]:
+    """The month keys of the numeric dates of ``sentence``, by the start of the token that holds
+    the month: day first (as in Europe), then month first when the first part can be a month
+    ("03/04/2026" may be either; "31/03/2026" is only the 31st of March). An answer's date is
+    read day first; a context's supports both readings.
+
+    Example:
+        >>> _date_months("Due 31/03/2026 or 03/04/26.")
+        {7: ['month:3'], 21: ['month:4', 'month:3']}
+    """
+    months: dict[int, list[str]] = {}
+    for m in _NUMERIC_DATE.finditer(sentence):
+        first, second = int(m.group(1)), int(m.group(3))
+        if 1 <= second <= 12:
+            months[m.start(3)] = [f"month:{second}"] + (
+                [f"month:{first}"] if 1 <= first <= 12 and first != second else [])
+    return months
+
+
+def _scaled(number: str, following: str | None) -> str:
+    """The key of a figure, scaled by the word after it ("1.5" + "million" -> "num:1500000").
+
+    Example:
+        >>> _scaled("1.5", "million"), _scaled("2,000", "euros")
+        ('num:1500000', 'num:2000')
+    """
+    value = normalise_number(number)
+    if following in _SCALES:
+        value = format(Decimal(value).scaleb(_SCALES[following]).normalize(), "f")
+    return f"num:{value}"
+
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_UNITS = {w: i for i, w in enumerate("one two three four five six seven eight nine".split(),  # noqa: SIM905
+                                    start=1)}
+
+
+def _compound_number(words: list[str], position: int) -> str | None:
+    """The value of a tens word followed by a units word ("twenty five", "twenty-five": 25),
+    read at the tens word; None elsewhere.
+
+    Example:
+        >>> _compound_number(["twenty", "five", "euros"], 0), _compound_number(["twenty"], 0)
+        ('25', None)
+    """
+    if words[position] in _TENS and position + 1 < len(words) and words[position + 1] in _UNITS:
+        return str(_TENS[words[position]] + _UNITS[words[position + 1]])
+    return None
+
+
+def _is_month(matches: list[re.Match[str]], position: int) -> bool:
+    """Whether a month name is a date here: written with a capital ("in March", not "they may
+    march"), except "May" opening a sentence ("May I ask…?"), or next to a figure ("may 5").
+    Lower-case "may" was read as the month of May, an unstated date in every "you may".
+
+    Example:
+        >>> tokens = list(TOKEN.finditer("You may pay in May or on may 5."))
+        >>> [_is_month(tokens, i) for i in (1, 4, 7)]
+        [False, True, True]
+    """
+    token = matches[position].group(0)
+    beside_figure = any(0 <= i < len(matches) and matches[i].group("num")
+                        for i in (position - 1, position + 1))
+    capital = token[0].isupper() and (position > 0 or token.lower() != "may")
+    return capital or beside_figure
+
+
 def extract_facts(text: str | None) -> list[Fact]:
     """The checkable facts of ``text``, in order (duplicates kept once). "One" used as a
     pronoun is not a fact (:func:`_pronoun_one`).
@@ -157,15 +242,30 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
     for index, sentence in enumerate(sentences):
         matches = list(TOKEN.finditer(sentence))
         words = [m.group(0).lower() for m in matches]
+        months = _date_months(sentence) if "/" in sentence or "-" in sentence else {}
         for position, match in enumerate(matches):
             token = match.group(0)
+            following = words[position + 1] if position + 1 < len(words) else None
+            after_number = position > 0 and bool(matches[position - 1].group("num"))
             if match.group("num"):
-                fact = Fact(token, "number", f"num:{normalise_number(token)}", index)
+                if match.start() in months:  # a date's month: "03" of "31/03/2026" is March
+                    fact = Fact(token, "date", months[match.start()][0], index)
+                else:
+                    fact = Fact(token, "number", _scaled(token, following), index)
+            elif after_number and words[position] in _SCALES:
+                continue  # read with its figure: "1.5 million"
+            elif position > 0 and _compound_number(words, position - 1):
+                continue  # read with its tens: "twenty-five"
+            elif compound := _compound_number(words, position):
+                written = sentence[match.start():matches[position + 1].end()]
+                fact = Fact(written, "number", f"num:{compound}", index)
             elif _pronoun_one(words, position, sentence[match.end():match.end() + 1] == "-"):
                 continue
             else:
                 lower = token.lower()
                 kind, key = word_key(lower)
+                if kind == "date" and not _is_month(matches, position):
+                    kind, key = "word", porter_stem(lower)
                 if kind == "word":
                     if lower in STOPWORDS or len(lower) < 2:
                         continue
@@ -188,13 +288,26 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
     """
     keys: set[str] = set()
     for chunk in chunks or []:
-        for match in TOKEN.finditer(chunk):
+        for readings in _date_months(chunk).values():
+            keys.update(readings)
+        matches = list(TOKEN.finditer(chunk))
+        words = [m.group(0).lower() for m in matches]
+        for position, match in enumerate(matches):
             token = match.group(0)
             if match.group("num"):
-                keys.add(f"num:{normalise_number(token)}")
+                following = words[position + 1] if position + 1 < len(words) else None
+                keys.update({f"num:{normalise_number(token)}", _scaled(token, following)})
+                if following in _ORDINAL_SUFFIXES and token in _ORDINAL_WORDS:
+                    keys.add(porter_stem(_ORDINAL_WORDS[token]))  # "1st" supports "first"
                 continue
             lower = token.lower()
+            if lower in _ORDINALS:
+                keys.add(f"num:{_ORDINALS[lower]}")  # "first" supports "1st"
+            if compound := _compound_number(words, position):
+                keys.add(f"num:{compound}")
             kind, key = word_key(lower)
+            if kind == "date" and not _is_month(matches, position):
+                kind, key = "word", porter_stem(lower)
             keys.add(key)
             keys.add(f"name:{lower}")
             if kind != "word":
