@@ -106,3 +106,12 @@ def test_a_compound_number_word_is_one_figure() -> None:
     assert [(f.text, f.key) for f in facts if f.kind == "number"] == [
         ("twenty-five", "num:25"), ("thirty", "num:30")]
     assert "num:25" in context_keys(["Twenty five machines were used."])
+
+
+@pytest.mark.parametrize(("context", "answer"), [
+    ("Samantha opened the account.", "It was Samantha's account."),
+    ("It was Samantha's account.", "Samantha opened it."),
+])
+def test_a_possessive_name_is_the_name(context: str, answer: str) -> None:
+    keys = context_keys([context])
+    assert all(fact_supported(f, keys) for f in extract_facts(answer) if f.kind == "name")

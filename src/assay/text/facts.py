@@ -187,6 +187,17 @@ _UNITS = {w: i for i, w in enumerate("one two three four five six seven eight ni
                                     start=1)}
 
 
+def _without_possessive(lower: str) -> str:
+    """A name without its possessive ending: "Samantha's" is Samantha (it was read as a name
+    the context never states).
+
+    Example:
+        >>> [_without_possessive(name) for name in ("samantha's", "ross’s", "ross")]
+        ['samantha', 'ross', 'ross']
+    """
+    return lower[:-2] if lower.endswith(("'s", "’s")) else lower
+
+
 def _compound_number(words: list[str], position: int) -> str | None:
     """The value of a tens word followed by a units word ("twenty five", "twenty-five": 25),
     read at the tens word; None elsewhere.
@@ -271,7 +282,7 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
                         continue
                     if position > 0 and token[0].isupper():
                         kind = "name"
-                        key = f"name:{lower}"
+                        key = f"name:{_without_possessive(lower)}"
                 fact = Fact(token, kind, key, index)
             dedup = {"word": f"w:{fact.key}", "negation": f"neg@{index}"}.get(fact.kind, fact.key)
             facts.setdefault(dedup, fact)
@@ -308,8 +319,10 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
             kind, key = word_key(lower)
             if kind == "date" and not _is_month(matches, position):
                 kind, key = "word", porter_stem(lower)
+            if kind == "word" and lower not in STOPWORDS and not lower.endswith("ly"):
+                keys.add(f"{_PREDICATE}{key}")
             keys.add(key)
-            keys.add(f"name:{lower}")
+            keys.add(f"name:{_without_possessive(lower)}")
             if kind != "word":
                 keys.add(porter_stem(lower))
     return frozenset(keys)
@@ -374,6 +387,11 @@ def fact_supported(fact: Fact, keys: frozenset[str]) -> bool:
     return fact.key in keys
 
 
+#: Prefix of the context keys of content words that can carry an antonym (stop words and
+#: "-ly" adverbs cannot).
+_PREDICATE = "pred:"
+
+
 @lru_cache(maxsize=1)
 def _antonym_table() -> dict[str, frozenset[str]]:
     table: dict[str, set[str]] = {}
@@ -399,11 +417,18 @@ def antonyms(stem: str) -> frozenset[str]:
 
 def contradicted_by_antonym(fact: Fact, keys: frozenset[str]) -> bool:
     """Whether a content word is absent from the context while its antonym is there (a swapped
-    predicate: "sales increased" against a context that only says they decreased).
+    predicate: "sales increased" against a context that only says they decreased). The
+    antonym must be there as a content word: not a stop word ("have", the auxiliary, is no
+    antonym of "lack") and not an adverb ("actually" shares its stem with "actual", the
+    antonym of "potential").
 
     Example:
         >>> keys = context_keys(["Sales decreased in May."])
         >>> [f.text for f in extract_facts("Sales increased.") if contradicted_by_antonym(f, keys)]
         ['increased']
+        >>> keys = context_keys(["We actually have the budget."])
+        >>> [f.text for f in extract_facts("A potential lack.") if contradicted_by_antonym(f, keys)]
+        []
     """
-    return fact.kind == "word" and fact.key not in keys and bool(antonyms(fact.key) & keys)
+    return fact.kind == "word" and fact.key not in keys and any(
+        f"{_PREDICATE}{antonym}" in keys for antonym in antonyms(fact.key))
