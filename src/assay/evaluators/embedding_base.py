@@ -37,7 +37,6 @@ from assay.params import check
 from assay.text.sentences import split_sentences
 from assay.text.tokens import words
 
-#: Characters of a sentence quoted in details and explanations.
 #: Results of distinct inputs remembered per evaluator instance (least recently used dropped).
 MEMO_ITEMS = 20_000
 #: Texts per embedder that :func:`prefetch_embeddings` encodes up front, at most.

@@ -6,8 +6,10 @@ context "supports" it. Tokens are normalised (lower case, Porter stems, digits f
 ``5,000`` = ``5000``, month names to numbers); a fact is supported when its normalised form
 occurs in the context. A figure may be written another way in the context: the month of a
 numeric date ("31/03/2026", read day first in an answer, either way in a context) is a month,
-a scale word is part of its figure ("1.5 million" = ``1500000``), and ordinals match their
-words ("1st" and "first").
+a scale word is part of its figure ("1.5 million" = ``1500000``), ordinals match their
+words ("1st" and "first") and a compound number word is one figure ("twenty-five"). Words
+that only look like facts are not: "one" as a pronoun, "may" the verb; a possessive name is
+the name.
 """
 
 from __future__ import annotations
