@@ -10,6 +10,11 @@ lower-case "may" (the modal verb) is no longer the month of May, so 8 demo answe
 supported date fact fewer in ``unsupported_facts`` (40 rows: shares recomputed, a numbers share
 with no figure left skipped, explanations counting one fact fewer); every other row was
 checked identical before regenerating.
+
+Regenerated a second time, for the ordinal suffix (session 15): "75th" is the figure 75, no
+longer also a word "th", so demo answer q19 (faithful) has one supported fact fewer (5 rows of
+``unsupported_facts``: the facts share and the explanation's count); every other row was
+checked identical before regenerating.
 """
 
 from __future__ import annotations

@@ -115,3 +115,24 @@ def test_a_compound_number_word_is_one_figure() -> None:
 def test_a_possessive_name_is_the_name(context: str, answer: str) -> None:
     keys = context_keys([context])
     assert all(fact_supported(f, keys) for f in extract_facts(answer) if f.kind == "name")
+
+
+@pytest.mark.parametrize(("context", "answer", "unsupported"), [
+    ("Cases of SARS-CoV-2 rose.", "Cases of SARS-CoV-4 rose.", {"SARS-CoV-4"}),
+    ("Cases of SARS-CoV-2 rose.", "Cases of SARS-CoV-2 rose.", set()),
+    ("Cases of COVID-19 rose.", "Covid19 cases rose.", set()),
+    ("Send form W-8BEN.", "Send form W-9.", {"W-9"}),
+    ("PSD2 applies to SARS-CoV-2 notices.", "SARS was named in PSD2.", set()),
+    ("Rates fell in 2020.", "Rates fell pre-2020.", set()),
+])
+def test_a_code_is_one_name(context: str, answer: str, unsupported: set[str]) -> None:
+    """A code with a digit is one fact: "SARS-CoV-4" is not supported by the parts of
+    "SARS-CoV-2"; a context's code still supports its parts; "pre-2020" is no code."""
+    keys = context_keys([context])
+    assert {f.text for f in extract_facts(answer)
+            if f.kind != "word" and not fact_supported(f, keys)} == unsupported
+
+
+def test_an_ordinal_suffix_is_part_of_its_figure() -> None:
+    assert [(f.text, f.kind) for f in extract_facts("Before your 75th birthday.")] == [
+        ("75", "number"), ("birthday", "word")]
