@@ -124,10 +124,13 @@ def test_a_possessive_name_is_the_name(context: str, answer: str) -> None:
     ("Send form W-8BEN.", "Send form W-9.", {"W-9"}),
     ("PSD2 applies to SARS-CoV-2 notices.", "SARS was named in PSD2.", set()),
     ("Rates fell in 2020.", "Rates fell pre-2020.", set()),
+    ("Talks between the U.K. and Russia stalled.", "Talks with the U.S. stalled.", {"U.S."}),
+    ("Talks between the U.K. and Russia stalled.", "The UK's talks stalled.", set()),
 ])
 def test_a_code_is_one_name(context: str, answer: str, unsupported: set[str]) -> None:
     """A code with a digit is one fact: "SARS-CoV-4" is not supported by the parts of
-    "SARS-CoV-2"; a context's code still supports its parts; "pre-2020" is no code."""
+    "SARS-CoV-2"; a context's code still supports its parts; "pre-2020" is no code. Capitals
+    with dots are one name ("U.S." was two one-letter tokens, no fact at all)."""
     keys = context_keys([context])
     assert {f.text for f in extract_facts(answer)
             if f.kind != "word" and not fact_supported(f, keys)} == unsupported

@@ -8,7 +8,7 @@ occurs in the context. A figure may be written another way in the context: the m
 numeric date ("31/03/2026", read day first in an answer, either way in a context) is a month,
 a scale word is part of its figure ("1.5 million" = ``1500000``), ordinals match their
 words ("1st" and "first") and a compound number word is one figure ("twenty-five"). A
-code is one name ("SARS-CoV-2", "PSD2"). Words
+code is one name ("SARS-CoV-2", "PSD2"), and so are capitals with dots ("U.S."). Words
 that only look like facts are not: "one" as a pronoun, "may" the verb; a possessive name is
 the name.
 """
@@ -156,31 +156,40 @@ _ORDINAL_WORDS = {digits: word for word, digits in _ORDINALS.items()}
 #: "SARS-CoV-2", "W-8BEN", "PSD2"); its trailing letters-only parts are not part of it.
 _CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 _DIGIT_PART = re.compile(r"[A-Za-z]*\d[A-Za-z0-9]*")
+#: Capitals with dots ("U.S.", "E.U."): the tokens read one letter each, too short for a name.
+_DOTTED = re.compile(r"(?<![A-Za-z.])(?:[A-Z]\.){2,}")
 
 
-def _codes(sentence: str) -> dict[int, tuple[int, str]]:
-    """The codes of ``sentence`` by start: ``start -> (end, key)``. A code is one name
-    ("SARS-CoV-4" is not "SARS", "CoV" and the figure 4, each of which a context about
-    SARS-CoV-2 supports), its key without hyphens or case ("Covid19" = "COVID-19"). A
-    lower-case word joined to a figure by a hyphen is not a code ("pre-2020", "top-10").
+def _joined_names(sentence: str) -> dict[int, tuple[int, str]]:
+    """The names of ``sentence`` written across several tokens, by start: ``start -> (end,
+    key)``. A code with a digit is one name ("SARS-CoV-4" is not "SARS", "CoV" and the figure
+    4, each of which a context about SARS-CoV-2 supports), its key without hyphens or case
+    ("Covid19" = "COVID-19"); a lower-case word joined to a figure by a hyphen is not a code
+    ("pre-2020", "top-10"). Capitals with dots are a name ("U.S." = "US"; its single letters
+    were no fact at all, so "U.K." for "U.S." went unseen).
 
     Example:
-        >>> _codes("SARS-CoV-4 and COVID-19-related cases, pre-2020, PSD2.")
-        {0: (10, 'name:sarscov4'), 15: (23, 'name:covid19'), 49: (53, 'name:psd2')}
+        >>> _joined_names("SARS-CoV-4 and COVID-19-related cases, pre-2020, PSD2, U.S.")
+        {0: (10, 'name:sarscov4'), 15: (23, 'name:covid19'), 49: (53, 'name:psd2'), \
+55: (59, 'name:us')}
     """
-    codes: dict[int, tuple[int, str]] = {}
-    for m in _CODE.finditer(sentence):
-        parts = m.group(0).split("-")
-        last = max((i for i, part in enumerate(parts) if _DIGIT_PART.fullmatch(part)),
-                   default=None)
-        if last is None:
-            continue
-        first = next(i for i, part in enumerate(parts) if any(c.isdigit() for c in part))
-        if first > 0 and not any(c.isupper() for c in "".join(parts[:first])):
-            continue
-        text = "-".join(parts[: last + 1])
-        codes[m.start()] = (m.start() + len(text), f"name:{text.replace('-', '').lower()}")
-    return codes
+    names: dict[int, tuple[int, str]] = {}
+    if any(c.isdigit() for c in sentence):
+        for m in _CODE.finditer(sentence):
+            parts = m.group(0).split("-")
+            last = max((i for i, part in enumerate(parts) if _DIGIT_PART.fullmatch(part)),
+                       default=None)
+            if last is None:
+                continue
+            first = next(i for i, part in enumerate(parts) if any(c.isdigit() for c in part))
+            if first > 0 and not any(c.isupper() for c in "".join(parts[:first])):
+                continue
+            text = "-".join(parts[: last + 1])
+            names[m.start()] = (m.start() + len(text), f"name:{text.replace('-', '').lower()}")
+    if "." in sentence:
+        for m in _DOTTED.finditer(sentence):
+            names[m.start()] = (m.end(), f"name:{m.group(0).replace('.', '').lower()}")
+    return names
 
 
 def _date_months(sentence: str) -> dict[int, list[str]]:
@@ -288,17 +297,17 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
         matches = list(TOKEN.finditer(sentence))
         words = [m.group(0).lower() for m in matches]
         months = _date_months(sentence) if "/" in sentence or "-" in sentence else {}
-        codes = _codes(sentence) if any(c.isdigit() for c in sentence) else {}
-        code_end = -1
+        joined = _joined_names(sentence)
+        joined_end = -1
         for position, match in enumerate(matches):
             token = match.group(0)
             following = words[position + 1] if position + 1 < len(words) else None
             after_number = position > 0 and bool(matches[position - 1].group("num"))
-            if match.start() in codes:
-                code_end, key = codes[match.start()]
-                fact = Fact(sentence[match.start():code_end], "name", key, index)
-            elif match.start() < code_end:
-                continue  # read with its code
+            if match.start() in joined:
+                joined_end, key = joined[match.start()]
+                fact = Fact(sentence[match.start():joined_end], "name", key, index)
+            elif match.start() < joined_end:
+                continue  # read with its name
             elif after_number and words[position] in _ORDINAL_SUFFIXES:
                 continue  # read with its figure: "30th"
             elif match.group("num"):
@@ -344,7 +353,7 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
     for chunk in chunks or []:
         for readings in _date_months(chunk).values():
             keys.update(readings)
-        keys.update(key for _, key in _codes(chunk).values())  # and their parts, below
+        keys.update(key for _, key in _joined_names(chunk).values())  # and their parts
         matches = list(TOKEN.finditer(chunk))
         words = [m.group(0).lower() for m in matches]
         for position, match in enumerate(matches):
