@@ -343,13 +343,16 @@ def main() -> int:
         "",
         "Over all lists: " + "; ".join(aurocs) + ".",
         "",
-        "## Functional breakdown, held-out suite (the honest estimate)",
+        "## Functional breakdown, held-out suite",
         "",
         f"`benchmarks/toxicity_heldout.py`: HateCheck's 29 functionalities (Röttger et al. "
         f"2021) as {n_templates} templates hand-written for assay, groups filled with HateCheck's"
         f" 7 protected groups (slurs: one per group): {n_held:,} sentences. Written and "
-        "committed before the head was tuned, and not used to choose its design (which was "
-        "chosen on the lists above and on held-out training data). Labels as HateCheck's: "
+        "committed before any head was tuned. It was the honest estimate until design note "
+        "0054: the tuned head's contrast rows answer the failures seen here (denied praise, "
+        "negated hate; no row repeats or nearly repeats a sentence of it), and three "
+        "candidates were scored on it, so its figures for the tuned head are optimistic; the "
+        "other heads' are still held out. Labels as HateCheck's: "
         "abuse aimed at individuals, objects and non-protected groups is *not* hateful, so a "
         "toxicity scorer that flags insults fails F22–F24 by design. Not HateCheck's own data "
         "and not the project owner's suite.",

@@ -54,6 +54,7 @@ LICENCES = {
     "counter_speech": "derived from the Stormfront, ToxiGen and SBIC sentences (their licences)",
     "opinion": "derived from the Stormfront, ToxiGen and SBIC sentences (their licences)",
     "negated_positive": "derived from the ToxiGen sentences (their licence)",
+    "stance_contrast": "written for assay (heads.toxicity_contrast; Apache-2.0, as assay)",
     "mnli": "OANC (free use); fiction CC BY 3.0 / CC BY-SA 3.0 (MultiNLI); TaxiNLI C-UDA 1.0",
 }
 

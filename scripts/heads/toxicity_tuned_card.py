@@ -45,19 +45,30 @@ def toxicity_tuned_card(info: dict[str, Any], digest: str, licences: dict[str, s
         f"(early-stopping AUROC of `toxicity` by epoch: {history}). The default toxicity head "
         "(spec `\"head\"`, also `\"head-tuned\"`; design note 0045).")
     dev_rows = ", ".join(f"{s} {n:,}" for s, n in info["dev_rows"].items())
+    contrast = info["rows"].get("stance_contrast", 0) + info["dev_rows"].get("stance_contrast", 0)
     data_notes = (
-        f"The token head's rows, split and weights exactly (`{info['start']}` model card), read "
-        "from `../shared/data/training/` (never copied into the repository); dev split: "
-        f"{dev_rows}; {info['early_stop_rows']:,} early-stopping rows from the training side. "
-        "No validation set of assay (Davidson, GPTFuzz, SummEdits, FRANK, presidio) and no "
-        "sentence of assay's functional suites was used for training or choices.")
+        f"The token head's rows, split and weights (`{info['start']}` model card), read from "
+        "`../shared/data/training/` (never copied into the repository), and "
+        f"{contrast:,} contrast rows written for assay (`stance_contrast`, "
+        "`scripts/heads/toxicity_contrast.py`: statements about 32 groups, praise or contempt, "
+        "affirmed or negated; harsh acts on things or on groups), split by the same hash; dev "
+        f"split: {dev_rows}; {info['early_stop_rows']:,} early-stopping rows from the training "
+        "side. No validation set of assay (Davidson, GPTFuzz, SummEdits, FRANK, presidio) was "
+        "used for training. The contrast rows answer failures seen on assay's held-out "
+        "HateCheck-style suite (denied praise, negated hate), no row repeats or nearly repeats "
+        "one of its sentences, and three candidates were scored on it (design note 0054): its "
+        "figures for this head are not a clean held-out estimate.")
     offsets = ", ".join(f"{t} {v:+.2f}" for t, v in metrics["bias_offsets"].items())
     rates = ", ".join(f"{t} {v:.3f}" for t, v in metrics["dev_false_positive_rate"].items())
     recall = ", ".join(f"{t} {v:.3f}" for t, v in metrics["dev_recall"].items())
     lines = [
         "## Metrics (dev split, held out of the fit)", "",
         "AUROC per target (each on the dev rows labelled for it), and of `toxicity` within each "
-        "source:", "", *_dev_table(metrics), "",
+        "source (the labelled sources' dev rows, as the start head's card):", "",
+        *_dev_table(metrics), "",
+        *([f"On the contrast rows' dev side, `toxicity` AUROC "
+           f"{metrics['dev_stance_contrast']:.3f} (siblings of training rows: an easy check)."
+           , ""] if metrics.get("dev_stance_contrast") is not None else []),
         f"**Threshold.** Output biases shifted after the fit ({offsets}) so that at 0.5 each "
         f"flags a set share of the dev texts labelled not toxic ({rates}: `toxicity` the token "
         "head's share; `threat` a low one, so that a liability clause or an instruction to "
@@ -70,8 +81,12 @@ def toxicity_tuned_card(info: dict[str, Any], digest: str, licences: dict[str, s
         "and cost: `benchmarks/results/toxicity.md`."]
     limits = [
         "Only the last layer is trained: what layers 1-5 do not separate (who speaks, "
-        "quotation, negation scope) is learnt from the training data's few examples; hate "
-        "stated as a denied positive statement is its weakest functionality.",
+        "quotation, negation scope) is learnt from few examples. Negation is taught by assay's "
+        "contrast rows, in their simple frames; counter-speech that quotes or reports hate is "
+        "still flagged about half the time, and hate referred to by a pronoun in the next "
+        "sentence is its weakest hateful functionality.",
+        "It scores toxicity, not hate speech alone: abuse of a group that is not protected "
+        "(\"Bankers are greedy parasites.\") or of one person is flagged.",
         "Threats against one person in plain words (\"Say that again and I will put you in "
         "the hospital.\") are often missed, and hostility addressed to \"you\" (an insult) "
         "often reads as `threat`: `threat` was fitted on Civil Comments posts whose raters "

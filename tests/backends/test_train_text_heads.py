@@ -47,8 +47,8 @@ def test_the_functional_diagnostics_are_never_training_data(module: str, shared_
                                                              ) -> None:
     """The functional lists in benchmarks/ (assay's own diagnostics and its held-out suite): no
     training text of the toxicity heads — labelled, or made from the labelled ones (hard
-    negatives, opinion and denial frames) — may repeat one of their sentences (compared
-    lower-cased, letters only), and each list's sentences are distinct."""
+    negatives, opinion and denial frames, the stance contrast rows) — may repeat one of their
+    sentences (compared lower-cased, letters only), and each list's sentences are distinct."""
     import importlib
     import importlib.util
 
@@ -58,6 +58,7 @@ def test_the_functional_diagnostics_are_never_training_data(module: str, shared_
     for folder in ("scripts", "benchmarks"):
         if str(ROOT / folder) not in sys.path:
             sys.path.insert(0, str(ROOT / folder))
+    from heads.toxicity_contrast import contrast_examples
     from heads.toxicity_data import (
         counter_speech_examples,
         negated_positive_examples,
@@ -75,7 +76,8 @@ def test_the_functional_diagnostics_are_never_training_data(module: str, shared_
     assert len(set(sentences)) == len(sentences)  # distinct
     diagnostics = {key(t) for t in sentences}
     examples = toxicity_examples(data)
-    made = [*counter_speech_examples(examples), *opinion_examples(examples)]
+    made = [*counter_speech_examples(examples), *opinion_examples(examples),
+            *contrast_examples()]
     if importlib.util.find_spec("vaderSentiment") is not None:
         made.extend(negated_positive_examples(examples))
     training = {key(e.text) for e in [*examples, *made]}
