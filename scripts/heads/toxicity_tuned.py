@@ -210,6 +210,8 @@ def train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     labelled = toxicity_examples(args.data, limit=args.limit, seed=0)
     contrast = contrast_examples() if args.contrast else []
+    if args.limit:  # as every source file: an even sample of at most ``limit`` rows
+        contrast = contrast[:: max(1, len(contrast) // args.limit)][: args.limit]
     train_examples, dev_examples = dev_split([*labelled, *contrast])
     everything = [*train_examples, *dev_examples]
     training = np.arange(len(train_examples))

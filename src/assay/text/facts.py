@@ -154,7 +154,7 @@ _ORDINAL_WORDS = {digits: word for word, digits in _ORDINALS.items()}
 
 #: A letter-led code with a digit, as a run of letters, digits and inner hyphens ("COVID-19",
 #: "SARS-CoV-2", "W-8BEN", "PSD2"); its trailing letters-only parts are not part of it.
-_CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
+_CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z][A-Za-z-]*?\d[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 _DIGIT_PART = re.compile(r"[A-Za-z]*\d[A-Za-z0-9]*")
 #: Capitals with dots ("U.S.", "E.U."): the tokens read one letter each, too short for a name.
 _DOTTED = re.compile(r"(?<![A-Za-z.])(?:[A-Z]\.){2,}")
@@ -174,18 +174,14 @@ def _joined_names(sentence: str) -> dict[int, tuple[int, str]]:
 55: (59, 'name:us')}
     """
     names: dict[int, tuple[int, str]] = {}
-    if any(c.isdigit() for c in sentence):
-        for m in _CODE.finditer(sentence):
-            parts = m.group(0).split("-")
-            last = max((i for i, part in enumerate(parts) if _DIGIT_PART.fullmatch(part)),
-                       default=None)
-            if last is None:
-                continue
-            first = next(i for i, part in enumerate(parts) if any(c.isdigit() for c in part))
-            if first > 0 and not any(c.isupper() for c in "".join(parts[:first])):
-                continue
-            text = "-".join(parts[: last + 1])
-            names[m.start()] = (m.start() + len(text), f"name:{text.replace('-', '').lower()}")
+    for m in _CODE.finditer(sentence):  # matches only letter-led runs holding a digit
+        parts = m.group(0).split("-")
+        last = max(i for i, part in enumerate(parts) if _DIGIT_PART.fullmatch(part))
+        first = next(i for i, part in enumerate(parts) if _DIGIT_PART.fullmatch(part))
+        if first > 0 and "-".join(parts[:first]).islower():
+            continue
+        text = "-".join(parts[: last + 1])
+        names[m.start()] = (m.start() + len(text), f"name:{text.replace('-', '').lower()}")
     if "." in sentence:
         for m in _DOTTED.finditer(sentence):
             names[m.start()] = (m.end(), f"name:{m.group(0).replace('.', '').lower()}")
