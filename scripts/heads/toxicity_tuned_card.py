@@ -56,7 +56,7 @@ def toxicity_tuned_card(info: dict[str, Any], digest: str, licences: dict[str, s
         "side. No validation set of assay (Davidson, GPTFuzz, SummEdits, FRANK, presidio) was "
         "used for training. The contrast rows answer failures seen on assay's held-out "
         "HateCheck-style suite (denied praise, negated hate), no row repeats or nearly repeats "
-        "one of its sentences, and three candidates were scored on it (design note 0054): its "
+        "one of its sentences, and every candidate was scored on it (design note 0054): its "
         "figures for this head are not a clean held-out estimate.")
     offsets = ", ".join(f"{t} {v:+.2f}" for t, v in metrics["bias_offsets"].items())
     rates = ", ".join(f"{t} {v:.3f}" for t, v in metrics["dev_false_positive_rate"].items())
