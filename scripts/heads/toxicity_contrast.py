@@ -114,9 +114,13 @@ MAX_SUITE_OVERLAP = 0.8
 _WORD = re.compile(r"[a-z']+")
 
 
-def _filled(frame: str, group: str, **parts: str) -> str:
-    text = frame.format(g=group, G=group[0].upper() + group[1:], **parts)
+def _initial_capital(text: str) -> str:
+    """``text`` with its first letter upper-cased and the rest kept ("PIN" stays)."""
     return text[0].upper() + text[1:]
+
+
+def _filled(frame: str, group: str, **parts: str) -> str:
+    return _initial_capital(frame.format(g=group, G=_initial_capital(group), **parts))
 
 
 def _act_forms(aux: str, verb: str) -> dict[str, str]:
@@ -177,8 +181,8 @@ def target_rows(seed: int = 0) -> list[tuple[str, int]]:
                 text = rng.choice(TARGET_FRAMES).format(
                     act=" ".join(w for w in (verb, particle, target) if w),
                     act_them=act_them, Act_them=act_them.capitalize(), o=target,
-                    O=target[0].upper() + target[1:])
-                out.append((text[0].upper() + text[1:], toxic))
+                    O=_initial_capital(target))
+                out.append((_initial_capital(text), toxic))
         act_them = " ".join(w for w in (verb, "them", particle) if w)
         for purpose in PURPOSES:
             out.append((f"{rng.choice(('', 'Please '))}{act_them} {purpose}.".capitalize(), 0))
@@ -186,7 +190,7 @@ def target_rows(seed: int = 0) -> list[tuple[str, int]]:
         for purpose in rng.sample(PURPOSES, 2):
             thing, group = rng.choice(THINGS), rng.choice(GROUPS)
             out.append((f"{thing.capitalize()} are piling up. {act_them} {purpose}.", 0))
-            out.append((f"{group[0].upper() + group[1:]} are piling up. {act_them} {purpose}.",
+            out.append((f"{_initial_capital(group)} are piling up. {act_them} {purpose}.",
                         1))
     return out
 
