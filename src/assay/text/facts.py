@@ -267,6 +267,22 @@ def _is_month(matches: list[re.Match[str]], position: int) -> bool:
     return capital or beside_figure
 
 
+def _word_reading(matches: list[re.Match[str]], position: int) -> tuple[str, str]:
+    """The kind and key of the word token at ``position`` as both an answer and a context read
+    it: :func:`word_key`, except that a month name not written as a date is a word.
+
+    Example:
+        >>> tokens = list(TOKEN.finditer("You may pay in May."))
+        >>> _word_reading(tokens, 1), _word_reading(tokens, 4)
+        (('word', 'may'), ('date', 'month:5'))
+    """
+    lower = matches[position].group(0).lower()
+    kind, key = word_key(lower)
+    if kind == "date" and not _is_month(matches, position):
+        return "word", porter_stem(lower)
+    return kind, key
+
+
 def extract_facts(text: str | None) -> list[Fact]:
     """The checkable facts of ``text``, in order (duplicates kept once). "One" used as a
     pronoun is not a fact (:func:`_pronoun_one`).
@@ -322,9 +338,7 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
                 continue
             else:
                 lower = token.lower()
-                kind, key = word_key(lower)
-                if kind == "date" and not _is_month(matches, position):
-                    kind, key = "word", porter_stem(lower)
+                kind, key = _word_reading(matches, position)
                 if kind == "word":
                     if lower in STOPWORDS or len(lower) < 2:
                         continue
@@ -365,9 +379,7 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
                 keys.add(f"num:{_ORDINALS[lower]}")  # "first" supports "1st"
             if compound := _compound_number(words, position):
                 keys.add(f"num:{compound}")
-            kind, key = word_key(lower)
-            if kind == "date" and not _is_month(matches, position):
-                kind, key = "word", porter_stem(lower)
+            kind, key = _word_reading(matches, position)
             if kind == "word" and lower not in STOPWORDS and not lower.endswith("ly"):
                 keys.add(f"{_PREDICATE}{key}")
             keys.add(key)
