@@ -128,12 +128,15 @@ def figure_check_section(data: Any) -> list[str]:
     )
     from assay.text.claims import answer_sentences
 
+    def states_unstated_figure(summary: str, document: str) -> bool:
+        facts = context_facts(chunk_sentences([document])[0])
+        return any(f.kind in FIGURE_KINDS
+                   for claim in answer_sentences(summary, "claims")[0]
+                   for f in unsupported_key_facts(claim, facts))
+
     cap = float(load_head("hallucination").data[FIGURE_CAP])
-    flagged = np.array([
-        any(f.kind in FIGURE_KINDS
-            for claim in answer_sentences(row.summary, "claims")[0]
-            for f in unsupported_key_facts(claim, context_facts(chunk_sentences([row.doc])[0])))
-        for row in data.itertuples()])
+    flagged = np.array([states_unstated_figure(row.summary, row.doc)
+                        for row in data.itertuples()])
     labels = data["label"].to_numpy()
     consistent, inconsistent = flagged[labels == 1], flagged[labels == 0]
     return [

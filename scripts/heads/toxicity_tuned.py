@@ -10,9 +10,9 @@ rows (its data, targets, class weights, ToxiGen weight, early-stopping rows and 
 (:mod:`heads.toxicity_contrast`, split by the same hash; ``--no-contrast`` leaves them out;
 design note 0054). AdamW with a linear warm-up and decay; the state with the best
 early-stopping AUROC of ``toxicity`` (checked every half epoch) is kept. The output biases of
-``toxicity`` and ``threat`` are then moved so that, at 0.5, each flags a set share of the
-labelled dev texts labelled not toxic: ``toxicity`` the shipped token head's share, ``threat``
-:data:`THREAT_BENIGN_RATE` (design note 0045; chosen on the dev split only).
+``toxicity`` and ``threat`` are then moved so that, at 0.5, each flags a set share of the dev
+texts of the labelled sources that are labelled not toxic: ``toxicity`` the shipped token head's
+share, ``threat`` :data:`THREAT_BENIGN_RATE` (design note 0045; chosen on the dev split only).
 
 The frozen layer-5 states of the training texts are computed once and cached as float16 under
 ``<cache-dir>/layer5`` (outside the repository). The head folder holds the layer (``x_top_*``,
@@ -87,7 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of this head."""
     add_fine_tune_arguments(parser, epochs=3, unit="texts")
     parser.add_argument("--no-contrast", action="store_false", dest="contrast",
-                        help="leave out the stance contrast rows (heads.toxicity_contrast)")
+                        help="leave out the contrast rows (heads.toxicity_contrast)")
 
 
 # ---------------------------------------------------------------------------------------------

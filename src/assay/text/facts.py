@@ -199,6 +199,8 @@ def _date_months(sentence: str) -> dict[int, list[str]]:
         {7: ['month:3'], 21: ['month:4', 'month:3']}
     """
     months: dict[int, list[str]] = {}
+    if "/" not in sentence and "-" not in sentence:
+        return months
     for m in _NUMERIC_DATE.finditer(sentence):
         first, second = int(m.group(1)), int(m.group(3))
         if 1 <= second <= 12:
@@ -308,7 +310,7 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
     for index, sentence in enumerate(sentences):
         matches = list(TOKEN.finditer(sentence))
         words = [m.group(0).lower() for m in matches]
-        months = _date_months(sentence) if "/" in sentence or "-" in sentence else {}
+        months = _date_months(sentence)
         joined = _joined_names(sentence)
         joined_end = -1
         for position, match in enumerate(matches):
