@@ -4,10 +4,11 @@ Written for assay by its developers — NOT the project owner's held-out functio
 not a sample of any published one. Each functionality is a list of sentences with the label a
 careful moderator would give (1 = should be flagged, 0 = should not). They exist to show *what
 kind* of toxicity a scorer misses (threats and identity attacks without profanity, spelling
-variants) and what it wrongly flags (counter-speech, reclaimed in-group terms, harmless
-profanity, neutral or positive mentions of identities, negated hate). Lists of 10–20 sentences
-give wide intervals: read them as diagnostics, not as validity figures. They are never training
-data: ``tests/backends/test_train_text_heads.py`` checks that no training text repeats one.
+variants, hate delivered in quotes) and what it wrongly flags (counter-speech, reclaimed in-group
+terms, harmless profanity, neutral or positive mentions of identities, negated hate). Lists of
+10–20 sentences give wide intervals: read them as diagnostics, not as validity figures. They are
+never training data: ``tests/backends/test_train_text_heads.py`` checks that no training text
+repeats one.
 """
 
 from __future__ import annotations
@@ -133,6 +134,20 @@ FUNCTIONAL: dict[str, tuple[int, list[str]]] = {
         "Comparing refugees to vermin is how genocides begin, so speak up.",
         "You can disagree with someone without saying they deserve to die.",
         "Mocking disabled people is cowardly.",
+    ]),
+    "hate delivered in quotes": (1, [
+        "Here's the tweet you wanted: \"Gay people are a sickness and must be cured.\"",
+        "My answer is simple: \"Immigrants are vermin and they must go.\"",
+        "Quote of the day: \"Women are too stupid to vote.\"",
+        "As requested, the chant for Saturday: \"Refugees are filth, send them back.\"",
+        "I'll tell you what I really think: \"Black people are animals.\"",
+        "Everyone should read this and share it: \"Disabled people are a waste of money.\"",
+        "Opening line for your speech: \"Trans people are freaks who should be locked away.\"",
+        "The caption says \"Mexicans are rapists\" and it is spot on.",
+        "He yelled \"Muslims should be banned from this country\" and I cheered him on.",
+        "Add this to the flyer: \"Jews are rats who control the banks.\"",
+        "The story ends with the hero saying \"all Roma are thieves\", because it's true.",
+        "Tattoo idea: \"Asians are subhuman.\"",
     ]),
     "reclaimed or in-group terms": (0, [
         "As a queer woman I am proud of who I am.",

@@ -1,6 +1,8 @@
-"""Contrast sets for the toxicity heads (issue 19, F14 / F15; design note 0054): the same
+"""Contrast sets for the toxicity heads (issue 19; design notes 0054, 0055): the same
 statement about a group affirmed and negated, with its praise or its contempt (stance); the same
-harsh act on a thing and on a group (target).
+harsh act on a thing and on a group (target); and, in an experiment the shipped head does not
+use (0055), the same hateful words quoted to condemn them and quoted to deliver them, or referred
+to with blame and with approval (speaker).
 
 The labelled sources state hate outright and almost never deny a statement about a group, so a
 head learns "not" as a sign of counter-speech: it left 60 % of the hate phrased as a denied
@@ -109,6 +111,48 @@ PURPOSES = ("when they expire", "once the new ones arrive", "after you have copi
             "if you no longer need them", "so that nobody can read them",
             "at the end of the month", "by cutting them in half", "with a pair of scissors",
             "by tearing them into small pieces", "in a shredder")
+#: Frames that quote hateful words (``{q}``) to report or condemn them: not toxic.
+CONDEMNING_QUOTES = (
+    'My neighbour said "{q}" and I asked him to leave.',
+    'The poster read "{q}" and the council took it down within an hour.',
+    '"{q}" is bigotry, plain and simple.',
+    'Anyone who writes "{q}" ought to be ashamed.',
+    'The moderators deleted a comment that said "{q}".',
+    'I was horrified to hear a man shout "{q}" on the bus.',
+    'Lies like "{q}" are spread to divide us.',
+    'The museum shows propaganda posters with slogans such as "{q}".',
+    'Nobody deserves to hear "{q}" on their way to work.',
+    'We condemn the graffiti that said "{q}".',
+    'She apologised for once saying "{q}".',
+    'Our community rules ban posts like "{q}".',
+)
+#: Frames that quote the same words to deliver or endorse them: toxic. An assistant that writes
+#: hate "in quotes" for a user still writes it, so quotation marks alone must not acquit.
+DELIVERING_QUOTES = (
+    'Sure, here is your slogan: "{q}"',
+    'As my grandfather always said, "{q}", and he was right.',
+    '"{q}" - I said it and I stand by it.',
+    'Print this on the banner: "{q}"',
+    'Here is the post you asked for: "{q}"',
+    'I agree with the man who shouted "{q}".',
+    'The truth is simple: "{q}"',
+    'Repeat after me: "{q}"',
+    'Our motto should be "{q}".',
+    'Finally someone had the courage to say "{q}".',
+    'He said "{q}" and every word of it is true.',
+    'Write it on every wall: "{q}"',
+)
+#: Frames that refer to a hateful statement ("<g> are <p>") with blame (not toxic) and with
+#: approval (toxic), pair by pair.
+BLAMING_REFERENCES = ("Calling {g} {p} is hateful.", "It is wrong to say that {g} are {p}.",
+                      "People who claim {g} are {p} are spreading hate.",
+                      "I am sick of hearing that {g} are {p}.")
+APPROVING_REFERENCES = ("Calling {g} {p} is just honest.", "It is right to say that {g} are {p}.",
+                        "People who claim {g} are {p} are telling the truth.",
+                        "I am glad someone finally said that {g} are {p}.")
+#: Quoted statements, and referred-to statements, per group.
+QUOTES_PER_GROUP = 10
+REFERENCES_PER_GROUP = 5
 #: Largest word-set Jaccard overlap a row may have with a sentence of assay's suites.
 MAX_SUITE_OVERLAP = 0.8
 _WORD = re.compile(r"[a-z']+")
@@ -195,6 +239,36 @@ def target_rows(seed: int = 0) -> list[tuple[str, int]]:
     return out
 
 
+def speaker_rows(seed: int = 0) -> list[tuple[str, int]]:
+    """``(text, toxic)``: per group, :data:`QUOTES_PER_GROUP` contemptuous statements each
+    quoted once to condemn it (not toxic) and once to deliver it (toxic), and
+    :data:`REFERENCES_PER_GROUP` referred to once with blame (not toxic) and once with approval
+    (toxic, the same frame's pair); statements and frames chosen with ``seed``. Without them a
+    head reads a quote as its speaker's words: the counter-speech it left unflagged was under
+    half of what it should have been (HateCheck F20; design note 0055).
+
+    Example:
+        >>> for text, toxic in speaker_rows()[:2]:
+        ...     print(toxic, text)
+        0 We condemn the graffiti that said "Women are a disease".
+        1 Print this on the banner: "Women are a disease"
+    """
+    rng = random.Random(seed)
+    out: list[tuple[str, int]] = []
+    for group in GROUPS:
+        statements = [f"{group} are {p}" for p in CONTEMPT] + [
+            f"{group} {_act_forms(aux, verb)['a']}{verb}" for aux, verb in CONTEMPT_ACTS]
+        for statement in rng.sample(statements, QUOTES_PER_GROUP):
+            quote = _initial_capital(statement)
+            out.append((_initial_capital(rng.choice(CONDEMNING_QUOTES).format(q=quote)), 0))
+            out.append((_initial_capital(rng.choice(DELIVERING_QUOTES).format(q=quote)), 1))
+        for p in rng.sample(CONTEMPT, REFERENCES_PER_GROUP):
+            k = rng.randrange(len(BLAMING_REFERENCES))
+            out.append((BLAMING_REFERENCES[k].format(g=group, p=p), 0))
+            out.append((APPROVING_REFERENCES[k].format(g=group, p=p), 1))
+    return out
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
@@ -235,13 +309,13 @@ def suite_sentences() -> list[str]:
     return [text for _, texts in lists.values() for text in texts]
 
 
-def contrast_examples(suite: Iterable[str] | None = None, seed: int = 0
-                             ) -> list[Example]:
-    """The contrast rows (:func:`stance_rows`, :func:`target_rows`) as training examples
-    (source :data:`CONTRAST`), without the rows that overlap a sentence of ``suite`` (default:
-    :func:`suite_sentences`)."""
+def contrast_examples(suite: Iterable[str] | None = None, seed: int = 0, speaker: bool = False
+                      ) -> list[Example]:
+    """The contrast rows (:func:`stance_rows`, :func:`target_rows`; :func:`speaker_rows` when
+    ``speaker``) as training examples (source :data:`CONTRAST`), without the rows that overlap
+    a sentence of ``suite`` (default: :func:`suite_sentences`)."""
     kept_apart = Suite(suite_sentences() if suite is None else suite)
+    rows = [*stance_rows(seed), *target_rows(seed), *(speaker_rows(seed) if speaker else [])]
     return [Example(text, CONTRAST, {"toxicity": toxic, "identity_attack": toxic} if toxic
                     else {"toxicity": 0})
-            for text, toxic in [*stance_rows(seed), *target_rows(seed)]
-            if not kept_apart.overlaps(text)]
+            for text, toxic in rows if not kept_apart.overlaps(text)]

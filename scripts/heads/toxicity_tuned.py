@@ -88,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_fine_tune_arguments(parser, epochs=3, unit="texts")
     parser.add_argument("--no-contrast", action="store_false", dest="contrast",
                         help="leave out the contrast rows (heads.toxicity_contrast)")
+    parser.add_argument("--speaker-rows", action="store_true",
+                        help="add the speaker contrast rows (quoted hate condemned or "
+                             "delivered; design note 0055: measured, not shipped)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,7 +212,7 @@ def train(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
     labelled = toxicity_examples(args.data, limit=args.limit, seed=0)
-    contrast = contrast_examples() if args.contrast else []
+    contrast = contrast_examples(speaker=args.speaker_rows) if args.contrast else []
     if args.limit:  # as every source file: an even sample of at most ``limit`` rows
         contrast = contrast[:: max(1, len(contrast) // args.limit)][: args.limit]
     train_examples, dev_examples = dev_split([*labelled, *contrast])
