@@ -139,3 +139,38 @@ def test_a_code_is_one_name(context: str, answer: str, unsupported: set[str]) ->
 def test_an_ordinal_suffix_is_part_of_its_figure() -> None:
     assert [(f.text, f.kind) for f in extract_facts("Before your 75th birthday.")] == [
         ("75", "number"), ("birthday", "word")]
+
+
+@pytest.mark.parametrize(("context", "answer", "unsupported"), [
+    ("The fee is €50 a year.", "The fee is 50 euros a year.", set()),
+    ("The fee is €50 a year.", "The fee is EUR 50 a year.", set()),
+    ("The fee is 50 euros a year.", "The fee is EUR 50 a year.", set()),
+    ("Withdrawals are limited to £300 a day.", "Up to 300 pounds a day.", set()),
+    ("Withdrawals are limited to $300 a day.", "Up to 300 dollars or USD a day.", set()),
+    ("The rate is 2.5% a year.", "The rate is 2.5 per cent.", set()),
+    ("The rate is 2.5 percent.", "The rate is 2.5 pct.", set()),
+    ("The fee is €50 a year.", "The fee is 50 pounds a year.", {"pounds"}),
+    ("The rate is 2.5 a year.", "The rate is 2.5 per cent.", {"cent"}),
+])
+def test_a_sign_supports_the_words_for_it(context: str, answer: str,
+                                          unsupported: set[str]) -> None:
+    """A currency or percent sign in the context supports the words and codes for it; another
+    currency stays unsupported."""
+    keys = context_keys([context])
+    assert {f.text for f in extract_facts(answer) if not fact_supported(f, keys)} == unsupported
+
+
+@pytest.mark.parametrize(("context", "answer", "unsupported"), [
+    ("The branch opens at 9:30 on weekdays.", "It opens at 9.30 am.", set()),
+    ("The branch opens at 9.30 am on weekdays.", "It opens at 9:30.", set()),
+    ("The branch opens at 9:30 on weekdays.", "It opens at 10:30.", {"10"}),
+    ("The branch opens at 9:30 on weekdays.", "It opens at 10.30 am.", {"10.30"}),
+    ("The fee is 9.30 euros.", "The fee is 30 euros.", {"30"}),  # a price, not a time
+    ("The fee is 9.30 a month.", "The fee is 30 a month.", {"30"}),
+    ("We close at 5.30 p.m. on Fridays.", "We close at 5:30 on Fridays.", set()),
+])
+def test_a_clock_time_is_supported_in_either_writing(context: str, answer: str,
+                                                     unsupported: set[str]) -> None:
+    keys = context_keys([context])
+    assert {f.text for f in extract_facts(answer)
+            if f.kind == "number" and not fact_supported(f, keys)} == unsupported

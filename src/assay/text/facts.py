@@ -8,7 +8,9 @@ occurs in the context. A figure may be written another way in the context: the m
 numeric date ("31/03/2026", read day first in an answer, either way in a context) is a month,
 a scale word is part of its figure ("1.5 million" = ``1500000``), ordinals match their
 words ("1st" and "first") and a compound number word is one figure ("twenty-five"). A
-code is one name ("SARS-CoV-2", "PSD2"), and so are capitals with dots ("U.S."). Words
+code is one name ("SARS-CoV-2", "PSD2"), and so are capitals with dots ("U.S."). A context's
+currency or percent sign supports the words and codes for it ("€" for "euros" and "EUR"), and
+its clock times both writings ("9:30", "9.30 am"). Words
 that only look like facts are not: "one" as a pronoun, "may" the verb; a possessive name is
 the name.
 """
@@ -158,6 +160,62 @@ _CODE = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z][A-Za-z-]*?\d[A-Za-z0-9]*(?:-[A-Za
 _DIGIT_PART = re.compile(r"[A-Za-z]*\d[A-Za-z0-9]*")
 #: Capitals with dots ("U.S.", "E.U."): the tokens read one letter each, too short for a name.
 _DOTTED = re.compile(r"(?<![A-Za-z.])(?:[A-Z]\.){2,}")
+
+
+#: A currency or percent sign, and the words and codes that write the same thing: a context
+#: that writes any of them supports all their keys ("€50" supports "50 euros" and "EUR 50";
+#: "5 %" supports "5 per cent").
+_SIGN_NAMES = {"€": ("euro", "eur"), "£": ("pound", "gbp"), "$": ("dollar", "usd"),
+               "%": ("percent", "cent", "pct")}
+_SIGN_KEYS = {sign: frozenset(key for name in names for key in (porter_stem(name), f"name:{name}"))
+              for sign, names in _SIGN_NAMES.items()}
+#: The words that write a sign ("cent" only after "per": "5 cents" is no percentage).
+_SIGN_OF_WORD = {form: sign for sign, names in _SIGN_NAMES.items() for name in names
+                 if name != "cent" for form in (name, f"{name}s")}
+#: What makes "9.30" a clock time when it follows ("9.30 am", "9.30 p.m."; else it may be a
+#: price, as in "9.30 a month").
+_DAY_HALF = re.compile(r"\s?[ap]\.?m\b", re.IGNORECASE)
+
+
+def _signs_written(chunk: str, words: list[str]) -> set[str]:
+    """The signs of :data:`_SIGN_NAMES` that ``chunk`` (its lower-cased ``words``) writes, as a
+    sign or in words.
+
+    Example:
+        >>> text = "A fee of 5 EUR, or 2 per cent."
+        >>> sorted(_signs_written(text, [m.group(0).lower() for m in TOKEN.finditer(text)]))
+        ['%', '€']
+    """
+    signs = {sign for sign in _SIGN_NAMES if sign in chunk}
+    for position, word in enumerate(words):
+        if word in _SIGN_OF_WORD:
+            signs.add(_SIGN_OF_WORD[word])
+        elif word == "cent" and position > 0 and words[position - 1] == "per":
+            signs.add("%")
+    return signs
+
+
+def _clock_keys(chunk: str, matches: list[re.Match[str]], position: int) -> set[str]:
+    """The keys of the other writing of a clock time at the figure ``position``: "9:30" (read
+    as the figures 9 and 30) also as 9.30, and "9.30 am" also as 9 and 30. A dotted figure is
+    a time only before "am" / "pm", so the price "9.30 euros" does not state 30.
+
+    Example:
+        >>> text = "Open 9:30 to 5.30 pm; fee 9.30 a month."
+        >>> tokens = list(TOKEN.finditer(text))
+        >>> [sorted(_clock_keys(text, tokens, i)) for i in (1, 4, 7)]
+        [['num:9.3'], ['num:30', 'num:5'], []]
+    """
+    match = matches[position]
+    hour = match.group(0)
+    following = matches[position + 1] if position + 1 < len(matches) else None
+    if (following is not None and following.group("num") and following.start() == match.end() + 1
+            and chunk[match.end()] == ":" and len(following.group(0)) == 2 and hour.isdigit()):
+        return {f"num:{normalise_number(f'{hour}.{following.group(0)}')}"}
+    parts = hour.split(".")
+    if len(parts) == 2 and len(parts[1]) == 2 and _DAY_HALF.match(chunk, match.end()):
+        return {f"num:{normalise_number(part)}" for part in parts}
+    return set()
 
 
 def _joined_names(sentence: str) -> dict[int, tuple[int, str]]:
@@ -368,11 +426,14 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
         keys.update(key for _, key in _joined_names(chunk).values())  # and their parts
         matches = list(TOKEN.finditer(chunk))
         words = [m.group(0).lower() for m in matches]
+        for sign in _signs_written(chunk, words):
+            keys.update(_SIGN_KEYS[sign])
         for position, match in enumerate(matches):
             token = match.group(0)
             if match.group("num"):
                 following = words[position + 1] if position + 1 < len(words) else None
                 keys.update({f"num:{normalise_number(token)}", _scaled(token, following)})
+                keys.update(_clock_keys(chunk, matches, position))
                 if following in _ORDINAL_SUFFIXES and token in _ORDINAL_WORDS:
                     keys.add(porter_stem(_ORDINAL_WORDS[token]))  # "1st" supports "first"
                 continue
