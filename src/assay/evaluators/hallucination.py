@@ -44,7 +44,6 @@ from assay.evaluators.hallucination_signals import (
     SIGNALS,
     Analyses,
     ContextAnalysis,
-    analysed,
     capped_at_figures,
     sentence_signals,
     unstated_figure,
@@ -196,7 +195,7 @@ class HallucinationScore(NLIEvaluator):
         head = self.resolved_head()
         claims = [scored[i][0] for i in todo]
         contexts = [chunks_of(cases[i].retrieved_context) for i in todo]
-        analyses: Analyses = {}  # kept to name the details in the explanations
+        analyses = Analyses()  # kept to name the details in the explanations
         signals = sentence_signals(self.resolved_nli(), self.resolved_embedder(), claims,
                                    contexts, analyses) if todo else []
         by_case = dict(zip(todo, zip(claims, signals, contexts, strict=True), strict=True))
@@ -207,7 +206,7 @@ class HallucinationScore(NLIEvaluator):
                 continue
             sentences, values, chunks = by_case[i]
             out.append(with_set_aside(self._result(head, sentences, values,
-                                                   analysed(chunks, analyses)),
+                                                   analyses.of(chunks)),
                                       scored[i][1]))
         return out
 

@@ -17,7 +17,7 @@ from assay.backends.embed import CachedEmbedder
 from assay.backends.nli import CONTRADICTION, ENTAILMENT, NLIModel
 from assay.evaluators.embedding_base import chunk_sentences, cosine_matrix
 from assay.evaluators.lexical_groundedness import token_precision
-from assay.text.alignment import ContextIndex
+from assay.text.alignment import ContextIndex, detail_keys
 from assay.text.facts import (
     Fact,
     content_stems,
@@ -58,6 +58,22 @@ SIGNALS = (
 ContextFacts = tuple[frozenset[str], list[tuple[frozenset[str], bool]]]
 
 
+@dataclass(frozen=True)
+class SentenceReading:
+    """A context sentence as the signals read it: its fact keys, content stems, whether it is
+    negated, and its alignment detail keys."""
+
+    keys: frozenset[str]
+    stems: frozenset[str]
+    negated: bool
+    details: frozenset[str]
+
+    @classmethod
+    def of(cls, sentence: str) -> SentenceReading:
+        return cls(context_keys([sentence]), content_stems(sentence), is_negated(sentence),
+                   frozenset(detail_keys(sentence)))
+
+
 def context_facts(context_sentences: Sequence[str]) -> ContextFacts:
     """What :func:`unsupported_key_facts` needs of a context, computed once per context.
 
@@ -66,8 +82,14 @@ def context_facts(context_sentences: Sequence[str]) -> ContextFacts:
         >>> "num:50" in keys, [negated for _, negated in sentences]
         (True, [False, True])
     """
-    return (context_keys(context_sentences),
-            [(content_stems(s), is_negated(s)) for s in context_sentences])
+    return facts_of_readings([SentenceReading.of(s) for s in context_sentences])
+
+
+def facts_of_readings(readings: Sequence[SentenceReading]) -> ContextFacts:
+    """:func:`context_facts` of sentences already read (the context's keys are the union of
+    its sentences')."""
+    return (frozenset().union(*(r.keys for r in readings)),
+            [(r.stems, r.negated) for r in readings])
 
 
 def unsupported_key_facts(claim: str, context: ContextFacts) -> list[Fact]:
@@ -107,23 +129,41 @@ class ContextAnalysis:
     facts: ContextFacts
     alignment: ContextIndex
 
-    @classmethod
-    def of(cls, chunks: Sequence[str]) -> ContextAnalysis:
-        context_sentences, owners = chunk_sentences(chunks)
-        return cls(context_sentences, owners, context_facts(context_sentences),
-                   ContextIndex.of(context_sentences, owners))
 
+class Analyses:
+    """The context analyses of one scoring call, each made on first use and kept: by passages
+    (cases often share a context) and, beneath them, the reading of each context sentence
+    (contexts often share passages: a knowledge base's passages recur across cases' retrieved
+    contexts, in other combinations).
 
-#: Analyses of the contexts of one scoring call, by passages (cases often share a context).
-Analyses = dict[tuple[str, ...], ContextAnalysis]
+    Example:
+        >>> analyses = Analyses()
+        >>> first = analyses.of(["Anna paid 50 euros.", "It was late."])
+        >>> analyses.of(["Anna paid 50 euros.", "It was late."]) is first
+        True
+        >>> analyses.of(["It was late.", "Bob paid."]).sentences, len(analyses.readings)
+        (['It was late.', 'Bob paid.'], 3)
+    """
 
+    def __init__(self) -> None:
+        self.contexts: dict[tuple[str, ...], ContextAnalysis] = {}
+        self.readings: dict[str, SentenceReading] = {}
 
-def analysed(chunks: Sequence[str], analyses: Analyses) -> ContextAnalysis:
-    """The analysis of ``chunks``, computed on first use and kept in ``analyses``."""
-    key = tuple(chunks)
-    if key not in analyses:
-        analyses[key] = ContextAnalysis.of(chunks)
-    return analyses[key]
+    def of(self, chunks: Sequence[str]) -> ContextAnalysis:
+        """The analysis of the passages ``chunks``."""
+        key = tuple(chunks)
+        if key not in self.contexts:
+            sentences, owners = chunk_sentences(chunks)
+            readings = [self._reading(s) for s in sentences]
+            self.contexts[key] = ContextAnalysis(
+                sentences, owners, facts_of_readings(readings),
+                ContextIndex.of(sentences, owners, [r.details for r in readings]))
+        return self.contexts[key]
+
+    def _reading(self, sentence: str) -> SentenceReading:
+        if sentence not in self.readings:
+            self.readings[sentence] = SentenceReading.of(sentence)
+        return self.readings[sentence]
 
 
 def sentence_signals(
@@ -153,13 +193,13 @@ def sentence_signals(
         analyses: where the context analyses are kept (the caller's, to reuse them when
             explaining; default: for this call only).
     """
-    analyses = {} if analyses is None else analyses
+    analyses = Analyses() if analyses is None else analyses
     premises: list[str] = []
     hypotheses: list[str] = []
     texts: dict[str, None] = {}
     aligned_passage: list[int] = []  # per claim, the passage holding its aligned window
     for claims, chunks in zip(sentences, contexts, strict=True):
-        context = analysed(chunks, analyses)
+        context = analyses.of(chunks)
         context_sentences, alignment, owners = context.sentences, context.alignment, context.owners
         texts.update(dict.fromkeys(claims))
         texts.update(dict.fromkeys(context_sentences))
@@ -178,7 +218,7 @@ def sentence_signals(
     row = claim_number = 0
     for claims, chunks in zip(sentences, contexts, strict=True):
         joined = "\n".join(chunks)
-        context = analyses[tuple(chunks)]
+        context = analyses.of(chunks)
         context_sentences, key_context, alignment = (context.sentences, context.facts,
                                                      context.alignment)
         keys = key_context[0]

@@ -81,16 +81,19 @@ class ContextIndex:
     spans: tuple[tuple[int, int], ...] = ()
 
     @classmethod
-    def of(cls, sentences: Sequence[str], owners: Sequence[int] | None = None) -> ContextIndex:
+    def of(cls, sentences: Sequence[str], owners: Sequence[int] | None = None,
+           details: Sequence[frozenset[str]] | None = None) -> ContextIndex:
         """Index context sentences (``owners``: the passage of each, so that a window never
-        spans two passages; default: one passage).
+        spans two passages; default: one passage; ``details``: their :func:`detail_keys`, when
+        the caller has already read them).
 
         Example:
             >>> index = ContextIndex.of(["Anna joined in 2019.", "Bob left in 2021."])
             >>> len(index.windows), round(index.idf["anna"], 3)
             (1, 0.693)
         """
-        keys = [frozenset(detail_keys(s)) for s in sentences]
+        keys = list(details) if details is not None else [frozenset(detail_keys(s))
+                                                          for s in sentences]
         owner = list(owners) if owners is not None else [0] * len(keys)
         windows, spans = [], []
         for start in range(len(keys)):
