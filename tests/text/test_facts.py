@@ -151,11 +151,15 @@ def test_an_ordinal_suffix_is_part_of_its_figure() -> None:
     ("The rate is 2.5 percent.", "The rate is 2.5 pct.", set()),
     ("The fee is €50 a year.", "The fee is 50 pounds a year.", {"pounds"}),
     ("The rate is 2.5 a year.", "The rate is 2.5 per cent.", {"cent"}),
+    ("The fee is £50 a year.", "The fee is €50 a year.", {"€"}),
+    ("The fee is 50 euros a year.", "The fee is €50 a year.", set()),
+    ("The fee is EUR 50 a year.", "The fee is €50 a year.", set()),
+    ("The fee is 50 a year.", "The fee is $50 a year.", {"$"}),
 ])
 def test_a_sign_supports_the_words_for_it(context: str, answer: str,
                                           unsupported: set[str]) -> None:
     """A currency or percent sign in the context supports the words and codes for it; another
-    currency stays unsupported."""
+    currency stays unsupported, also when the answer writes it as a sign."""
     keys = context_keys([context])
     assert {f.text for f in extract_facts(answer) if not fact_supported(f, keys)} == unsupported
 

@@ -10,7 +10,8 @@ a scale word is part of its figure ("1.5 million" = ``1500000``), ordinals match
 words ("1st" and "first") and a compound number word is one figure ("twenty-five"). A
 code is one name ("SARS-CoV-2", "PSD2"), and so are capitals with dots ("U.S."). A context's
 currency or percent sign supports the words and codes for it ("€" for "euros" and "EUR"), and
-its clock times both writings ("9:30", "9.30 am"). Words
+its clock times both writings ("9:30", "9.30 am"); an answer's currency sign is a fact ("€50"
+for "£50" is unsupported). Words
 that only look like facts are not: "one" as a pronoun, "may" the verb; a possessive name is
 the name.
 """
@@ -169,6 +170,9 @@ _SIGN_NAMES = {"€": ("euro", "eur"), "£": ("pound", "gbp"), "$": ("dollar", "
                "%": ("percent", "cent", "pct")}
 _SIGN_KEYS = {sign: frozenset(key for name in names for key in (porter_stem(name), f"name:{name}"))
               for sign, names in _SIGN_NAMES.items()}
+#: The currency signs an answer states as a fact (named by their word; a context supports one
+#: by the sign, the word or the code).
+_CURRENCY_SIGNS = {sign: f"name:{names[0]}" for sign, names in _SIGN_NAMES.items() if sign != "%"}
 #: The words that write a sign ("cent" only after "per": "5 cents" is no percentage).
 _SIGN_OF_WORD = {form: sign for sign, names in _SIGN_NAMES.items() for name in names
                  if name != "cent" for form in (name, f"{name}s")}
@@ -408,6 +412,9 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
                 fact = Fact(token, kind, key, index)
             dedup = {"word": f"w:{fact.key}", "negation": f"neg@{index}"}.get(fact.kind, fact.key)
             facts.setdefault(dedup, fact)
+        for sign in _CURRENCY_SIGNS:
+            if sign in sentence:  # "€50" for "£50": the figure matches, the currency does not
+                facts.setdefault(f"sign:{sign}", Fact(sign, "name", _CURRENCY_SIGNS[sign], index))
     return list(facts.values())
 
 
