@@ -350,9 +350,9 @@ def main() -> int:
         f" 7 protected groups (slurs: one per group): {n_held:,} sentences. Written and "
         "committed before any head was tuned. It was the honest estimate until design note "
         "0054: the tuned head's contrast rows answer the failures seen here (denied praise, "
-        "negated hate; no row repeats or nearly repeats a sentence of it), and three "
-        "candidates were scored on it, so its figures for the tuned head are optimistic; the "
-        "other heads' are still held out. Labels as HateCheck's: "
+        "negated hate; no row repeats or nearly repeats a sentence of it), and every "
+        "candidate of design notes 0054 and 0055 was scored on it, so its figures for the "
+        "tuned head are optimistic; the other heads' are still held out. Labels as HateCheck's: "
         "abuse aimed at individuals, objects and non-protected groups is *not* hateful, so a "
         "toxicity scorer that flags insults fails F22–F24 by design. Not HateCheck's own data "
         "and not the project owner's suite.",

@@ -11,9 +11,8 @@ words ("1st" and "first") and a compound number word is one figure ("twenty-five
 code is one name ("SARS-CoV-2", "PSD2"), and so are capitals with dots ("U.S."). A context's
 currency or percent sign supports the words and codes for it ("€" for "euros" and "EUR"), and
 its clock times both writings ("9:30", "9.30 am"); an answer's currency sign is a fact ("€50"
-for "£50" is unsupported). Words
-that only look like facts are not: "one" as a pronoun, "may" the verb; a possessive name is
-the name.
+for "£50" is unsupported). Words that only look like facts are not: "one" as a pronoun, "may"
+the verb; a possessive name is the name.
 """
 
 from __future__ import annotations
