@@ -178,3 +178,37 @@ def test_a_clock_time_is_supported_in_either_writing(context: str, answer: str,
     keys = context_keys([context])
     assert {f.text for f in extract_facts(answer)
             if f.kind == "number" and not fact_supported(f, keys)} == unsupported
+
+
+def test_a_leading_dot_decimal_is_the_same_figure_as_with_its_zero() -> None:
+    """".5%" states 0.5 (it was read as 5, so "0.5%" in the context did not support it), while a
+    dot after a word is no decimal point ("No.5" is 5)."""
+    keys = context_keys(["The fee is 0.5% of the balance, item No. 5."])
+    facts = {f.text: fact_supported(f, keys) for f in extract_facts("A .5% fee on item No.5.")
+             if f.kind == "number"}
+    assert facts == {".5": True, "5": True}
+    assert not any(fact_supported(f, keys) for f in extract_facts("A .25% fee.") if f.kind == "number")
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "supported"),
+    [
+        ("Refunds take 14 days.", "Refunds take two weeks.", True),
+        ("Refunds take two weeks.", "Refunds take 14 days.", True),
+        ("Refunds take 14 days.", "Refunds take 2 days.", False),  # a changed figure stays one
+        ("Refunds take 14 days.", "Refunds take 2 months.", False),
+        ("The term is a year.", "The term is 12 months.", True),
+        ("A two-week window.", "A 14-day window.", True),
+        ("Wait a day.", "Wait 24 hours.", True),
+        ("In three weeks.", "In twenty-one days.", True),
+        ("The term is 30 days.", "The term is one month.", False),  # a month is no fixed length
+        ("We have 14 branches.", "We have two weeks.", False),  # 14 of something else
+    ],
+)
+def test_a_duration_is_supported_in_another_unit(context: str, answer: str, supported: bool) -> None:
+    """A figure before a unit of time is supported by the same duration in another unit; the
+    figure alone (another duration, or the same number of something else) is not."""
+    keys = context_keys([context])
+    figures = [f for f in extract_facts(answer) if f.kind == "number"]
+    assert len(figures) == 1
+    assert fact_supported(figures[0], keys) is supported

@@ -27,8 +27,11 @@ from importlib.resources import files
 from assay.text.porter import porter_stem
 from assay.text.sentences import split_sentences
 
-#: A number or a word (inner apostrophes kept): the tokens every fact check reads.
-TOKEN = re.compile(r"(?P<num>\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)", re.UNICODE)
+#: A number (".5" with its leading dot, not after a word: "No.5" is 5) or a word (inner
+#: apostrophes kept): the tokens every fact check reads.
+TOKEN = re.compile(
+    r"(?P<num>(?<![\w.])\.\d+|\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)", re.UNICODE
+)
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
     before being below between both but by can could did do does doing down during each few for
@@ -82,6 +85,9 @@ class Fact:
     kind: str
     key: str
     sentence: int = 0
+    #: The duration a figure before a unit of time states ("dur:min:20160" for "two weeks"),
+    #: which also supports it: :func:`duration_key`.
+    duration: str = ""
 
 
 def normalise_number(text: str) -> str:
@@ -90,7 +96,11 @@ def normalise_number(text: str) -> str:
     Example:
         >>> normalise_number("5,000"), normalise_number("2.50"), normalise_number("3.0")
         ('5000', '2.5', '3')
+        >>> normalise_number(".50") == normalise_number("0.5")
+        True
     """
+    if text.startswith("."):
+        text = "0" + text
     if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", text):
         text = text.replace(",", "")
     text = text.replace(",", ".") if text.count(",") == 1 and "." not in text else text
@@ -147,6 +157,13 @@ _NUMERIC_DATE = re.compile(r"(?<![\d/.-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})
 _SCALES = {"thousand": 3, "million": 6, "billion": 9, "bn": 9}
 #: Ordinal suffixes ("1st", "2nd") and ordinal words: a context's "first" supports an
 #: answer's "1st", its "1st" an answer's "first".
+#: Units of time by their size in their scale's base unit: a figure before one states a duration
+#: the context may write in another unit ("two weeks" for "14 days", "12 months" for "a year").
+#: Months and years are a scale of their own (a month is no fixed number of days).
+_DURATION_UNITS = {form: scale for unit, scale in {
+    "minute": ("min", 1), "hour": ("min", 60), "day": ("min", 1440), "week": ("min", 10080),
+    "fortnight": ("min", 20160), "month": ("mon", 1), "year": ("mon", 12)}.items()
+    for form in (unit, f"{unit}s")}
 _ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
 _ORDINALS = {w: str(i) for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split(),  # noqa: SIM905
@@ -270,6 +287,23 @@ def _date_months(sentence: str) -> dict[int, list[str]]:
     return months
 
 
+def duration_key(figure_key: str, unit: str | None) -> str:
+    """The duration a figure states before a unit of time, in its scale's base unit; "" when
+    ``unit`` is no unit of time. Only a figure with this unit says it: "2 days" is no "14 days",
+    while "two weeks" is.
+
+    Example:
+        >>> duration_key("num:2", "weeks"), duration_key("num:14", "days"), duration_key("num:1", "year")
+        ('dur:min:20160', 'dur:min:20160', 'dur:mon:12')
+        >>> duration_key("num:2", "cards")
+        ''
+    """
+    if unit not in _DURATION_UNITS or not figure_key.startswith("num:"):
+        return ""
+    scale, size = _DURATION_UNITS[unit]
+    return f"dur:{scale}:{format((Decimal(figure_key[4:]) * size).normalize(), 'f')}"
+
+
 def _scaled(number: str, following: str | None) -> str:
     """The key of a figure, scaled by the word after it ("1.5" + "million" -> "num:1500000").
 
@@ -389,14 +423,17 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
                 if match.start() in months:  # a date's month: "03" of "31/03/2026" is March
                     fact = Fact(token, "date", months[match.start()][0], index)
                 else:
-                    fact = Fact(token, "number", _scaled(token, following), index)
+                    key = _scaled(token, following)
+                    fact = Fact(token, "number", key, index, duration_key(key, following))
             elif after_number and words[position] in _SCALES:
                 continue  # read with its figure: "1.5 million"
             elif position > 0 and _compound_number(words, position - 1):
                 continue  # read with its tens: "twenty-five"
             elif compound := _compound_number(words, position):
                 written = sentence[match.start():matches[position + 1].end()]
-                fact = Fact(written, "number", f"num:{compound}", index)
+                after = words[position + 2] if position + 2 < len(words) else None
+                fact = Fact(written, "number", f"num:{compound}", index,
+                            duration_key(f"num:{compound}", after))
             elif _pronoun_one(words, position, sentence[match.end():match.end() + 1] == "-"):
                 continue
             else:
@@ -408,7 +445,8 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
                     if position > 0 and token[0].isupper():
                         kind = "name"
                         key = f"name:{_without_possessive(lower)}"
-                fact = Fact(token, kind, key, index)
+                fact = Fact(token, kind, key, index,
+                            duration_key(key, following) if kind == "number" else "")
             dedup = {"word": f"w:{fact.key}", "negation": f"neg@{index}"}.get(fact.kind, fact.key)
             facts.setdefault(dedup, fact)
         for sign in _CURRENCY_SIGNS:
@@ -438,7 +476,9 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
             token = match.group(0)
             if match.group("num"):
                 following = words[position + 1] if position + 1 < len(words) else None
-                keys.update({f"num:{normalise_number(token)}", _scaled(token, following)})
+                figure = _scaled(token, following)
+                keys.update({f"num:{normalise_number(token)}", figure,
+                             duration_key(figure, following)})
                 keys.update(_clock_keys(chunk, matches, position))
                 if following in _ORDINAL_SUFFIXES and token in _ORDINAL_WORDS:
                     keys.add(porter_stem(_ORDINAL_WORDS[token]))  # "1st" supports "first"
@@ -448,14 +488,24 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
                 keys.add(f"num:{_ORDINALS[lower]}")  # "first" supports "1st"
             if compound := _compound_number(words, position):
                 keys.add(f"num:{compound}")
+                keys.add(duration_key(f"num:{compound}", _word_at(words, position + 2)))
             kind, key = _word_reading(matches, position)
+            if kind == "number" or lower in ("a", "an"):  # "a week" states 7 days
+                keys.add(duration_key(key if kind == "number" else "num:1",
+                                      _word_at(words, position + 1)))
             if kind == "word" and lower not in STOPWORDS and not lower.endswith("ly"):
                 keys.add(f"{_PREDICATE}{key}")
             keys.add(key)
             keys.add(f"name:{_without_possessive(lower)}")
             if kind != "word":
                 keys.add(porter_stem(lower))
+    keys.discard("")  # no duration
     return frozenset(keys)
+
+
+def _word_at(words: list[str], position: int) -> str | None:
+    """The word at ``position``, None past the end."""
+    return words[position] if position < len(words) else None
 
 
 def content_stems(sentence: str) -> frozenset[str]:
@@ -514,7 +564,7 @@ def fact_supported(fact: Fact, keys: frozenset[str]) -> bool:
     """
     if fact.kind == "name":
         return fact.key in keys or porter_stem(fact.text.lower()) in keys
-    return fact.key in keys
+    return fact.key in keys or (bool(fact.duration) and fact.duration in keys)
 
 
 #: Prefix of the context keys of content words that can carry an antonym (stop words and
