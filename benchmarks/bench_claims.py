@@ -46,7 +46,7 @@ from assay.evaluators.hallucination import HallucinationScore  # noqa: E402
 from assay.evaluators.nli_faithfulness import NLIFaithfulness  # noqa: E402
 from assay.evaluators.nli_groundedness import NLIGroundedness  # noqa: E402
 from assay.evaluators.unsupported_facts import UnsupportedFacts  # noqa: E402
-from assay.text.claims import KINDS, answer_sentences, not_a_claim  # noqa: E402
+from assay.text.claims import KINDS, answer_sentences, not_a_claim, without_particles  # noqa: E402
 from assay.text.sentences import split_sentences  # noqa: E402
 from bench_groundedness_validity import as_array, load, run_evaluator  # noqa: E402
 from results_file import publish  # noqa: E402
@@ -148,14 +148,19 @@ def nli_sentences(limit: int | None) -> list[str]:
 def rule_section(corpora: dict[str, list[str]]) -> list[str]:
     lines = ["## The rule on declarative text", "",
              "| corpus | sentences | " + " | ".join(f"set aside: {k}" for k in KINDS)
-             + " | examples |", "|---|---:|" + "---:|" * len(KINDS) + "---|"]
+             + " | claims read without opening particles | examples |",
+             "|---|---:|" + "---:|" * (len(KINDS) + 1) + "---|"]
     for name, sentences in corpora.items():
         kinds = [(s, not_a_claim(s)) for s in sentences]
         count = Counter(k for _, k in kinds if k)
-        examples = "; ".join(f"“{s[:60]}” ({k})" for kind in reversed(KINDS)
-                             for s, k in [x for x in kinds if x[1] == kind][:3])
+        particles = [s for s, k in kinds if k is None and without_particles(s) != s]
+        examples = "; ".join(
+            [f"“{s[:60]}” ({k})" for kind in reversed(KINDS)
+             for s, k in [x for x in kinds if x[1] == kind][:3]]
+            + [f"“{s[:60]}” (particle)" for s in particles[:3]])
         lines.append(f"| {name} | {len(sentences):,} | "
-                     + " | ".join(str(count[k]) for k in KINDS) + f" | {examples or '–'} |")
+                     + " | ".join(str(count[k]) for k in KINDS)
+                     + f" | {len(particles)} | {examples or '–'} |")
     missed = [w for w in OPENINGS + CLOSINGS if not_a_claim(w) is None]
     lines += ["", f"Wrapper lines recognised: {len(OPENINGS + CLOSINGS) - len(missed)} of "
               f"{len(OPENINGS + CLOSINGS)}; kept as claims: "

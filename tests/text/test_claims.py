@@ -14,6 +14,7 @@ from assay.text.claims import (
     QUESTION,
     answer_sentences,
     not_a_claim,
+    without_particles,
 )
 
 
@@ -36,6 +37,8 @@ def test_questions_are_set_aside(sentence: str) -> None:
     "Feel free to reach out if you have more questions.", "I'm happy to help with anything else.",
     "Sure!", "Of course.", "Great question!", "I understand your concern.",
     "Wow!", "That's so cool!", "That sounds fun.",
+    "Oh nice!", "Oh wow, cool!", "Ah, got it.", "Haha, awesome!",  # reactions together
+    "Yes, thank you!", "Sure, happy to help.",  # a particle before a formula
 ])
 def test_courtesy_formulas_are_set_aside(sentence: str) -> None:
     assert not_a_claim(sentence) == COURTESY
@@ -43,7 +46,7 @@ def test_courtesy_formulas_are_set_aside(sentence: str) -> None:
 
 @pytest.mark.parametrize("sentence", [
     "Here are the details:", "Here's what I found.", "Here is a quick summary:", "In summary.",
-    "Here's how it works:", "See below.",
+    "Here's how it works:", "See below.", "Sure, I can tell you about it.", "Let me explain.",
 ])
 def test_framing_lines_are_set_aside(sentence: str) -> None:
     assert not_a_claim(sentence) == FRAMING
@@ -70,6 +73,7 @@ def test_framing_lines_are_set_aside(sentence: str) -> None:
     "Yes.",  # an answer to a yes/no question is a claim
     "No, never.",
     "That's cool, it was released in 1999.",
+    "Oh, it opened in 1889.",
     "",
 ])
 def test_sentences_that_may_assert_are_kept(sentence: str) -> None:
@@ -116,3 +120,14 @@ def test_claims_are_read_without_list_markers_and_bold() -> None:
     assert [(s.sentence, s.kind) for s in aside] == [("## Fees", HEADING)]
     assert answer_sentences("2.5 percent is the rate.", "claims")[0] == ["2.5 percent is the rate."]
     assert answer_sentences(answer, "all")[0][1] == "1. The fee is **5 euros**."
+
+
+def test_claims_are_read_without_opening_response_particles() -> None:
+    """"Yes," and "Oh," answer or react to the user and state nothing the context can hold; "No,"
+    would count as a negation. "No fees apply." opens with a determiner, not a particle."""
+    answer = "Yes, the fee is waived. No, cards are not free. Oh, it opened in 1889. No fees apply."
+    assert answer_sentences(answer, "claims")[0] == [
+        "The fee is waived.", "Cards are not free.", "It opened in 1889.", "No fees apply."]
+    assert answer_sentences(answer, "all")[0][0] == "Yes, the fee is waived."
+    long = "Yes, " * 100_000 + "the fee"  # untrusted: at most three particles are read
+    assert without_particles(long) == long[:1] + long[16:]

@@ -69,6 +69,12 @@ _QUESTIONS = (
     r"(?:if you have|should you have|for) (?:any )?(?:other |more |further |additional )?"
     r"questions?(?: or concerns)?"
 )
+#: An acknowledgement or a reaction word: it evaluates nothing checkable.
+_REACTION = (
+    r"(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|great|good|excellent"
+    r"|no problem|got it|i see|understood|sure thing|oh|ah|aw|ooh|wow|whoa|cool|nice|neat"
+    r"|awesome|amazing|interesting|haha|hahaha|lol|hmm|yay)"
+)
 _COURTESY = re.compile(
     "^(?:" + "|".join((
         # greetings
@@ -94,12 +100,10 @@ _COURTESY = re.compile(
         rf"{_QUESTIONS}(?:,? {_OFFER})?",
         rf"{_OFFER}(?: if (?:you have|you need|there is|there's) {_FREE}{{1,60}})?",
         r"(?:it's |it is |it was )?(?:my|a|our) pleasure|happy to help|glad to help|with pleasure",
-        # acknowledgements
-        r"(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|great|good|excellent"
-        r"|no problem|got it|i see|understood)(?: thing)?",
+        # acknowledgements and reactions, alone or a few together ("Oh nice!", "Ah, got it.")
+        rf"{_REACTION}(?:,? {_REACTION}){{0,3}}",
         r"(?:that's a |that is a |what a )?(?:great|good|excellent|interesting) question",
         # reactions that evaluate nothing checkable
-        r"(?:oh|ah|wow|oh wow|cool|nice|neat|awesome|amazing|interesting|haha|hmm)",
         r"(?:that's|that is|how) (?:so |really )?(?:cool|nice|neat|awesome|great|amazing"
         r"|interesting|good to hear)",
         r"that sounds (?:so |really )?(?:great|fun|interesting|nice|cool|awesome|good|lovely)",
@@ -107,6 +111,16 @@ _COURTESY = re.compile(
     )) + ")$"
 )
 
+
+#: Response particles opening a claim ("Yes, the fee is waived.", "Oh, it opened in 1889."):
+#: they answer or react to the user and state nothing the context can support, but the NLI
+#: head reads them as part of the claim (a verbatim claim after "Yes," lost two thirds of its
+#: P(entailment) with the default head), and "No," would count as a negation the context lacks.
+_PARTICLES = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|no|nope|oh|ah|well|sure|okay|ok|so|hmm|haha|wow|indeed|right"
+    r"|certainly|absolutely|of course)\s*[,!]\s*){1,3}(?=\w)",
+    re.IGNORECASE,
+)
 
 _FRAMING = re.compile(
     "^(?:" + "|".join((
@@ -116,6 +130,8 @@ _FRAMING = re.compile(
         r"|how (?:it|this) works)(?: (?:on|about|for) (?:that|this|your question))?",
         r"in (?:short|summary|brief)|to (?:summari[sz]e|sum up)|(?:see|details) below"
         r"|as follows",
+        r"(?:i can|i'll|i will|let me) (?:tell you|explain)"
+        r"(?: (?:more |a bit |a little )?about (?:it|that|this|them))?",
     )) + ")$"
 )
 
@@ -134,6 +150,22 @@ def _normalised(sentence: str) -> str:
     return _TRAILING.sub("", _EMOTICON.sub("", text))
 
 
+def without_particles(claim: str) -> str:
+    """``claim`` without the response particles that open it, upper-cased where it now starts.
+
+    Example:
+        >>> without_particles("Yes, it's 330 metres tall."), without_particles("Oh well, no.")
+        ("It's 330 metres tall.", 'Oh well, no.')
+        >>> without_particles("No, you cannot withdraw early."), without_particles("No fees apply.")
+        ('You cannot withdraw early.', 'No fees apply.')
+    """
+    match = _PARTICLES.match(claim)
+    if match is None:
+        return claim
+    rest = claim[match.end():]
+    return rest[:1].upper() + rest[1:]
+
+
 def not_a_claim(sentence: str) -> str | None:
     """``"heading"``, ``"question"``, ``"courtesy"`` or ``"framing"`` when ``sentence``
     asserts nothing to check, else None (Markdown list markers and bold are read through).
@@ -147,6 +179,8 @@ def not_a_claim(sentence: str) -> str | None:
         'courtesy'
         >>> not_a_claim("Thank you for waiting 5 days.") is None
         True
+        >>> not_a_claim("Sure, happy to help!"), not_a_claim("Sure, I can tell you about it.")
+        ('courtesy', 'framing')
         >>> not_a_claim("The fee is 5 euros.") is None
         True
         >>> not_a_claim("## Overview"), not_a_claim("- **Is it free?**")
@@ -156,7 +190,7 @@ def not_a_claim(sentence: str) -> str | None:
         return HEADING
     sentence = plain(sentence)
     stripped = sentence.strip().rstrip("\"')]}»” ")
-    text = _normalised(sentence)
+    text = _normalised(without_particles(sentence))
     if stripped.endswith("?"):
         if _RHETORICAL.search(text) or _TAG.search(text):
             return None
@@ -173,12 +207,15 @@ def answer_sentences(text: str | None, mode: str = "all") -> tuple[list[str], li
     """The sentences of ``text`` an evaluator scores under ``mode``, and those it set aside.
 
     ``"all"`` keeps every sentence as split; ``"claims"`` sets aside headings, questions,
-    courtesy and framing, and reads each claim without its list marker and bold.
+    courtesy and framing, and reads each claim without its list marker, bold and opening
+    response particles ("Yes, ...": :func:`without_particles`).
 
     Example:
         >>> answer_sentences("Hello! The fee is 5 euros. Anything else?", "claims")
         (['The fee is 5 euros.'], [SetAside(sentence='Hello!', kind='courtesy'), \
 SetAside(sentence='Anything else?', kind='question')])
+        >>> answer_sentences("Oh nice! Yes, it opened in 1889.", "claims")[0]
+        ['It opened in 1889.']
         >>> answer_sentences("## Fees\\n1. The fee is **5 euros**.", "claims")[0]
         ['The fee is 5 euros.']
         >>> answer_sentences("Hello! The fee is 5 euros.")[0]
@@ -192,7 +229,7 @@ SetAside(sentence='Anything else?', kind='question')])
     for sentence in sentences:
         kind = not_a_claim(sentence)
         if kind is None:
-            kept.append(plain(sentence))
+            kept.append(without_particles(plain(sentence)))
         else:
             set_aside.append(SetAside(sentence, kind))
     return kept, set_aside

@@ -293,10 +293,10 @@ def duration_key(figure_key: str, unit: str | None) -> str:
     while "two weeks" is.
 
     Example:
-        >>> duration_key("num:2", "weeks"), duration_key("num:14", "days"), duration_key("num:1", "year")
-        ('dur:min:20160', 'dur:min:20160', 'dur:mon:12')
-        >>> duration_key("num:2", "cards")
-        ''
+        >>> duration_key("num:2", "weeks"), duration_key("num:14", "days")
+        ('dur:min:20160', 'dur:min:20160')
+        >>> duration_key("num:1", "year"), duration_key("num:2", "cards")
+        ('dur:mon:12', '')
     """
     if unit not in _DURATION_UNITS or not figure_key.startswith("num:"):
         return ""
