@@ -85,20 +85,14 @@ def evaluators() -> list[tuple[str, Evaluator]]:
 def operating_point_section() -> list[str]:
     """``hallucination_score`` at its metric's threshold against the demo's human ``grounded``
     labels: does 0.5 separate grounded from ungrounded answers (design note 0048)?"""
-    from assay.calibrate.dataset import read_labels
-    from assay.data.suite import read_suite
-    from assay.demo import demo_labels_path
     from assay.evaluators.hallucination import HallucinationScore
+    from bench_claims import demo_labelled
 
-    labels = read_labels(demo_labels_path(), label="grounded")
-    grounded = {(r.case_id, r.model): int(r.label) for r in labels.itertuples()}
-    cases = [c for c in read_suite(DEMO).cases
-             if c.actual_answer and c.retrieved_context and (c.id, c.model) in grounded]
+    cases, y = demo_labelled()
     evaluator = HallucinationScore()
     threshold = next(m.threshold for m in evaluator.metrics if m.name == "hallucination_score")
     scores = as_array([r.outcomes["hallucination_score"].value
                        for r in evaluator.evaluate(cases)])
-    y = np.array([grounded[(c.id, c.model)] for c in cases])
     keep = ~np.isnan(scores)
     scores, y = scores[keep], y[keep]
     return [
