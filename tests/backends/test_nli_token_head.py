@@ -158,6 +158,7 @@ def test_token_head_training_is_seeded_and_reproducible(tmp_path: Path,
 
     common = ["--head", "nli-token", "--limit", "15", "--project", "8", "--compare", "8",
               "--hidden", "8", "--epochs", "2", "--threads", "1", "--seed", "3",
+              "--train-share", "1.0",  # 15 pairs per file: every premise, or no early stopping
               "--data", str(shared_data / "training"), "--cache-dir", str(tmp_path / "cache")]
     assert main([*common, "--out", str(tmp_path / "one")]) == 0
     assert main([*common, "--out", str(tmp_path / "two")]) == 0
@@ -168,3 +169,21 @@ def test_token_head_training_is_seeded_and_reproducible(tmp_path: Path,
     assert training["metrics"]["numpy_torch_max_logit_gap"] < 1e-3
     assert sum(training["rows"].values()) == 60  # 15 NLI pairs per file; edits counted apart
     assert (tmp_path / "one" / "MODEL_CARD.md").read_text().startswith("# assay nli-token head")
+
+
+def test_too_few_premises_for_early_stopping_is_a_clear_error(tmp_path: Path,
+                                                              shared_data: Path) -> None:
+    """A share so small that no training premise falls to early stopping used to end in a bare
+    assertion after training; it is now an error that says what to raise."""
+    import sys
+
+    scripts = str(Path(__file__).resolve().parents[2] / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    from train_heads import main
+
+    with pytest.raises(SystemExit, match="raise --limit or --train-share"):
+        main(["--head", "nli-token", "--limit", "3", "--train-share", "0.31",
+              "--data", str(shared_data / "training"), "--cache-dir", str(tmp_path / "cache"),
+              "--out", str(tmp_path / "head")])
+    assert not (tmp_path / "head").exists()
