@@ -155,8 +155,6 @@ def _pronoun_one(words: list[str], position: int, hyphenated: bool = False) -> b
 _NUMERIC_DATE = re.compile(r"(?<![\d/.-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/-])")
 #: Words that scale the figure before them ("1.5 million" = 1500000).
 _SCALES = {"thousand": 3, "million": 6, "billion": 9, "bn": 9}
-#: Ordinal suffixes ("1st", "2nd") and ordinal words: a context's "first" supports an
-#: answer's "1st", its "1st" an answer's "first".
 #: Units of time by their size in their scale's base unit: a figure before one states a duration
 #: the context may write in another unit ("two weeks" for "14 days", "12 months" for "a year").
 #: Months and years are a scale of their own (a month is no fixed number of days).
@@ -164,6 +162,8 @@ _DURATION_UNITS = {form: scale for unit, scale in {
     "minute": ("min", 1), "hour": ("min", 60), "day": ("min", 1440), "week": ("min", 10080),
     "fortnight": ("min", 20160), "month": ("mon", 1), "year": ("mon", 12)}.items()
     for form in (unit, f"{unit}s")}
+#: Ordinal suffixes ("1st", "2nd") and ordinal words: a context's "first" supports an
+#: answer's "1st", its "1st" an answer's "first".
 _ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
 _ORDINALS = {w: str(i) for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split(),  # noqa: SIM905
@@ -431,9 +431,8 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
                 continue  # read with its tens: "twenty-five"
             elif compound := _compound_number(words, position):
                 written = sentence[match.start():matches[position + 1].end()]
-                after = words[position + 2] if position + 2 < len(words) else None
                 fact = Fact(written, "number", f"num:{compound}", index,
-                            duration_key(f"num:{compound}", after))
+                            duration_key(f"num:{compound}", _word_at(words, position + 2)))
             elif _pronoun_one(words, position, sentence[match.end():match.end() + 1] == "-"):
                 continue
             else:
