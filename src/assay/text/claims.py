@@ -19,6 +19,10 @@ certainly asserts nothing:
 - a **heading**: Markdown layout ("## Overview", "**Summary**", "Exemptions:"; see
   :mod:`assay.text.markup`, which also strips list markers and bold from the claims).
 
+A claim is read without the discourse particles that open it ("Oh, it opened in 1889.", "Well,
+the fee is waived."): they react to the user and state nothing to check. "Yes," and "No," stay:
+they answer the user's question, and that answer is a claim.
+
 A sentence with a digit is never courtesy nor framing ("Call us on 0800 123 456 if you have
 questions." states a number to check).
 
@@ -154,7 +158,8 @@ def _normalised(sentence: str) -> str:
 
 
 def without_particles(claim: str) -> str:
-    """``claim`` without the response particles that open it, upper-cased where it now starts.
+    """``claim`` without the discourse particles that open it (at most three), upper-cased
+    where it now starts.
 
     Example:
         >>> without_particles("Oh, it's 330 metres tall."), without_particles("Oh well, no.")
