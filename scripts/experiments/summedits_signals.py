@@ -143,8 +143,8 @@ def sister_table(folder: Path, senses: int = 2, max_class: int = 20) -> dict[str
                 children[parent] = children.get(parent, 0) + 1
         for line in (folder / f"index.{pos}").read_text(encoding="latin-1").splitlines():
             parts = line.split()
-            if line.startswith("  ") or "_" in parts[0] or "-" in parts[0]:
-                continue
+            if line.startswith("  ") or not parts or "_" in parts[0] or "-" in parts[0]:
+                continue  # licence header, or a lemma of several words
             offsets = parts[4 + int(parts[3]) + 2:][: int(parts[2])]
             table.setdefault(porter_stem(parts[0]), set()).update(
                 f"{pos[0]}{parent}" for off in offsets[:senses] for parent in hypernyms[off]
