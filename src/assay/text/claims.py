@@ -118,7 +118,7 @@ _COURTESY = re.compile(
 
 #: Discourse particles opening a claim ("Oh, it opened in 1889.", "Well, the fee is waived."):
 #: they react to the user and state nothing the context can support, but the NLI head reads
-#: them as part of the claim ("Oh," cost a verbatim claim a fifth of its P(entailment) with
+#: them as part of the claim (a verbatim claim's P(entailment) 0.93, after "Oh," 0.77, with
 #: the default head). "Yes," and "No," are not among them: they answer the user's question,
 #: and whether that answer is right is a claim ("No" stays a negation the context must share;
 #: reading the demo's yes / no answers without them lowered `hallucination_score`'s AUROC on
