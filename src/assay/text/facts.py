@@ -11,8 +11,9 @@ words ("1st" and "first") and a compound number word is one figure ("twenty-five
 code is one name ("SARS-CoV-2", "PSD2"), and so are capitals with dots ("U.S."). A context's
 currency or percent sign supports the words and codes for it ("€" for "euros" and "EUR"), and
 its clock times both writings ("9:30", "9.30 am"); an answer's currency sign is a fact ("€50"
-for "£50" is unsupported). Words that only look like facts are not: "one" as a pronoun, "may"
-the verb; a possessive name is the name.
+for "£50" is unsupported). A figure before a unit of time states a duration, supported in any
+unit of its scale ("two weeks" by "14 days"), and ".5" is 0.5. Words that only look like
+facts are not: "one" as a pronoun, "may" the verb; a possessive name is the name.
 """
 
 from __future__ import annotations
@@ -126,6 +127,11 @@ def word_key(lower: str) -> tuple[str, str]:
     return "word", porter_stem(lower.replace("’", "'"))
 
 
+def _word_at(words: list[str], position: int) -> str | None:
+    """The word at ``position``, None past the end."""
+    return words[position] if position < len(words) else None
+
+
 #: Words after which "one" is a pronoun ("this one", "no one"), not a figure ("a one-year
 #: term" and "only one withdrawal" count).
 _PRONOUN_ONE_AFTER = frozenset("the this that which every each any no another".split())  # noqa: SIM905
@@ -146,7 +152,7 @@ def _pronoun_one(words: list[str], position: int, hyphenated: bool = False) -> b
     """
     if words[position] != "one" or hyphenated:
         return False
-    after = words[position + 1] if position + 1 < len(words) else None
+    after = _word_at(words, position + 1)
     before = words[position - 1] if position > 0 else None
     return after is None or after in STOPWORDS or before in _PRONOUN_ONE_AFTER
 
@@ -410,7 +416,7 @@ def facts_of_sentences(sentences: Sequence[str]) -> list[Fact]:
         joined_end = -1
         for position, match in enumerate(matches):
             token = match.group(0)
-            following = words[position + 1] if position + 1 < len(words) else None
+            following = _word_at(words, position + 1)
             after_number = position > 0 and bool(matches[position - 1].group("num"))
             if match.start() in joined:
                 joined_end, key = joined[match.start()]
@@ -474,7 +480,7 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
         for position, match in enumerate(matches):
             token = match.group(0)
             if match.group("num"):
-                following = words[position + 1] if position + 1 < len(words) else None
+                following = _word_at(words, position + 1)
                 figure = _scaled(token, following)
                 keys.update({f"num:{normalise_number(token)}", figure,
                              duration_key(figure, following)})
@@ -500,11 +506,6 @@ def context_keys(chunks: Sequence[str] | None) -> frozenset[str]:
                 keys.add(porter_stem(lower))
     keys.discard("")  # no duration
     return frozenset(keys)
-
-
-def _word_at(words: list[str], position: int) -> str | None:
-    """The word at ``position``, None past the end."""
-    return words[position] if position < len(words) else None
 
 
 def content_stems(sentence: str) -> frozenset[str]:
