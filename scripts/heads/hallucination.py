@@ -35,9 +35,11 @@ from assay.evaluators.hallucination_signals import (
     SIGNALS,
     capped_at_figures,
     sentence_signals,
+    text_fingerprint,
     unstated_figure,
 )
 from assay.text.facts import STOPWORDS
+from assay.text.rules_probe import FINGERPRINT
 from heads.common import SHIPPED, embedder, logger, stable_fraction
 from heads.edits import (
     EDITS,
@@ -307,6 +309,7 @@ def train(args: argparse.Namespace) -> int:
         "limit_per_file": args.limit,
         "nli_head": str(args.nli_head),
         "signals": list(SIGNALS),
+        FINGERPRINT: text_fingerprint(),
         "rows": len(rows),
         "supported_rows": int(y.sum()),
         "rows_by_kind": {k: int((kinds == k).sum()) for k in sorted(set(kinds.tolist()))},

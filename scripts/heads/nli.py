@@ -18,8 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from assay.backends.heads.nli_features import FEATURE_SET, N_FEATURES, SCALARS, pair_features
+from assay.backends.heads.nli_features import (
+    FEATURE_SET,
+    N_FEATURES,
+    SCALARS,
+    lexical_fingerprint,
+    pair_features,
+)
 from assay.backends.heads.store import save_head
+from assay.text.rules_probe import FINGERPRINT
 from heads.common import (
     EMBEDDER,
     SHIPPED,
@@ -129,6 +136,7 @@ def train(args: argparse.Namespace) -> int:
         "hidden": list(args.hidden),
         "n_features": N_FEATURES,
         "scalar_features": list(SCALARS),
+        FINGERPRINT: lexical_fingerprint(),
         "embedder": EMBEDDER,
         "rows": {s: int((sources == s).sum()) for s in SOURCES},
         "train_rows": int((~held).sum()),

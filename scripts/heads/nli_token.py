@@ -25,7 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from assay.backends.heads.nli_features import SCALARS, premise_sentences, sentence_pair
+from assay.backends.heads.nli_features import (
+    SCALARS,
+    lexical_fingerprint,
+    premise_sentences,
+    sentence_pair,
+)
 from assay.backends.heads.nli_tokens import (
     FEATURE_SET,
     TOKEN_SCALARS,
@@ -35,6 +40,7 @@ from assay.backends.heads.nli_tokens import (
     token_pair_features,
 )
 from assay.backends.heads.store import Head, save_head
+from assay.text.rules_probe import FINGERPRINT
 from heads.common import EMBEDDER, SHIPPED, embedder, logger, stable_fraction, torch_head_arrays
 from heads.edits import detail_edits
 from heads.nli import LABELS, load, premise_key, split, validation_report
@@ -334,6 +340,7 @@ def train(args: argparse.Namespace) -> int:
         "n_features": n_features(args.compare),
         "token_scalars": list(TOKEN_SCALARS),
         "scalar_features": list(SCALARS),
+        FINGERPRINT: lexical_fingerprint(),
         "edits": not args.no_edits,
         "embedder": f"{EMBEDDER}, token embeddings (L2-normalised, float16)",
         "rows": {s: int(sum(r["source"] == s and not r["kind"].startswith("edit_")

@@ -32,6 +32,7 @@ import numpy as np
 from assay.backends.heads.nli_features import (
     N_VECTOR_SCALARS,
     SCALARS,
+    lexical_fingerprint,
     premise_sentences,
     text_scalars,
     texts_of_pairs,
@@ -39,6 +40,7 @@ from assay.backends.heads.nli_features import (
 from assay.backends.heads.nli_tokens import FEATURE_SET, TOKEN_SCALARS, TokenAligner, n_features
 from assay.backends.heads.store import Head, load_head
 from assay.text.facts import is_negated
+from assay.text.rules_probe import FINGERPRINT
 from heads.common import (
     EMBEDDER,
     SHIPPED,
@@ -226,6 +228,7 @@ def train(args: argparse.Namespace) -> int:
         "lr_head": args.lr_head, "layer_dropout": args.layer_dropout, "threads": args.threads,
         **sizes, "hidden": [sizes["hidden"]], "n_features": n_features(sizes["compare"]),
         "token_scalars": list(TOKEN_SCALARS), "scalar_features": list(SCALARS),
+        FINGERPRINT: lexical_fingerprint(),
         "top_layer": {"layer": 6, "heads": HEADS,
                       "eps": float(frozen.layer6.output.LayerNorm.eps),
                       "parameters": int(sum(p.numel() for p in model.layer.parameters())),

@@ -28,6 +28,7 @@ from assay.text.facts import (
     is_negated,
     negation_supported,
 )
+from assay.text.rules_probe import fingerprint, probe_pairs
 
 #: Name of this signal set (recorded in the head; the evaluator refuses other sets).
 FEATURE_SET = "hallucination-v5"
@@ -52,6 +53,8 @@ SIGNALS = (
     "window_entailment",  # the NLI head's P(entailment) against that aligned window alone
     "window_not_contradiction",  # 1 - its P(contradiction) against the aligned window
 )
+#: The signals the texts alone decide (no model): :func:`text_signals`.
+TEXT_SIGNALS = SIGNALS[3:8]
 
 #: A context as the key-fact check reads it: its normalised keys, and each sentence's content
 #: stems and whether it is negated (for the local negation check).
@@ -219,9 +222,7 @@ def sentence_signals(
     for claims, chunks in zip(sentences, contexts, strict=True):
         joined = "\n".join(chunks)
         context = analyses.of(chunks)
-        context_sentences, key_context, alignment = (context.sentences, context.facts,
-                                                     context.alignment)
-        keys = key_context[0]
+        context_sentences = context.sentences
         context_rows = matrix[[index[s] for s in context_sentences]]
         claim_rows = matrix[[index[c] for c in claims]]
         cosines = cosine_matrix(claim_rows, context_rows) if len(context_rows) else None
@@ -231,25 +232,45 @@ def sentence_signals(
             passage = row + aligned_passage[claim_number]
             row += len(chunks) + 1
             claim_number += 1
-            facts = extract_facts(claim)
-            flags = [fact_supported(f, keys) for f in facts]
-            precision = token_precision(claim, joined)
-            key = unsupported_key_facts(claim, key_context)
-            figures = sum(f.kind in FIGURE_KINDS for f in key)
             values[k] = [
                 float(entailment[span].max()),
                 1.0 - float(contradiction[passage]),
                 float(cosines[k].max()) if cosines is not None else 0.0,
-                1.0 if precision is None else precision,
-                sum(flags) / len(flags) if flags else 1.0,
-                -float(min(len(key) - figures, KEY_CAP)),
-                -float(min(figures, KEY_CAP)),
-                1.0 - alignment.moved_details(claim)[0],
+                *text_signals(claim, context, joined),
                 float(entailment[window]),
                 1.0 - float(contradiction[window]),
             ]
         out.append(values)
     return out
+
+
+def text_signals(claim: str, context: ContextAnalysis, joined: str) -> list[float]:
+    """The :data:`TEXT_SIGNALS` of ``claim`` against a context's analysis (``joined``: its
+    passages, one per line): the signals the texts alone decide.
+
+    Example:
+        >>> context = Analyses().of(["Anna paid 50 euros."])
+        >>> text_signals("Anna paid 60 euros.", context, "Anna paid 50 euros.")
+        [0.75, 0.75, -0.0, -1.0, 1.0]
+    """
+    facts = extract_facts(claim)
+    flags = [fact_supported(f, context.facts[0]) for f in facts]
+    precision = token_precision(claim, joined)
+    key = unsupported_key_facts(claim, context.facts)
+    figures = sum(f.kind in FIGURE_KINDS for f in key)
+    return [1.0 if precision is None else precision,
+            sum(flags) / len(flags) if flags else 1.0,
+            -float(min(len(key) - figures, KEY_CAP)),
+            -float(min(figures, KEY_CAP)),
+            1.0 - context.alignment.moved_details(claim)[0]]
+
+
+def text_fingerprint() -> str:
+    """The fingerprint of :func:`text_signals` on the text-rules probe (recorded by the
+    combining head; :mod:`assay.text.rules_probe`)."""
+    analyses = Analyses()
+    return fingerprint(text_signals(claim, analyses.of(passages), "\n".join(passages))
+                       for claim, passages in probe_pairs())
 
 
 #: Where the combining head stores its figure cap (in the weights file's data, under sha256).

@@ -29,6 +29,7 @@ from assay.text.facts import (
     is_negated,
     word_key,
 )
+from assay.text.rules_probe import fingerprint, probe_pairs
 from assay.text.sentences import split_sentences
 from assay.text.tokens import words
 
@@ -153,6 +154,15 @@ def text_scalars(premise: str, hypothesis: str, best_sentence: str) -> list[floa
     """
     return [*lexical_features(premise, hypothesis, best_sentence),
             float(np.log1p(len(words(hypothesis)))), float(np.log1p(len(words(premise))))]
+
+
+def lexical_fingerprint() -> str:
+    """The fingerprint of :func:`text_scalars` on the text-rules probe: each claim against each
+    of its passages, with each passage sentence as the closest one (recorded by the NLI heads
+    that read these scalars; :mod:`assay.text.rules_probe`)."""
+    return fingerprint(text_scalars(passage, claim, sentence)
+                       for claim, passages in probe_pairs() for passage in passages
+                       for sentence in premise_sentences(passage))
 
 
 def pair_features(
