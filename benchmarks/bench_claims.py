@@ -47,6 +47,7 @@ from assay.evaluators.nli_faithfulness import NLIFaithfulness  # noqa: E402
 from assay.evaluators.nli_groundedness import NLIGroundedness  # noqa: E402
 from assay.evaluators.unsupported_facts import UnsupportedFacts  # noqa: E402
 from assay.text.claims import KINDS, answer_sentences, not_a_claim, without_particles  # noqa: E402
+from assay.text.markup import plain  # noqa: E402
 from assay.text.sentences import split_sentences  # noqa: E402
 from bench_groundedness_validity import as_array, load, run_evaluator  # noqa: E402
 from results_file import publish  # noqa: E402
@@ -153,7 +154,9 @@ def rule_section(corpora: dict[str, list[str]]) -> list[str]:
     for name, sentences in corpora.items():
         kinds = [(s, not_a_claim(s)) for s in sentences]
         count = Counter(k for _, k in kinds if k)
-        particles = [s for s, k in kinds if k is None and without_particles(s) != s]
+        # as answer_sentences reads a claim: Markdown stripped, then the particles
+        particles = [s for s, k in kinds
+                     if k is None and without_particles(plain(s)) != plain(s)]
         examples = "; ".join(
             [f"“{s[:60]}” ({k})" for kind in reversed(KINDS)
              for s, k in [x for x in kinds if x[1] == kind][:3]]
