@@ -229,10 +229,10 @@ SPEED_REPEATS = 5
 def timed_run(cases: list[TestCase]) -> tuple[dict[str, tuple[float, float]], int]:
     """One cold run: per step (wall s, CPU s), and the number of distinct sentences encoded."""
     from assay.backends import clear_loaded
-    from assay.backends.heads.nli_features import clear_caches
     from assay.evaluators.embedding_base import prefetch_embeddings
     from assay.evaluators.hallucination import HallucinationScore
     from assay.evaluators.nli_groundedness import NLIGroundedness
+    from assay.text.reading import clear_readings
 
     clear_loaded()  # nothing encoded or analysed by an earlier run
     grounded, hallucination = NLIGroundedness(nli="head-sentence"), HallucinationScore()
@@ -248,7 +248,7 @@ def timed_run(cases: list[TestCase]) -> tuple[dict[str, tuple[float, float]], in
         ("token", lambda: token.evaluate(cases)),
         ("combined", lambda: hallucination.evaluate(cases)),
     ):
-        clear_caches()  # each step starts without the text analyses of the one before
+        clear_readings()  # each step starts without the text analyses of the one before
         wall, cpu = time.perf_counter(), time.process_time()
         result = work()
         timed[step] = (time.perf_counter() - wall, time.process_time() - cpu)

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from assay.backends.heads import nli_features
 from assay.backends.heads.nli_features import lexical_fingerprint
 from assay.backends.heads.store import load_head
 from assay.evaluators.hallucination_signals import text_fingerprint
 from assay.text import facts
 from assay.text.facts import extract_facts
+from assay.text.reading import clear_readings
 from assay.text.rules_probe import FINGERPRINT, probe_pairs
 
 #: Each head that reads the text rules, the fingerprint of what it reads, and how to retrain it.
@@ -41,10 +41,10 @@ def test_each_head_was_trained_under_the_text_rules_in_force(name: str) -> None:
 @pytest.fixture
 def without_durations(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The facts rules with the duration units (design note 0056) taken out, caches cleared."""
-    nli_features.clear_caches()
+    clear_readings()
     monkeypatch.setattr(facts, "_DURATION_UNITS", {})
     yield
-    nli_features.clear_caches()
+    clear_readings()
 
 
 def test_a_rule_change_changes_both_fingerprints(without_durations: None) -> None:

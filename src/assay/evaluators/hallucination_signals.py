@@ -17,17 +17,9 @@ from assay.backends.embed import CachedEmbedder
 from assay.backends.nli import CONTRADICTION, ENTAILMENT, NLIModel
 from assay.evaluators.embedding_base import chunk_sentences, cosine_matrix
 from assay.evaluators.lexical_groundedness import token_precision
-from assay.text.alignment import ContextIndex, detail_keys
-from assay.text.facts import (
-    Fact,
-    content_stems,
-    context_keys,
-    contradicted_by_antonym,
-    extract_facts,
-    fact_supported,
-    is_negated,
-    negation_supported,
-)
+from assay.text.alignment import ContextIndex
+from assay.text.facts import Fact, contradicted_by_antonym, fact_supported, negation_supported
+from assay.text.reading import TextReading, reading
 from assay.text.rules_probe import fingerprint, probe_pairs
 
 #: Name of this signal set (recorded in the head; the evaluator refuses other sets).
@@ -61,22 +53,6 @@ TEXT_SIGNALS = SIGNALS[3:8]
 ContextFacts = tuple[frozenset[str], list[tuple[frozenset[str], bool]]]
 
 
-@dataclass(frozen=True)
-class SentenceReading:
-    """A context sentence as the signals read it: its fact keys, content stems, whether it is
-    negated, and its alignment detail keys."""
-
-    keys: frozenset[str]
-    stems: frozenset[str]
-    negated: bool
-    details: frozenset[str]
-
-    @classmethod
-    def of(cls, sentence: str) -> SentenceReading:
-        return cls(context_keys([sentence]), content_stems(sentence), is_negated(sentence),
-                   frozenset(detail_keys(sentence)))
-
-
 def context_facts(context_sentences: Sequence[str]) -> ContextFacts:
     """What :func:`unsupported_key_facts` needs of a context, computed once per context.
 
@@ -85,10 +61,10 @@ def context_facts(context_sentences: Sequence[str]) -> ContextFacts:
         >>> "num:50" in keys, [negated for _, negated in sentences]
         (True, [False, True])
     """
-    return facts_of_readings([SentenceReading.of(s) for s in context_sentences])
+    return facts_of_readings([reading(s) for s in context_sentences])
 
 
-def facts_of_readings(readings: Sequence[SentenceReading]) -> ContextFacts:
+def facts_of_readings(readings: Sequence[TextReading]) -> ContextFacts:
     """:func:`context_facts` of sentences already read (the context's keys are the union of
     its sentences')."""
     return (frozenset().union(*(r.keys for r in readings)),
@@ -110,7 +86,7 @@ def unsupported_key_facts(claim: str, context: ContextFacts) -> list[Fact]:
     """
     keys, sentences = context
     out = []
-    for fact in extract_facts(claim):
+    for fact in reading(claim).facts:
         if fact.kind == "negation":
             unsupported = not negation_supported(claim, sentences)
         elif fact.kind in KEY_KINDS:
@@ -134,39 +110,32 @@ class ContextAnalysis:
 
 
 class Analyses:
-    """The context analyses of one scoring call, each made on first use and kept: by passages
-    (cases often share a context) and, beneath them, the reading of each context sentence
-    (contexts often share passages: a knowledge base's passages recur across cases' retrieved
-    contexts, in other combinations).
+    """The context analyses of one scoring call, each made on first use and kept by passages
+    (cases often share a context; the reading of each context sentence is kept process-wide by
+    :func:`assay.text.reading.reading`, since contexts share passages in other combinations).
 
     Example:
         >>> analyses = Analyses()
         >>> first = analyses.of(["Anna paid 50 euros.", "It was late."])
         >>> analyses.of(["Anna paid 50 euros.", "It was late."]) is first
         True
-        >>> analyses.of(["It was late.", "Bob paid."]).sentences, len(analyses.readings)
-        (['It was late.', 'Bob paid.'], 3)
+        >>> analyses.of(["It was late.", "Bob paid."]).sentences
+        ['It was late.', 'Bob paid.']
     """
 
     def __init__(self) -> None:
         self.contexts: dict[tuple[str, ...], ContextAnalysis] = {}
-        self.readings: dict[str, SentenceReading] = {}
 
     def of(self, chunks: Sequence[str]) -> ContextAnalysis:
         """The analysis of the passages ``chunks``."""
         key = tuple(chunks)
         if key not in self.contexts:
             sentences, owners = chunk_sentences(chunks)
-            readings = [self._reading(s) for s in sentences]
+            readings = [reading(s) for s in sentences]
             self.contexts[key] = ContextAnalysis(
                 sentences, owners, facts_of_readings(readings),
                 ContextIndex.of(sentences, owners, [r.details for r in readings]))
         return self.contexts[key]
-
-    def _reading(self, sentence: str) -> SentenceReading:
-        if sentence not in self.readings:
-            self.readings[sentence] = SentenceReading.of(sentence)
-        return self.readings[sentence]
 
 
 def sentence_signals(
@@ -253,8 +222,7 @@ def text_signals(claim: str, context: ContextAnalysis, joined: str) -> list[floa
         >>> text_signals("Anna paid 60 euros.", context, "Anna paid 50 euros.")
         [0.75, 0.75, -0.0, -1.0, 1.0]
     """
-    facts = extract_facts(claim)
-    flags = [fact_supported(f, context.facts[0]) for f in facts]
+    flags = [fact_supported(f, context.facts[0]) for f in reading(claim).facts]
     precision = token_precision(claim, joined)
     key = unsupported_key_facts(claim, context.facts)
     figures = sum(f.kind in FIGURE_KINDS for f in key)

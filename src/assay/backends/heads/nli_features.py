@@ -14,21 +14,12 @@ agree on what "supported" means), and sizes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 import numpy as np
 
 from assay.backends.embed.base import Embedder
-from assay.text.facts import (
-    Fact,
-    content_stems,
-    context_keys,
-    contradicted_by_antonym,
-    extract_facts,
-    fact_supported,
-    is_negated,
-    word_key,
-)
+from assay.text.facts import contradicted_by_antonym, fact_supported
+from assay.text.reading import reading
 from assay.text.rules_probe import fingerprint, probe_pairs
 from assay.text.sentences import split_sentences
 from assay.text.tokens import words
@@ -81,27 +72,6 @@ def texts_of_pairs(premises: Sequence[str], hypotheses: Sequence[str]) -> list[s
     return list(texts)
 
 
-# Premises and hypotheses recur across pairs (every answer sentence meets every passage): the
-# text analysis of each is done once.
-@lru_cache(maxsize=8192)
-def _premise_analysis(premise: str) -> tuple[frozenset[str], frozenset[str]]:
-    return context_keys([premise]), content_stems(premise)
-
-
-@lru_cache(maxsize=8192)
-def _hypothesis_analysis(hypothesis: str) -> tuple[tuple[Fact, ...], frozenset[str], bool]:
-    return tuple(extract_facts(hypothesis)), content_stems(hypothesis), is_negated(hypothesis)
-
-
-_negated = lru_cache(maxsize=8192)(is_negated)
-
-
-def clear_caches() -> None:
-    """Forget the per-text analyses and word keys (benchmarks time a cold start with it)."""
-    for cached in (_premise_analysis, _hypothesis_analysis, _negated, word_key):
-        cached.cache_clear()
-
-
 def lexical_features(premise: str, hypothesis: str, best_sentence: str) -> list[float]:
     """The lexical scalars of one pair (support shares, unsupported key facts, negation mismatch,
     words whose antonym the premise uses instead).
@@ -112,14 +82,15 @@ def lexical_features(premise: str, hypothesis: str, best_sentence: str) -> list[
         >>> lexical_features("A man is sitting.", "A man is standing.", "A man is sitting.")
         [0.5, 0.0, 0.5, 0.0, 1.0]
     """
-    keys, premise_stems = _premise_analysis(premise)
-    facts, stems, negated = _hypothesis_analysis(hypothesis)
+    context, claim = reading(premise), reading(hypothesis)
+    keys, premise_stems = context.keys, context.stems
+    facts, stems, negated = claim.facts, claim.stems, claim.negated
     flags = [fact_supported(f, keys) for f in facts]
     support = sum(flags) / len(flags) if flags else 1.0
     key_unsupported = sum(1 for f, ok in zip(facts, flags, strict=True)
                           if not ok and f.kind in ("number", "date", "name"))
     coverage = len(stems & premise_stems) / len(stems) if stems else 1.0
-    mismatch = float(negated != _negated(best_sentence))
+    mismatch = float(negated != reading(best_sentence).negated)
     antonymous = sum(1 for f in facts if contradicted_by_antonym(f, keys))
     return [support, float(min(key_unsupported, 5)), coverage, mismatch,
             float(min(antonymous, 5))]
