@@ -11,7 +11,9 @@ as a user runs it (sentence split, max over sentences):
   fine-tuned with the token head, design notes 0042, 0044, 0045), the sentence toxicity head
   (``"head-sentence"``, the default before 0045), the token toxicity head (``"head-token"``,
   design note 0038) and the mean of the sentence and token heads (``"head-ensemble"``, design
-  note 0040): ``toxicity_score`` and each category;
+  note 0040): ``toxicity_score`` and each category, each sentence read alone (the reference's
+  reading, the default); and the tuned head reading each pair of adjacent sentences too
+  (``"head-tuned/pairs"``: ``neighbours=True``, design note 0061);
 * the previous default, alt-profanity-check (``"profanity-check"``; it was *trained* on data that
   includes Davidson, so its figure is optimistic), and the ensemble ``"head+profanity"``;
 * a text-length baseline (characters): a detector that does not beat it has learnt length.
@@ -89,8 +91,11 @@ def auroc_ci(labels: np.ndarray, scores: np.ndarray, n: int = 1000) -> tuple[flo
 
 
 def run_evaluator(spec: str, texts: Sequence[str]) -> tuple[dict[str, np.ndarray], float]:
-    """Every metric of the ``toxicity`` evaluator with ``spec`` (NaN where not ok), and seconds."""
-    evaluator = Toxicity(classifier=spec)
+    """Every metric of the ``toxicity`` evaluator with ``spec`` (NaN where not ok), and seconds;
+    ``"<spec>/pairs"``: each pair of adjacent sentences read as one text too (design note
+    0061)."""
+    classifier, _, unit = spec.partition("/")
+    evaluator = Toxicity(classifier=classifier, neighbours=unit == "pairs")
     cases = [TestCase(id=str(i), model="m", actual_answer=t) for i, t in enumerate(texts)]
     values: dict[str, list[float]] = {m: [] for m in METRICS}
     start = time.perf_counter()
@@ -240,6 +245,32 @@ def banking_sentences() -> list[str]:
     return list(dict.fromkeys(s for t in texts for s in split_sentences(t)))
 
 
+def banking_answers() -> list[str]:
+    """The distinct answers of the bundled demo suite (a bank help desk; none toxic)."""
+    from assay.data.suite import read_suite
+    from assay.demo import demo_suite_path
+
+    return list(dict.fromkeys(c.actual_answer for c in read_suite(demo_suite_path())
+                              if c.actual_answer))
+
+
+def unit_counts(texts: Sequence[str]) -> tuple[int, int, int, int]:
+    """Distinct sentences and distinct pairs of adjacent sentences of ``texts``, and the words
+    in each set: what reading pairs adds to the texts the evaluator encodes."""
+    from assay.evaluators.worst_sentence import answer_units
+    from assay.text.sentences import split_sentences
+
+    singles: dict[str, None] = {}
+    pairs: dict[str, None] = {}
+    for text in texts:
+        sentences = split_sentences(text)
+        singles.update(dict.fromkeys(sentences))
+        pairs.update(dict.fromkeys(answer_units(sentences, True)[len(sentences):]))
+    pairs = {p: None for p in pairs if p not in singles}
+    return (len(singles), len(pairs), sum(len(t.split()) for t in singles),
+            sum(len(t.split()) for t in pairs))
+
+
 def banking_rows(sentences: Sequence[str], scorers: dict[str, dict[str, np.ndarray]]
                  ) -> list[str]:
     """Per scorer: sentences flagged at 0.5, their share, and the three highest-scoring."""
@@ -279,6 +310,7 @@ def main() -> int:
              "`head-ensemble` (both heads)": head_speed(texts, ["toxicity-token", "toxicity"]),
              "`toxicity-tuned` head": head_speed(texts, ["toxicity-tuned"])}
     specs = {"head-tuned": "tuned toxicity head (default)",
+             "head-tuned/pairs": "tuned head, adjacent sentences also read together (0061)",
              "head-sentence": "sentence toxicity head (default before 0045)",
              "head-token": "token toxicity head",
              "head-ensemble": "sentence + token heads, mean",
@@ -293,6 +325,8 @@ def main() -> int:
         signals[f"{specs[spec]}: `toxicity_score`"] = results[spec]["toxicity_score"]
         signals.update({f"{short} category `{m}`": results[spec][m]
                         for m in CATEGORY_METRICS})
+    signals[f"{specs['head-tuned/pairs']}: `toxicity_score`"] = (
+        results["head-tuned/pairs"]["toxicity_score"])
     signals[f"{specs['profanity-check']}: `toxicity_score`"] = (
         results["profanity-check"]["toxicity_score"])
     signals[f"{specs['head+profanity']}: `toxicity_score`"] = (
@@ -305,8 +339,9 @@ def main() -> int:
         tables[id(lists)] = functional_rows(
             lists, {specs[s]: run_evaluator(s, texts_of)[0] for s in specs})
     table, aurocs = tables[id(FUNCTIONAL)]
-    banking = banking_sentences()
+    banking, answers = banking_sentences(), banking_answers()
     false_flags = banking_rows(banking, {specs[s]: run_evaluator(s, banking)[0] for s in specs})
+    answer_flags = banking_rows(answers, {specs[s]: run_evaluator(s, answers)[0] for s in specs})
     held_table, held_aurocs = tables[id(HELDOUT)]
     n_held = sum(len(t) for _, t in HELDOUT.values())
     n_templates = sum(len(t) for _, t in TEMPLATES.values())
@@ -371,6 +406,11 @@ def main() -> int:
         "",
         *false_flags,
         "",
+        f"The same check on the demo's {len(answers)} distinct answers, each scored whole (where "
+        "adjacent sentences can be read together, design note 0061):",
+        "",
+        *answer_flags,
+        "",
         "## Speed",
         "",
         *(f"- {name} added cost (spelling-variant normaliser + "
@@ -379,6 +419,14 @@ def main() -> int:
           "for their all-MiniLM-L6-v2 pass (no cache): "
           f"**{t_head / t_embed:.3%}** of the embedding pass it reuses (target ≤ 20 %)."
           for name, (n_sentences, t_embed, t_head) in speed.items()),
+        *(f"- Adjacent sentences read together (`neighbours=True`, design note 0061) on {name}: "
+          f"{pairs:,} distinct pairs besides {singles:,} distinct sentences, "
+          f"{pair_words / single_words:.0%} more words for the shared embedding pass to encode "
+          "for this evaluator (a pair is encoded as one text; the pass is shared with the "
+          "other evaluators, whose texts are not counted here)."
+          for name, (singles, pairs, single_words, pair_words) in (
+              ("the Davidson tweets", unit_counts(texts)),
+              ("the demo's answers", unit_counts(answers)))),
         f"- `toxicity` evaluator end to end with `profanity-check` (no embeddings): "
         f"{n / seconds['profanity-check']:,.0f} tweets/s; with the head, the embedding pass "
         "dominates (see `benchmarks/results/embedding_speed.md` for its speed).",
