@@ -32,8 +32,8 @@ PAIR_MARGIN = 0.01
 
 def answer_units(sentences: Sequence[str], neighbours: bool) -> list[str]:
     """The texts an answer is scored as: its sentences and, with ``neighbours``, each pair of
-    adjacent sentences joined by a space (after all the sentences, so that a tie goes to the
-    single sentence).
+    adjacent sentences joined by a space (after all the sentences, so that position ``i < n``
+    is sentence ``i`` and position ``n + k`` the pair of sentences ``k`` and ``k + 1``).
 
     Example:
         >>> answer_units(["A.", "B.", "C."], neighbours=True)
