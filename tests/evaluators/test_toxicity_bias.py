@@ -262,3 +262,13 @@ def test_a_pair_never_lowers_a_score_nor_replaces_a_sentence_it_does_not_exceed(
     assert toxic.outcomes["toxicity_score"].value == pytest.approx(0.8)  # pairs score 0.8 too
     assert toxic.details["worst_sentence"] == {"index": 1, "sentence": "You are stupid."}
     assert "pair_scores" not in toxic.details
+
+
+def test_a_plan_turns_the_pair_reading_on_by_name_and_a_wrong_value_is_refused() -> None:
+    from assay.errors import InvalidInputError
+    from assay.evaluators.registry import get_evaluator
+
+    assert get_evaluator("toxicity", neighbours=True).neighbours is True  # [run.params.toxicity]
+    assert get_evaluator("toxicity").neighbours is False  # the reference's reading
+    with pytest.raises(InvalidInputError, match="neighbours"):
+        get_evaluator("toxicity", neighbours="yes")
