@@ -9,10 +9,10 @@ weights are present; see :mod:`assay.backends.classify.factory`).
 ``toxicity_score`` is the backend's overall score of the most toxic sentence (or pair, when
 pairs are read and one is worse than each of its sentences alone; a pair never lowers a score:
 the reference, H2O Sonar's evaluator, reads sentences alone, so pairs are an option); the
-categories
-(severe toxicity, obscene, threat, insult, identity attack, named as detoxify names them) are
-metrics of their own, each the max over the same texts. A backend without a category (the profanity
-model has only ``profanity``) gives that metric ``skipped`` with the reason, never a 0.
+categories (severe toxicity, obscene, threat, insult, identity attack, named as detoxify names
+them) are metrics of their own, each the max over the same texts. A backend without a category
+(the profanity model has only ``profanity``) gives that metric ``skipped`` with the reason,
+never a 0.
 
 With a head backend the evaluator takes part in the run's one embedding pass (design note
 0004): it names the embedder and the sentences, as the head reads them, that the pass should
