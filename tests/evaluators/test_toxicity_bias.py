@@ -214,8 +214,10 @@ def test_the_head_and_profanity_ensemble_leaves_emoji_unmeasured() -> None:
     emoji, short = Toxicity(classifier="head+profanity").evaluate([case("🔪🔪🔪 💀💀"), case("No.")])
     assert emoji.outcomes["toxicity_score"].status is Status.ERROR
     head_alone = Toxicity(classifier="head").evaluate([case("No.")])[0]
+    # abs: the two runs batch "No." with different texts, so its vectors differ in the last
+    # float32 digits; the profanity model's pull would move it by orders of magnitude more
     assert short.outcomes["toxicity_score"].value == pytest.approx(
-        head_alone.outcomes["toxicity_score"].value)
+        head_alone.outcomes["toxicity_score"].value, abs=1e-6)
 
 
 class TargetedInsults(KeywordClassifier):
@@ -238,7 +240,7 @@ def test_adjacent_sentences_are_read_together_when_that_is_worse() -> None:
     assert together.details["worst_sentence"] == {
         "index": 0, "sentence": "We met refugees today. They are scum.", "with_next": True}
     assert together.details["sentence_scores"] == [0.0, 0.1, 0.0]
-    assert together.details["pair_scores"] == {0: 0.9}  # "They are scum. Have a..." adds nothing
+    assert together.details["pair_scores"] == [0.9, None]  # "They are scum. Have a..." adds nothing
     assert together.explanation.startswith("most toxic passage (two adjacent sentences")
 
 

@@ -126,8 +126,10 @@ class WorstSentence:
     def details(self) -> dict[str, Any]:
         """``worst_sentence`` (index of its first sentence, text, and ``with_next`` when it is a
         pair read together), every ``sentence_scores`` (None for a sentence the model could not
-        read), the ``pair_scores`` of the pairs that count (by the index of their first
-        sentence) and, when there are any, the ``unread_sentences``."""
+        read) and, when a pair counts, ``pair_scores``: one entry per pair of adjacent
+        sentences (entry ``k`` the pair of sentences ``k`` and ``k + 1``, as in
+        ``sentence_scores``, so it reads the same in memory and in a run directory's JSON), None
+        for a pair that does not count; and, when there are any, the ``unread_sentences``."""
         values = rounded(self.values)
         start = self.spans[self.index][0]
         worst: dict[str, Any] = {"index": start, "sentence": self.quoted}
@@ -138,8 +140,10 @@ class WorstSentence:
             "worst_sentence": worst,
             "sentence_scores": [None if i in self.unread else v
                                 for i, v in enumerate(values[:n])]}
-        pairs = {a: v for (a, _), v in zip(self.spans[n:], values[n:], strict=True)}
-        if pairs:
+        if len(self.spans) > n:
+            pairs: list[float | None] = [None] * (n - 1)
+            for (first, _), v in zip(self.spans[n:], values[n:], strict=True):
+                pairs[first] = v
             out["pair_scores"] = pairs
         if self.unread:
             out["unread_sentences"] = [quote(self.sentences[i]) for i in self.unread]
