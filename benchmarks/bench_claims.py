@@ -127,13 +127,9 @@ def demo_labelled() -> tuple[list[TestCase], np.ndarray]:
 
 def demo_sentences() -> list[str]:
     """Distinct sentences of the demo's answers, reference answers and passages."""
-    from assay.data.suite import read_suite
-    from assay.demo import demo_suite_path
+    from assay.demo import demo_texts
 
-    texts = []
-    for c in read_suite(demo_suite_path()).cases:
-        texts += [c.actual_answer or "", c.expected_answer or "", *(c.retrieved_context or [])]
-    return list(dict.fromkeys(s for t in texts for s in answer_sentences(t)[0]))
+    return list(dict.fromkeys(s for t in demo_texts() for s in answer_sentences(t)[0]))
 
 
 def nli_sentences(limit: int | None) -> list[str]:

@@ -39,6 +39,7 @@ sys.path.insert(0, str(HERE.parent / "scripts"))
 
 from assay.calibrate.separation import auroc  # noqa: E402
 from assay.data.case import TestCase  # noqa: E402
+from assay.demo import demo_answers  # noqa: E402
 from assay.evaluators.nli_contradictions import MIN_SIMILARITY, NLIContradictions  # noqa: E402
 from assay.text.facts import TOKEN, normalise_number, word_key  # noqa: E402
 from assay.text.figures import conflicting_figures, statement_frame  # noqa: E402
@@ -84,14 +85,6 @@ def answers(per_source: int) -> list[tuple[str, str, str]]:
                 out.append((source, "unrelated",
                             f"{r['premise'].strip()} {other['hypothesis'].strip()}"))
     return out
-
-
-def demo_answers() -> list[str]:
-    from assay.data.suite import read_suite
-    from assay.demo import demo_suite_path
-
-    return list(dict.fromkeys(c.actual_answer for c in read_suite(demo_suite_path())
-                              if c.actual_answer))
 
 
 def validation_premises(per_source: int) -> list[str]:

@@ -51,6 +51,7 @@ from sklearn.metrics import roc_auc_score
 
 from assay.backends.classify.profanity import ProfanityCheckClassifier
 from assay.data.case import TestCase
+from assay.demo import demo_answers
 from assay.evaluators.toxicity import CATEGORY_METRICS, Toxicity
 from results_file import publish
 from toxicity_functional import FUNCTIONAL
@@ -236,22 +237,10 @@ def functional_rows(lists: dict[str, tuple[int, list[str]]],
 def banking_sentences() -> list[str]:
     """The distinct sentences of the bundled demo suite's answers, reference answers and
     retrieved passages (a bank help desk; none toxic)."""
-    from assay.data.suite import read_suite
-    from assay.demo import demo_suite_path
+    from assay.demo import demo_texts
     from assay.text.sentences import split_sentences
 
-    texts = [text for case in read_suite(demo_suite_path())
-             for text in (case.actual_answer, *case.references, *(case.retrieved_context or []))]
-    return list(dict.fromkeys(s for t in texts for s in split_sentences(t)))
-
-
-def banking_answers() -> list[str]:
-    """The distinct answers of the bundled demo suite (a bank help desk; none toxic)."""
-    from assay.data.suite import read_suite
-    from assay.demo import demo_suite_path
-
-    return list(dict.fromkeys(c.actual_answer for c in read_suite(demo_suite_path())
-                              if c.actual_answer))
+    return list(dict.fromkeys(s for t in demo_texts() for s in split_sentences(t)))
 
 
 def unit_counts(texts: Sequence[str]) -> tuple[int, int, int, int]:
@@ -339,7 +328,7 @@ def main() -> int:
         tables[id(lists)] = functional_rows(
             lists, {specs[s]: run_evaluator(s, texts_of)[0] for s in specs})
     table, aurocs = tables[id(FUNCTIONAL)]
-    banking, answers = banking_sentences(), banking_answers()
+    banking, answers = banking_sentences(), demo_answers()
     false_flags = banking_rows(banking, {specs[s]: run_evaluator(s, banking)[0] for s in specs})
     answer_flags = banking_rows(answers, {specs[s]: run_evaluator(s, answers)[0] for s in specs})
     held_table, held_aurocs = tables[id(HELDOUT)]

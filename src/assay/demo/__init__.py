@@ -49,6 +49,38 @@ def demo_chunks() -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def demo_answers() -> list[str]:
+    """The demo suite's distinct non-empty answers, in suite order (a bank help desk's; none
+    toxic).
+
+    Example:
+        >>> answers = demo_answers()
+        >>> len(answers), len(set(answers)) == len(answers), all(answers)
+        (212, True, True)
+    """
+    from assay.data.suite import read_suite
+
+    return list(dict.fromkeys(c.actual_answer for c in read_suite(demo_suite_path())
+                              if c.actual_answer))
+
+
+def demo_texts() -> list[str]:
+    """The demo suite's distinct texts, in suite order: each case's answer, reference answers
+    and retrieved passages (the banking text a benchmark checks for false flags).
+
+    Example:
+        >>> texts = demo_texts()
+        >>> set(demo_answers()) <= set(texts), len(texts)
+        (True, 365)
+    """
+    from assay.data.suite import read_suite
+
+    return list(dict.fromkeys(
+        text for case in read_suite(demo_suite_path())
+        for text in (case.actual_answer, *case.references, *(case.retrieved_context or []))
+        if text))
+
+
 def demo_labels_path() -> Path:
     """Path of the demo's human labels (CSV: ``id``, ``model``, ``correct``, ``grounded``, ``quality``).
 
