@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from heads.toxicity import MIN_CLASS
+
 
 def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
@@ -18,7 +20,8 @@ def _metric_rows(metrics: dict[str, Any], folds: int) -> list[str]:
         rows.append(f"| {target} | {m['n']:,} | {m['positives']:,} | {_fmt(m.get('cv_auroc'))}"
                     f" | {by or '(one class per source)'} |")
     rows += ["", "The pooled AUROC counts the everyday MNLI negatives, which are easy; the "
-             "per-source figures (within one source, both classes) are the harder estimates."]
+             "per-source figures (within one source, both classes) are the harder estimates. A "
+             f"source with fewer than {MIN_CLASS} texts of a class is not scored."]
     return rows
 
 

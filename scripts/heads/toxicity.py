@@ -110,12 +110,25 @@ def cross_validated(z: np.ndarray, y: np.ndarray, groups: np.ndarray | None, c: 
     return out
 
 
+#: Fewest texts of each class for an AUROC to be reported: below it the figure is the order of a
+#: handful of texts (SBIC's r/offensivequestions, one text of each class, read 0.000), not a
+#: measurement.
+MIN_CLASS = 5
+
+
 def auroc(y: np.ndarray, score: np.ndarray) -> float | None:
-    """AUROC, or None when a class is missing."""
+    """AUROC, or None when a class has fewer than :data:`MIN_CLASS` scored texts.
+
+    Example:
+        >>> auroc(np.array([0, 1]), np.array([0.9, 0.1])) is None
+        True
+        >>> auroc(np.array([0] * 5 + [1] * 5), np.arange(10.0))
+        1.0
+    """
     from sklearn.metrics import roc_auc_score
 
     keep = ~np.isnan(score)
-    if len(set(y[keep])) < 2:
+    if min(np.sum(y[keep] == 0), np.sum(y[keep] == 1)) < MIN_CLASS:
         return None
     return round(float(roc_auc_score(y[keep], score[keep])), 4)
 
