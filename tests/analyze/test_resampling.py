@@ -17,6 +17,7 @@ from assay.analyze.resampling import (
     _ROW_BLOCK,
     _TABLE,
     ClusterBootstrap,
+    _blas,
     cluster_codes,
     column_codes,
     percentile_interval,
@@ -199,8 +200,11 @@ def _bincount_means(
     stacked[n_columns:] = np.bincount(key, minlength=size).reshape(-1, n_columns).T
     totals = np.zeros((2 * n_columns, boot.n_resamples))
     step = max(1, _CHUNK_CELLS // boot.n_resamples)
-    for start in range(0, local.size, step):
-        totals += stacked[:, start : start + step] @ boot.weights(local[start : start + step])
+    # One BLAS thread, as ``means`` multiplies: how a multi-threaded float32 product splits
+    # its sums depends on the OpenBLAS release (0.3.31 moves the last digit), not on the rows.
+    with _blas().limit(limits=1, user_api="blas"):
+        for start in range(0, local.size, step):
+            totals += stacked[:, start : start + step] @ boot.weights(local[start : start + step])
     with np.errstate(invalid="ignore", divide="ignore"):
         return (totals[:n_columns] / totals[n_columns:]).T
 
