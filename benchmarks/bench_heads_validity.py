@@ -94,6 +94,7 @@ def operating_point_section() -> list[str]:
     scores = as_array([r.outcomes["hallucination_score"].value
                        for r in evaluator.evaluate(cases)])
     keep = ~np.isnan(scores)
+    answers = [c.actual_answer or "" for c, kept in zip(cases, keep, strict=True) if kept]
     scores, y = scores[keep], y[keep]
     return [
         "## `hallucination_score` at its threshold, on the demo's labelled answers",
@@ -105,6 +106,38 @@ def operating_point_section() -> list[str]:
         f"{float((scores[y == 0] >= threshold).mean()):.0%} of the ungrounded ones are flagged; "
         f"lowest score {scores.min():.2f}. The labels are the demo's, which its plan calibrates "
         "on: an operating-point check, not a held-out validity figure.",
+        "",
+        *by_answer_length(answers, scores, y),
+    ]
+
+
+#: Answer lengths (words) of the demo breakdown: a short answer is one the score reads
+#: without the question it answers.
+LENGTH_BANDS = ((1, 5), (6, 15), (16, None))
+
+
+def by_answer_length(answers: list[str], scores: np.ndarray, y: np.ndarray) -> list[str]:
+    """AUROC of ``hallucination_score`` on the demo's labelled answers by length band, and the
+    short grounded answers it flags: what the score cannot read."""
+    length = np.array([len(words(a)) for a in answers])
+    rows = ["| answer length | answers | grounded | AUROC |", "|---|---:|---:|---:|"]
+    for low, high in LENGTH_BANDS:
+        band = (length >= low) & (length <= (high or length.max()))
+        both = 0 < y[band].sum() < band.sum()
+        rows.append(f"| {low}–{high} words |" if high else f"| {low}+ words |")
+        rows[-1] += (f" {int(band.sum())} | {int(y[band].sum())} | "
+                     + (f"{auroc(-scores[band], y[band]):.3f} |" if both else "n/a |"))
+    short = length <= LENGTH_BANDS[0][1]
+    flagged = [f"“{a}” {s:.2f}" for a, s, g, k in zip(answers, scores, y, short, strict=True)
+               if k and g == 1 and s >= 0.5]
+    return [
+        "By answer length (words; the score reads an answer without the question it answers):",
+        "",
+        *rows,
+        "",
+        f"Short grounded answers it flags: {'; '.join(flagged) or 'none'}. A bare \"No.\" or "
+        "a figure with no subject (\"10%.\") asserts only what the question asks, which the "
+        "score does not read.",
         "",
     ]
 
