@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -138,6 +139,94 @@ def by_answer_length(answers: list[str], scores: np.ndarray, y: np.ndarray) -> l
         f"Short grounded answers it flags: {'; '.join(flagged) or 'none'}. A bare \"No.\" or "
         "a figure with no subject (\"10%.\") asserts only what the question asks, which the "
         "score does not read.",
+        "",
+    ]
+
+
+#: Questions that ask for an amount, a duration, a rate or a count.
+ASKS_FOR_A_FIGURE = re.compile(
+    r"\bhow (?:much|long|many|soon|fast|old)\b|\bwhat (?:\w+ ){0,3}(?:rate|fee|cost|charge|"
+    r"limit|minimum|maximum)s?\b|\bwhat does .{0,40}\bcost\b", re.IGNORECASE)
+
+
+def within_context_swaps() -> tuple[list[TestCase], np.ndarray]:
+    """Short answers made from the demo's reference answers (one per question asking for a
+    figure, :data:`ASKS_FOR_A_FIGURE`; perturbed variants left out): the reference's first
+    figure with the word after it ("6 months."),
+    grounded (1), and the same with the figure replaced by another figure of the case's own
+    context that neither the question nor the reference states (0; seeded choice). Both
+    figures are stated in the context, so only the question tells them apart (design note
+    0062's check; assay-made, not human-labelled)."""
+    import random
+
+    from assay.data.suite import read_suite
+    from assay.demo import demo_suite_path
+    from assay.evaluators.hallucination_signals import FIGURE_KINDS
+    from assay.text.reading import reading
+
+    rng = random.Random(SEED)
+    seen: set[str] = set()
+    cases: list[TestCase] = []
+    for case in read_suite(demo_suite_path()).cases:
+        reference, question, context = case.expected_answer, case.question, case.retrieved_context
+        if case.id in seen or case.parent_id or not (reference and question and context):
+            continue
+        if not ASKS_FOR_A_FIGURE.search(question):
+            continue  # the reference's first figure answers only a question asking for one
+        seen.add(case.id)
+        figures = [f for f in reading(reference).facts if f.kind in FIGURE_KINDS]
+        if not figures:
+            continue
+        found = re.search(re.escape(figures[0].text) + r"(?:\s*%|\s+[A-Za-z]+)?", reference)
+        if found is None:
+            continue
+        stated = reading(question).keys | reading(reference).keys
+        others = {f.key: f.text for chunk in context for f in reading(chunk).facts
+                  if f.kind == figures[0].kind and f.key not in stated}
+        if not others:
+            continue
+        answer = found.group(0) + "."
+        swapped = answer.replace(figures[0].text, others[rng.choice(sorted(others))], 1)
+        for label, text in ((1, answer), (0, swapped)):
+            cases.append(TestCase(id=f"{case.id}:{label}", question=question,
+                                  actual_answer=text, retrieved_context=list(context),
+                                  labels={"grounded": label}))
+    return cases, np.array([int(c.labels["grounded"]) for c in cases])
+
+
+def short_answer_section() -> list[str]:
+    """``hallucination_score`` on :func:`within_context_swaps`, reading each short answer with
+    its question (the default) and without it."""
+    from dataclasses import replace
+
+    from assay.evaluators.explain import quote
+    from assay.evaluators.hallucination import HallucinationScore
+
+    cases, y = within_context_swaps()
+    evaluator = HallucinationScore()
+    rows = []
+    for name, batch in (("with the question (default)", cases),
+                        ("answer alone (no question)",
+                         [replace(c, question=None) for c in cases])):
+        scores = as_array([r.outcomes["hallucination_score"].value
+                           for r in evaluator.evaluate(batch)])
+        rows.append(f"| {name} | {auroc(-scores, y):.3f} |")
+    grounded, swapped = cases[0], cases[1]
+    return [
+        "## Short answers: a figure swapped within the context",
+        "",
+        f"{len(y) // 2} of the demo's questions (perturbed variants left out) whose reference "
+        "answer holds a figure that the context states beside another figure of the same kind: "
+        "the reference's first figure with the word after it as the answer (grounded), and the "
+        "same with that figure replaced by the other (not grounded; seeded), e.g. "
+        f"“{grounded.actual_answer}” against “{swapped.actual_answer}” to "
+        f"“{quote(grounded.question or '')}”. Both figures are stated in the context: only the "
+        "question tells them apart. Assay-made (design note 0062), a check of the mechanism, "
+        "not a validity figure.",
+        "",
+        "| `hallucination_score` reading | AUROC |",
+        "|---|---:|",
+        *rows,
         "",
     ]
 
@@ -488,6 +577,7 @@ def main() -> int:
         *(f"| {name} | {value:.1f} |" for name, value in seconds.items()),
         "",
         *operating_point_section(),
+        *short_answer_section(),
         *changed_figure_section(),
         *speed,
         f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}, "
