@@ -83,20 +83,27 @@ def evaluators() -> list[tuple[str, Evaluator]]:
     return [("", HallucinationScore()), *nli, ("", EmbGroundedness()), ("", UnsupportedFacts())]
 
 
+#: The two readings of short claims compared on the demo (design note 0062).
+READINGS = {"default (answer alone)": {}, "`with_question=True`": {"with_question": True}}
+
+
 def operating_point_section() -> list[str]:
     """``hallucination_score`` at its metric's threshold against the demo's human ``grounded``
-    labels: does 0.5 separate grounded from ungrounded answers (design note 0048)?"""
+    labels: does 0.5 separate grounded from ungrounded answers (design note 0048)? And the
+    same labels by answer length, for both readings of short claims."""
     from assay.evaluators.hallucination import HallucinationScore
     from bench_claims import demo_labelled
 
     cases, y = demo_labelled()
-    evaluator = HallucinationScore()
-    threshold = next(m.threshold for m in evaluator.metrics if m.name == "hallucination_score")
-    scores = as_array([r.outcomes["hallucination_score"].value
-                       for r in evaluator.evaluate(cases)])
-    keep = ~np.isnan(scores)
+    runs = {name: as_array([r.outcomes["hallucination_score"].value
+                            for r in HallucinationScore(**params).evaluate(cases)])
+            for name, params in READINGS.items()}
+    keep = np.logical_and.reduce([~np.isnan(v) for v in runs.values()])
     answers = [c.actual_answer or "" for c, kept in zip(cases, keep, strict=True) if kept]
-    scores, y = scores[keep], y[keep]
+    runs, y = {name: v[keep] for name, v in runs.items()}, y[keep]
+    scores = runs[next(iter(READINGS))]
+    threshold = next(m.threshold for m in HallucinationScore.metrics
+                     if m.name == "hallucination_score")
     return [
         "## `hallucination_score` at its threshold, on the demo's labelled answers",
         "",
@@ -108,7 +115,7 @@ def operating_point_section() -> list[str]:
         f"lowest score {scores.min():.2f}. The labels are the demo's, which its plan calibrates "
         "on: an operating-point check, not a held-out validity figure.",
         "",
-        *by_answer_length(answers, scores, y),
+        *by_answer_length(answers, runs, y),
     ]
 
 
@@ -117,28 +124,34 @@ def operating_point_section() -> list[str]:
 LENGTH_BANDS = ((1, 5), (6, 15), (16, None))
 
 
-def by_answer_length(answers: list[str], scores: np.ndarray, y: np.ndarray) -> list[str]:
-    """AUROC of ``hallucination_score`` on the demo's labelled answers by length band, and the
-    short grounded answers it flags: what the score cannot read."""
+def by_answer_length(answers: list[str], runs: dict[str, np.ndarray], y: np.ndarray
+                     ) -> list[str]:
+    """AUROC of each reading of ``hallucination_score`` (``runs``: its scores) on the demo's
+    labelled answers, overall and by length band, and the short grounded answers each flags."""
     length = np.array([len(words(a)) for a in answers])
-    rows = ["| answer length | answers | grounded | AUROC |", "|---|---:|---:|---:|"]
-    for low, high in LENGTH_BANDS:
-        band = (length >= low) & (length <= (high or length.max()))
+    rows = ["| answer length | answers | grounded | " + " | ".join(runs) + " |",
+            "|---|---:|---:|" + "---:|" * len(runs)]
+    bands = [(f"{low}–{high} words" if high else f"{low}+ words",
+              (length >= low) & (length <= (high or length.max()))) for low, high in LENGTH_BANDS]
+    for label, band in [*bands, ("all", np.ones(len(y), dtype=bool))]:
         both = 0 < y[band].sum() < band.sum()
-        rows.append(f"| {low}–{high} words |" if high else f"| {low}+ words |")
-        rows[-1] += (f" {int(band.sum())} | {int(y[band].sum())} | "
-                     + (f"{auroc(-scores[band], y[band]):.3f} |" if both else "n/a |"))
+        rows.append(f"| {label} | {int(band.sum())} | {int(y[band].sum())} | " + " | ".join(
+            f"{auroc(-v[band], y[band]):.3f}" if both else "n/a" for v in runs.values()) + " |")
     short = length <= LENGTH_BANDS[0][1]
-    flagged = [f"“{a}” {s:.2f}" for a, s, g, k in zip(answers, scores, y, short, strict=True)
-               if k and g == 1 and s >= 0.5]
+    flagged = [
+        f"{name}: " + ("; ".join(f"“{a}” {s:.2f}" for a, s, g, k in zip(
+            answers, scores, y, short, strict=True) if k and g == 1 and s >= 0.5) or "none")
+        for name, scores in runs.items()]
     return [
-        "By answer length (words; the score reads an answer without the question it answers):",
+        "AUROC by answer length (words). A bare \"No.\" or a figure with no subject "
+        "(\"10%.\") asserts only what the question asks; by default the score reads the "
+        "answer alone, and `with_question=True` reads each claim of at most five words with "
+        "the question (design note 0062; not the default by its rule: it also changes longer "
+        "answers that hold a short sentence):",
         "",
         *rows,
         "",
-        f"Short grounded answers it flags: {'; '.join(flagged) or 'none'}. A bare \"No.\" or "
-        "a figure with no subject (\"10%.\") asserts only what the question asks, which the "
-        "score does not read.",
+        "Short grounded answers flagged at 0.5 — " + ". ".join(flagged) + ".",
         "",
     ]
 
@@ -195,38 +208,40 @@ def within_context_swaps() -> tuple[list[TestCase], np.ndarray]:
 
 
 def short_answer_section() -> list[str]:
-    """``hallucination_score`` on :func:`within_context_swaps`, reading each short answer with
-    its question (the default) and without it."""
-    from dataclasses import replace
-
+    """``hallucination_score`` on :func:`within_context_swaps`, by default and reading each
+    short answer with its question."""
     from assay.evaluators.explain import quote
     from assay.evaluators.hallucination import HallucinationScore
 
     cases, y = within_context_swaps()
-    evaluator = HallucinationScore()
-    rows = []
-    for name, batch in (("with the question (default)", cases),
-                        ("answer alone (no question)",
-                         [replace(c, question=None) for c in cases])):
-        scores = as_array([r.outcomes["hallucination_score"].value
-                           for r in evaluator.evaluate(batch)])
-        rows.append(f"| {name} | {auroc(-scores, y):.3f} |")
+    outcomes = {name: [r.outcomes["hallucination_score"]
+                       for r in HallucinationScore(**params).evaluate(cases)]
+                for name, params in READINGS.items()}
+    scores = {name: as_array([o.value for o in found]) for name, found in outcomes.items()}
+    scored = np.logical_and.reduce([~np.isnan(v) for v in scores.values()])
+    unscored = sorted({f"“{c.actual_answer}” ({o.reason})"
+                       for found in outcomes.values()
+                       for c, o, kept in zip(cases, found, scored, strict=True) if not kept})
+    rows = [f"| {name} | {int(scored.sum())} | {auroc(-v[scored], y[scored]):.3f} |"
+            for name, v in scores.items()]
     grounded, swapped = cases[0], cases[1]
     return [
         "## Short answers: a figure swapped within the context",
         "",
-        f"{len(y) // 2} of the demo's questions (perturbed variants left out) whose reference "
-        "answer holds a figure that the context states beside another figure of the same kind: "
-        "the reference's first figure with the word after it as the answer (grounded), and the "
-        "same with that figure replaced by the other (not grounded; seeded), e.g. "
-        f"“{grounded.actual_answer}” against “{swapped.actual_answer}” to "
+        f"{len(y) // 2} of the demo's questions (perturbed variants left out) that ask for a "
+        "figure and whose reference answer holds one that the context states beside another "
+        "figure of the same kind: the reference's first figure with the word after it as the "
+        "answer (grounded), and the same with that figure replaced by the other (not grounded; "
+        f"seeded), e.g. “{grounded.actual_answer}” against “{swapped.actual_answer}” to "
         f"“{quote(grounded.question or '')}”. Both figures are stated in the context: only the "
         "question tells them apart. Assay-made (design note 0062), a check of the mechanism, "
         "not a validity figure.",
         "",
-        "| `hallucination_score` reading | AUROC |",
-        "|---|---:|",
+        "| `hallucination_score` reading | answers scored | AUROC |",
+        "|---|---:|---:|",
         *rows,
+        "",
+        f"Not scored in either reading: {'; '.join(unscored) or 'none'}.",
         "",
     ]
 

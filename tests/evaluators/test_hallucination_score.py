@@ -203,3 +203,61 @@ def test_a_combining_head_without_a_figure_cap_is_refused(tmp_path: Path) -> Non
               scale=shipped.scale, info={})
     with pytest.raises(BackendError, match=r"p_supported_with_unstated_figure.*retrain"):
         HallucinationScore(head=str(tmp_path / "old")).resolved_head()
+
+
+MORTGAGE = ["The minimum deposit for a mortgage is 10% of the property price.",
+            "Terms run up to 35 years, and a mortgage must end by the borrower's 75th birthday."]
+TERM = "How long can a mortgage term run?"
+
+
+def test_with_question_reads_a_short_answer_with_the_question_it_answers() -> None:
+    """Design note 0062: "10%." to a question about the term states a figure the context holds,
+    for the deposit. Read alone it is a figure the context states; read with the question, the
+    window it must be found in is the one the question points to, which does not hold it."""
+    right, wrong = (TestCase(id=a, question=TERM, actual_answer=a, retrieved_context=MORTGAGE)
+                    for a in ("35 years.", "10%."))
+    right_q, wrong_q = HallucinationScore(with_question=True).evaluate([right, wrong])
+    right_alone, wrong_alone = HallucinationScore().evaluate([right, wrong])
+    threshold = next(m.threshold for m in HallucinationScore.metrics
+                     if m.name == "hallucination_score")
+    assert right_q.outcomes["hallucination_score"].value < threshold  # type: ignore[operator]
+    assert wrong_q.outcomes["hallucination_score"].value > 0.75  # type: ignore[operator]
+    assert (right_alone.outcomes["hallucination_score"].value  # type: ignore[operator]
+            > right_q.outcomes["hallucination_score"].value)
+    assert wrong_alone.details["sentences"][0]["signals"]["aligned_support"] == 1.0
+    assert wrong_q.details["sentences"][0]["signals"]["aligned_support"] == 0.0
+    assert wrong_q.details["reason_signal"] == "aligned_support"
+    assert "'10%.' (read with the question it answers)" in (wrong_q.explanation or "")
+    assert "does not hold '10', found elsewhere" in (wrong_q.explanation or "")
+    assert wrong_q.details["sentences"][0]["read_with_question"] is True
+
+
+def test_by_default_and_without_a_question_the_answer_is_read_alone() -> None:
+    wrong = TestCase(id="w", question=TERM, actual_answer="10%.", retrieved_context=MORTGAGE)
+    unasked = wrong.model_copy(update={"question": None})
+    default = HallucinationScore().evaluate([wrong])[0]
+    assert "read_with_question" not in default.details["sentences"][0]
+    assert "read with the question" not in (default.explanation or "")
+    for alone in (HallucinationScore().evaluate([unasked])[0],
+                  HallucinationScore(with_question=True).evaluate([unasked])[0]):
+        assert alone.outcomes == default.outcomes and alone.details == default.details
+
+
+def test_with_question_leaves_a_claim_of_more_than_five_words_as_it_was() -> None:
+    long = TestCase(id="l", question=TERM, retrieved_context=MORTGAGE,
+                    actual_answer="A mortgage term can run for up to 10 years.")
+    with_q, default = (HallucinationScore(with_question=q).evaluate([long])[0]
+                       for q in (True, False))
+    assert with_q.outcomes == default.outcomes and with_q.details == default.details
+    assert HallucinationScore(with_question=True).texts_to_encode(
+        long.model_copy(update={"actual_answer": "10%."}))[-1] == f"{TERM} 10%."
+
+
+def test_a_plan_turns_with_question_on_by_name_and_a_wrong_value_is_refused() -> None:
+    from assay.errors import InvalidInputError
+    from assay.evaluators.registry import get_evaluator
+
+    assert get_evaluator("hallucination_score", with_question=True).with_question is True
+    assert get_evaluator("hallucination_score").with_question is False
+    with pytest.raises(InvalidInputError, match="with_question"):
+        get_evaluator("hallucination_score", with_question="yes")

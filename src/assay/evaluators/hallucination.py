@@ -15,7 +15,8 @@ not (the head's figure cap, design note 0053). The case score is the probability
 sentence and the signal that pulled it down most. Only the answer's claims are scored:
 questions and courtesy formulas ("Is there anything else I can help you with?") assert nothing
 a context could support and are set aside, named in the explanation (``sentences="all"`` scores
-them too; design note 0051).
+them too; design note 0051). A claim of a few words ("10%.") asserts only what the question asks;
+``with_question=True`` reads its model signals with the case's question (design note 0062).
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ from assay.evaluators.hallucination_signals import (
     Analyses,
     ContextAnalysis,
     capped_at_figures,
+    read_with_question,
     sentence_signals,
     unstated_figure,
     unsupported_key_facts,
+    window_text,
 )
 from assay.evaluators.nli_base import NLIEvaluator, chunks_of
 from assay.evaluators.registry import register
@@ -87,10 +90,11 @@ _ALSO = {
 }
 
 
-def _named_details(sentence: str, context: ContextAnalysis, values: np.ndarray
-                   ) -> dict[str, str]:
+def _named_details(sentence: str, context: ContextAnalysis, values: np.ndarray,
+                   aligned_by: str) -> dict[str, str]:
     """The words behind the signals that name them (unsupported key facts, details moved from
-    elsewhere), quoted, for each of those signals that is below full support."""
+    elsewhere), quoted, for each of those signals that is below full support (``aligned_by``:
+    the text that chose the sentence's window, :func:`window_text`)."""
     named: dict[str, str] = {}
     key_signals = [SIGNALS.index(s) for s in ("key_facts_supported", "figures_supported")]
     unsupported = (unsupported_key_facts(sentence, context.facts)
@@ -101,7 +105,7 @@ def _named_details(sentence: str, context: ContextAnalysis, values: np.ndarray
         if facts:
             named[signal] = ", ".join(repr(quote(f.text)) for f in facts)
     if values[SIGNALS.index("aligned_support")] < 1:
-        moved = context.alignment.moved_details(sentence)[1]
+        moved = context.alignment.moved_details(sentence, aligned_by)[1]
         named["aligned_support"] = ", ".join(repr(quote(w)) for w in moved)
     return named
 
@@ -115,6 +119,10 @@ class HallucinationScore(NLIEvaluator):
             head; the combining weights were fitted on it).
         embedder: the embedder of the similarity signal.
         head: the combining head (shipped name or folder).
+        sentences: ``"claims"`` (default) or ``"all"`` (design note 0051).
+        with_question: read each claim of at most five words with the case's question, as one
+            text, for the NLI, embedding and alignment signals (design note 0062; off by
+            default: measured, not the default by its rule).
 
     Example:
         >>> case = TestCase(id="1", actual_answer="The fee is 90 euros.",
@@ -153,9 +161,13 @@ class HallucinationScore(NLIEvaluator):
         embedder: str | Embedder = DEFAULT_SPEC,
         head: str = "hallucination",
         sentences: str = "claims",
+        with_question: bool = False,
     ) -> None:
         super().__init__(nli)
         self.sentences = check_sentences(sentences, "HallucinationScore")
+        check(isinstance(with_question, bool), "with_question", "HallucinationScore",
+              "true or false", with_question)
+        self.with_question = with_question
         check(isinstance(embedder, str | Embedder), "embedder", "HallucinationScore",
               "a spec string ('minilm', a model name or path) or an Embedder", embedder)
         check(isinstance(head, str) and bool(head.strip()), "head", "HallucinationScore",
@@ -196,22 +208,36 @@ class HallucinationScore(NLIEvaluator):
         claims = [scored[i][0] for i in todo]
         contexts = [chunks_of(cases[i].retrieved_context) for i in todo]
         analyses = Analyses()  # kept to name the details in the explanations
+        questions = [cases[i].question if self.with_question else None for i in todo]
         signals = sentence_signals(self.resolved_nli(), self.resolved_embedder(), claims,
-                                   contexts, analyses) if todo else []
-        by_case = dict(zip(todo, zip(claims, signals, contexts, strict=True), strict=True))
+                                   contexts, analyses, questions) if todo else []
+        by_case = dict(zip(todo, zip(claims, signals, contexts, questions, strict=True),
+                           strict=True))
         out: list[CaseResult] = []
         for i, plan in enumerate(plans):
             if plan is not None:
                 out.append(CaseResult.skipped(self.metric_names(), plan))
                 continue
-            sentences, values, chunks = by_case[i]
+            sentences, values, chunks, question = by_case[i]
             out.append(with_set_aside(self._result(head, sentences, values,
-                                                   analyses.of(chunks)),
+                                                   analyses.of(chunks), question),
                                       scored[i][1]))
         return out
 
+    def texts_to_encode(self, case: TestCase) -> list[str]:
+        """The NLI head's sentences (:meth:`NLIEvaluator.texts_to_encode`) and, with
+        ``with_question``, each short claim read with the case's question
+        (:func:`read_with_question`)."""
+        texts = super().texts_to_encode(case)
+        if not self.with_question:
+            return texts
+        claims = scored_sentences(case, self.sentences)[0]
+        return texts + [read for read in (read_with_question(c, case.question) for c in claims)
+                        if read not in claims]
+
     def _result(
-        self, head: Head, sentences: list[str], values: np.ndarray, context: ContextAnalysis
+        self, head: Head, sentences: list[str], values: np.ndarray, context: ContextAnalysis,
+        question: str | None,
     ) -> CaseResult:
         linear = logistic(head.logits(values)[:, 0])
         cap = float(head.data[FIGURE_CAP])
@@ -221,7 +247,9 @@ class HallucinationScore(NLIEvaluator):
         pull = weight * (values[worst] - head.mean) / head.scale  # each signal's contribution
         pull[weight <= 0] = np.inf  # a signal the head gives no weight cannot be the reason
         signal = SIGNALS[int(np.argmin(pull))]
-        named = _named_details(sentences[worst], context, values[worst])
+        read_as = [read_with_question(s, question) for s in sentences]
+        named = _named_details(sentences[worst], context, values[worst],
+                               window_text(sentences[worst], question))
         capped = bool(unstated_figure(values[worst:worst + 1])[0]) and linear[worst] > cap
         if capped:
             signal = "figures_supported"
@@ -240,15 +268,18 @@ class HallucinationScore(NLIEvaluator):
             reason = _REASONS[signal].format(shown)
         reason += "".join(f"; {_ALSO[other].format(listed)}" for other, listed in named.items())
         score = 1.0 - float(supported[worst])
+        with_question = " (read with the question it answers)" if (
+            read_as[worst] != sentences[worst]) else ""
         explanation = (
             f"least supported sentence (P(supported) {supported[worst]:.2f}): "
-            f"{quote(sentences[worst])!r}; {reason}"
+            f"{quote(sentences[worst])!r}{with_question}; {reason}"
         )
         details = {
             "sentences": [
                 {"sentence": quote(s), "p_supported": round(float(p), 4),
-                 "signals": dict(zip(SIGNALS, rounded(v), strict=True))}
-                for s, p, v in zip(sentences, supported, values, strict=True)
+                 "signals": dict(zip(SIGNALS, rounded(v), strict=True)),
+                 **({"read_with_question": True} if r != s else {})}
+                for s, r, p, v in zip(sentences, read_as, supported, values, strict=True)
             ],
             "least_supported": worst,
             "reason_signal": signal,

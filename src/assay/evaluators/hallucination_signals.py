@@ -21,6 +21,7 @@ from assay.text.alignment import ContextIndex
 from assay.text.facts import Fact, contradicted_by_antonym, fact_supported, negation_supported
 from assay.text.reading import TextReading, reading
 from assay.text.rules_probe import fingerprint, probe_pairs
+from assay.text.tokens import words
 
 #: Name of this signal set (recorded in the head; the evaluator refuses other sets).
 FEATURE_SET = "hallucination-v5"
@@ -47,6 +48,40 @@ SIGNALS = (
 )
 #: The signals the texts alone decide (no model): :func:`text_signals`.
 TEXT_SIGNALS = SIGNALS[3:8]
+#: Claims of at most this many words are read with the question they answer (design note 0062).
+SHORT_CLAIM_WORDS = 5
+
+
+def read_with_question(claim: str, question: str | None) -> str:
+    """What the model signals read for ``claim``: the question and the claim as one text when
+    the claim is short (at most :data:`SHORT_CLAIM_WORDS` words) and there is a question, else
+    the claim. A reply of a few words ("10%.") asserts only what the question asks; the text
+    signals still read the claim alone (the question's own figures are the user's premises).
+
+    Example:
+        >>> read_with_question("10%.", "What is the minimum deposit?")
+        'What is the minimum deposit? 10%.'
+        >>> read_with_question("The minimum deposit is 10% of the price.", "Deposit?")
+        'The minimum deposit is 10% of the price.'
+        >>> read_with_question("10%.", None)
+        '10%.'
+    """
+    if question is None or not question.strip() or len(words(claim)) > SHORT_CLAIM_WORDS:
+        return claim
+    return f"{question.strip()} {claim}"
+
+
+def window_text(claim: str, question: str | None) -> str:
+    """The text that chooses the context window ``claim`` must be found in: the question, when
+    the claim is read with it (:func:`read_with_question`; the question says what is asked,
+    and a short claim's own figure would otherwise choose the window that holds it, hiding a
+    figure taken from elsewhere in the context), else the claim.
+
+    Example:
+        >>> window_text("10%.", "How long can a term run?"), window_text("10%.", None)
+        ('How long can a term run?', '10%.')
+    """
+    return claim if read_with_question(claim, question) == claim else str(question).strip()
 
 #: A context as the key-fact check reads it: its normalised keys, and each sentence's content
 #: stems and whether it is negated (for the local negation check).
@@ -144,6 +179,7 @@ def sentence_signals(
     sentences: Sequence[Sequence[str]],
     contexts: Sequence[Sequence[str]],
     analyses: Analyses | None = None,
+    questions: Sequence[str | None] | None = None,
 ) -> list[np.ndarray]:
     """Per case, a ``(len(sentences[i]), len(SIGNALS))`` matrix of support signals.
 
@@ -164,21 +200,29 @@ def sentence_signals(
         contexts: the non-empty passages of each case (at least one each).
         analyses: where the context analyses are kept (the caller's, to reuse them when
             explaining; default: for this call only).
+        questions: the question each case answers (None: none); a short claim's model signals
+            read it with the question (:func:`read_with_question`), and the question chooses
+            its window (:func:`window_text`).
     """
     analyses = Analyses() if analyses is None else analyses
+    asked = list(questions) if questions is not None else [None] * len(sentences)
+    read = [[read_with_question(claim, question) for claim in claims]
+            for claims, question in zip(sentences, asked, strict=True)]
     premises: list[str] = []
     hypotheses: list[str] = []
     texts: dict[str, None] = {}
     aligned_passage: list[int] = []  # per claim, the passage holding its aligned window
-    for claims, chunks in zip(sentences, contexts, strict=True):
+    aligners = [[window_text(claim, question) for claim in claims]
+                for claims, question in zip(sentences, asked, strict=True)]
+    for read_as, align, chunks in zip(read, aligners, contexts, strict=True):
         context = analyses.of(chunks)
         context_sentences, alignment, owners = context.sentences, context.alignment, context.owners
-        texts.update(dict.fromkeys(claims))
+        texts.update(dict.fromkeys(read_as))
         texts.update(dict.fromkeys(context_sentences))
-        for claim in claims:
-            start, stop = alignment.best_window(claim)
+        for text, by in zip(read_as, align, strict=True):
+            start, stop = alignment.best_window(by)
             premises.extend([*chunks, " ".join(context_sentences[start:stop]) or chunks[0]])
-            hypotheses.extend([claim] * (len(chunks) + 1))
+            hypotheses.extend([text] * (len(chunks) + 1))
             aligned_passage.append(owners[start] if start < len(owners) else 0)
     scores = nli.predict(premises, hypotheses) if premises else None
     entailment = scores.prob(ENTAILMENT) if scores is not None else np.zeros(0)
@@ -188,12 +232,12 @@ def sentence_signals(
     index = {t: i for i, t in enumerate(ordered)}
     out: list[np.ndarray] = []
     row = claim_number = 0
-    for claims, chunks in zip(sentences, contexts, strict=True):
+    for claims, read_as, align, chunks in zip(sentences, read, aligners, contexts, strict=True):
         joined = "\n".join(chunks)
         context = analyses.of(chunks)
         context_sentences = context.sentences
         context_rows = matrix[[index[s] for s in context_sentences]]
-        claim_rows = matrix[[index[c] for c in claims]]
+        claim_rows = matrix[[index[c] for c in read_as]]
         cosines = cosine_matrix(claim_rows, context_rows) if len(context_rows) else None
         values = np.zeros((len(claims), len(SIGNALS)))
         for k, claim in enumerate(claims):
@@ -205,7 +249,7 @@ def sentence_signals(
                 float(entailment[span].max()),
                 1.0 - float(contradiction[passage]),
                 float(cosines[k].max()) if cosines is not None else 0.0,
-                *text_signals(claim, context, joined),
+                *text_signals(claim, context, joined, aligned_by=align[k]),
                 float(entailment[window]),
                 1.0 - float(contradiction[window]),
             ]
@@ -213,9 +257,11 @@ def sentence_signals(
     return out
 
 
-def text_signals(claim: str, context: ContextAnalysis, joined: str) -> list[float]:
+def text_signals(claim: str, context: ContextAnalysis, joined: str,
+                 aligned_by: str | None = None) -> list[float]:
     """The :data:`TEXT_SIGNALS` of ``claim`` against a context's analysis (``joined``: its
-    passages, one per line): the signals the texts alone decide.
+    passages, one per line): the signals the texts alone decide. ``aligned_by``: the text
+    that chooses the window of ``aligned_support`` (default: the claim; :func:`window_text`).
 
     Example:
         >>> context = Analyses().of(["Anna paid 50 euros."])
@@ -230,7 +276,7 @@ def text_signals(claim: str, context: ContextAnalysis, joined: str) -> list[floa
             sum(flags) / len(flags) if flags else 1.0,
             -float(min(len(key) - figures, KEY_CAP)),
             -float(min(figures, KEY_CAP)),
-            1.0 - context.alignment.moved_details(claim)[0]]
+            1.0 - context.alignment.moved_details(claim, aligned_by)[0]]
 
 
 def text_fingerprint() -> str:

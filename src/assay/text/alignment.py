@@ -129,13 +129,14 @@ class ContextIndex:
                    for window in self.windows]
         return max(range(len(weights)), key=weights.__getitem__)
 
-    def moved_details(self, claim: str) -> tuple[float, list[str]]:
+    def moved_details(self, claim: str, aligned_by: str | None = None) -> tuple[float, list[str]]:
         """The claim's share (IDF-weighted) of details found in the context but not in its best
         window, and those details' surface forms.
 
-        The best window is the one that holds the largest IDF-weighted part of the claim (the
-        first on ties). Words absent from the whole context count in the total but are not
-        "moved" (other signals see them).
+        The best window is the one that holds the largest IDF-weighted part of the claim, or of
+        ``aligned_by`` when given (a short claim with the question it answers: design note
+        0062), the first on ties. Words absent from the whole context count in the total but
+        are not "moved" (other signals see them).
 
         Example:
             >>> index = ContextIndex.of(["The CEO resigned in 2019.", "Sales fell.",
@@ -145,13 +146,15 @@ class ContextIndex:
             (0.333, ['2021'])
             >>> index.moved_details("The CEO resigned in 2019.")
             (0.0, [])
+            >>> index.moved_details("2021.", aligned_by="When did the CEO resign? 2021.")
+            (1.0, ['2021'])
         """
         details = _details(claim)
         keys = {key: surface for key, (surface, _) in details.items()}
         if not keys or not self.windows:
             return 0.0, []
         weight = {k: self.idf.get(k, self.unseen_idf) for k in keys}
-        best = self.windows[self._best(keys)]
+        best = self.windows[self._best(keys if aligned_by is None else detail_keys(aligned_by))]
         moved = [k for k in keys if k in self.idf and k not in best]
         while moved:  # another window holding two details or more: a condensed second passage
             other = max(self.windows, key=lambda w: len({details[k][1] for k in moved if k in w}))
