@@ -261,3 +261,13 @@ def test_a_plan_turns_with_question_on_by_name_and_a_wrong_value_is_refused() ->
     assert get_evaluator("hallucination_score").with_question is False
     with pytest.raises(InvalidInputError, match="with_question"):
         get_evaluator("hallucination_score", with_question="yes")
+
+
+def test_a_bare_number_answer_is_a_claim_not_a_list_marker() -> None:
+    """A whole answer "35." replies to a question asking for a figure; read as a Markdown list
+    marker it was set aside as a heading and the case skipped."""
+    result = HallucinationScore(with_question=True).evaluate([TestCase(
+        id="n", question="Up to how many years can a mortgage term run?", actual_answer="35.",
+        retrieved_context=MORTGAGE)])[0]
+    assert result.outcomes["hallucination_score"].status is Status.OK
+    assert result.details["sentences"][0]["sentence"] == "35."

@@ -174,6 +174,11 @@ def without_particles(claim: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
+#: A whole answer that is a number and nothing else ("3.", "1987."): the reply to a question
+#: asking for one, which would otherwise read as a bare list marker.
+_BARE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?[.)]?")
+
+
 def not_a_claim(sentence: str) -> str | None:
     """``"heading"``, ``"question"``, ``"courtesy"`` or ``"framing"`` when ``sentence``
     asserts nothing to check, else None (Markdown list markers and bold are read through).
@@ -228,10 +233,14 @@ SetAside(sentence='Anything else?', kind='question')])
         ['The fee is 5 euros.']
         >>> answer_sentences("Hello! The fee is 5 euros.")[0]
         ['Hello!', 'The fee is 5 euros.']
+        >>> answer_sentences("3.", "claims"), answer_sentences("1.\\n2.", "claims")[0]
+        ((['3.'], []), [])
     """
     sentences = split_sentences(text) if text else []
     if mode == "all":
         return sentences, []
+    if len(sentences) == 1 and _BARE_NUMBER.fullmatch(sentences[0].strip()):
+        return sentences, []  # a whole answer "3." is a reply, not a list marker
     kept: list[str] = []
     set_aside: list[SetAside] = []
     for sentence in sentences:
