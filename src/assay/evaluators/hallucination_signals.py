@@ -83,6 +83,7 @@ def window_text(claim: str, question: str | None) -> str:
     """
     return claim if read_with_question(claim, question) == claim else str(question).strip()
 
+
 #: A context as the key-fact check reads it: its normalised keys, and each sentence's content
 #: stems and whether it is negated (for the local negation check).
 ContextFacts = tuple[frozenset[str], list[tuple[frozenset[str], bool]]]
