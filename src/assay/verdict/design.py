@@ -1,0 +1,93 @@
+"""How each human label's case was chosen: the labelling design (design note 0063).
+
+A rate bound is valid only for the way its labelled cases were chosen (survey sampling's first
+rule). Every label the verdict reads therefore carries a design:
+
+* ``uniform`` — drawn by assay (``assay labels sample --design uniform``): a simple random sample
+  without replacement of the round's pool (every in-scope unit of a system not yet labelled);
+  each draw's probability is ``1 / pool_size``.
+* ``active`` — drawn by assay with replacement, the probability of a unit proportional to the
+  calibrated uncertainty ``sqrt(p (1 - p))`` with a floor (Zrnic & Candès, *Active Statistical
+  Inference*, ICML 2024); a unit drawn twice counts twice.
+* ``random`` — an outside source (a CSV, the suite's ``labels``) declared in the plan to be a
+  uniform random sample of the suite: one implicit ``uniform`` round with nothing known before it.
+* ``unknown`` — anything else: hand-picked, REVIEW cases labelled to settle their verdict, an
+  outside source not declared random. Such labels settle their own cases and count as known units
+  in later rounds; they never rectify a bound as if random.
+
+A :class:`DesignRound` is what ``assay labels sample`` draws: per system, the pool it drew from
+(every in-scope unit not in ``known``) and each draw with its selection probability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+UNIFORM, ACTIVE, RANDOM, UNKNOWN = "uniform", "active", "random", "unknown"
+#: Every design a label may carry.
+DESIGNS = (UNIFORM, ACTIVE, RANDOM, UNKNOWN)
+#: Designs whose draws have known selection probabilities (they may rectify a bound).
+PROBABILITY_DESIGNS = (UNIFORM, ACTIVE, RANDOM)
+#: Designs a plan may declare for an outside label source (``[labels] design``).
+SOURCE_DESIGNS = (RANDOM, UNKNOWN)
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One draw of a round: the unit (case id, system), its selection probability over the
+    system's pool, and how many times it was drawn (``active`` draws with replacement)."""
+
+    case_id: str
+    model: str
+    probability: float
+    times: int = 1
+
+
+@dataclass(frozen=True)
+class DesignRound:
+    """One labelling round drawn by a declared design.
+
+    Attributes:
+        number: the round's number (1, 2, ... in the order drawn).
+        criterion: the label criterion the round is for.
+        scope: the check scope its pool was drawn from (``all``, ``original``, ...).
+        design: ``uniform``, ``active`` or ``random``.
+        drawn_at: ISO timestamp of the draw.
+        known: units (case id, system) already labelled for ``criterion`` when the round was drawn
+            (left out of the pool; known exactly to the round's estimator).
+        pool_sizes: per system, how many units the pool held.
+        draws: the draws, each with its probability.
+        floor: the smallest selection probability allowed, as a share of uniform (``active``).
+    """
+
+    number: int
+    criterion: str
+    scope: str
+    design: str
+    drawn_at: str
+    known: frozenset[Key]
+    pool_sizes: dict[str, int]
+    draws: tuple[Draw, ...]
+    floor: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LabelRecord:
+    """One human label with where it came from.
+
+    ``round`` is the design round that drew the case (None for ``unknown``); ``source`` names
+    where the label was read (``suite``, ``store`` or a file path).
+    """
+
+    case_id: str
+    model: str
+    criterion: str
+    value: int
+    design: str
+    source: str
+    round: int | None = None
+    probability: float | None = None
