@@ -32,7 +32,7 @@ from assay.rundir.layout import (
 )
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
-from assay.verdict.labels import Key, labels_from_cases, labels_from_file, labels_from_store
+from assay.verdict.labels import Key, LabelEvidence, label_evidence
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan
 from assay.verdict.samples import collapse_samples
 
@@ -121,24 +121,6 @@ def _case_frame(cases: list[Any]) -> pd.DataFrame:
     frame["original"] = ~frame["attacks"] & ~frame["perturbed"]
     frame["all"] = True
     return frame.set_index(["case_id", "model"])
-
-
-def _load_labels(
-    plan: ValidationPlan, cases: list[Any], run_dir: Path | None
-) -> dict[str, dict[Key, int]]:
-    """Labels per criterion from the plan's sources, later sources overriding earlier ones."""
-    criteria = {c.label for c in plan.check if c.label}
-    merged: dict[str, dict[Key, int]] = {c: {} for c in criteria}
-    for source in plan.labels.sources if criteria else []:
-        if source == "suite":
-            found = labels_from_cases(cases, criteria)
-        elif source == "store":
-            found = labels_from_store(run_dir, criteria) if run_dir is not None else {}
-        else:
-            found = labels_from_file(plan.resolve(source), criteria)
-        for criterion, values in found.items():
-            merged[criterion].update(values)
-    return merged
 
 
 def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
@@ -238,7 +220,7 @@ def assess(
     direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
     frame = _case_frame(cases)
     sampled = {(c.id, str(c.model)): c.sample_of for c in cases if c.sample_of is not None}
-    labels = _load_labels(plan, cases, run.path)
+    evidence: LabelEvidence = label_evidence(plan, cases, run.path)
     models = sorted(frame.index.get_level_values("model").unique())
     decisions: list[CheckDecision] = []
     verdicts: dict[str, CaseVerdicts] = {}
@@ -250,7 +232,7 @@ def assess(
                 f"plan's evaluators {plan.run.evaluators}"
             )
         cv = _check_verdicts(
-            check, results, frame, labels.get(check.label or "", {}), direction, plan
+            check, results, frame, evidence.values(check.label or ""), direction, plan
         )
         cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
         verdicts[check.name] = cv

@@ -1,14 +1,20 @@
-"""Human labels for the verdict: read from the suite's ``labels`` field or from a labels file."""
+"""Human labels for the verdict, with their design: from the suite's ``labels`` field, a labels
+file or the labeling app's store (:func:`label_evidence`)."""
 
 from __future__ import annotations
 
 import csv
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import InvalidInputError
+from assay.verdict.design import RANDOM, UNKNOWN, DesignRound, Draw, LabelRecord
+
+if TYPE_CHECKING:
+    from assay.verdict.plan import ValidationPlan
 
 _TRUE = {"1", "true", "yes", "pass", "correct", "grounded", "y"}
 _FALSE = {"0", "false", "no", "fail", "incorrect", "n"}
@@ -123,3 +129,91 @@ def label_columns(path: Path) -> set[str]:
         with path.open(encoding="utf-8", newline="") as handle:
             return set(next(csv.reader(handle), [])) - _KEY_COLUMNS
     return set()
+
+
+@dataclass
+class LabelEvidence:
+    """Every label the plan's sources give, per criterion, and the design rounds that drew them.
+
+    Attributes:
+        records: criterion → (case id, system) → the label and its design (later sources override
+            earlier ones for the same case).
+        rounds: the design rounds (``random`` outside sources first, then the store's rounds), in
+            the order drawn.
+    """
+
+    records: dict[str, dict[Key, LabelRecord]] = field(default_factory=dict)
+    rounds: list[DesignRound] = field(default_factory=list)
+
+    def values(self, criterion: str) -> dict[Key, int]:
+        """(case id, system) → 1 PASS / 0 FAIL for one criterion."""
+        return {key: record.value for key, record in self.records.get(criterion, {}).items()}
+
+    def rounds_for(self, criterion: str) -> list[DesignRound]:
+        """The design rounds drawn for one criterion, in order."""
+        return [r for r in self.rounds if r.criterion == criterion]
+
+
+def _source_round(number: int, criterion: str, keys: Iterable[Key], source: str) -> DesignRound:
+    """The implicit round of an outside source declared a uniform random sample of the suite:
+    nothing known before it; each draw's probability is set by the pool a check reads."""
+    draws = tuple(Draw(case_id, model, float("nan")) for case_id, model in sorted(keys))
+    return DesignRound(
+        number, criterion, "all", RANDOM, "", frozenset(), {}, draws, extra={"source": source}
+    )
+
+
+def label_evidence(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -> LabelEvidence:
+    """Labels per criterion from the plan's sources, each with its design (design note 0063)."""
+    criteria = {c.label for c in plan.check if c.label}
+    evidence = LabelEvidence({c: {} for c in criteria})
+    for source in plan.labels.sources if criteria else []:
+        if source == "store":
+            if run_dir is not None:
+                _merge(evidence, evidence_from_store(run_dir, criteria))
+            continue
+        if source == "suite":
+            found = labels_from_cases(cases, criteria)
+        else:
+            found = labels_from_file(plan.resolve(source), criteria)
+        design = plan.labels.design_of(source)
+        part = LabelEvidence(
+            {
+                criterion: {
+                    key: LabelRecord(key[0], key[1], criterion, value, design, source)
+                    for key, value in values.items()
+                }
+                for criterion, values in found.items()
+            }
+        )
+        if design == RANDOM:
+            for criterion, values in found.items():
+                if values:
+                    number = len(evidence.rounds) + len(part.rounds) + 1
+                    part.rounds.append(_source_round(number, criterion, values, source))
+                    for key, record in part.records[criterion].items():
+                        part.records[criterion][key] = LabelRecord(
+                            *key, criterion, record.value, RANDOM, source, number
+                        )
+        _merge(evidence, part)
+    return evidence
+
+
+def _merge(evidence: LabelEvidence, part: LabelEvidence) -> None:
+    for criterion, records in part.records.items():
+        evidence.records.setdefault(criterion, {}).update(records)
+    evidence.rounds.extend(part.rounds)
+
+
+def evidence_from_store(run_dir: Path, criteria: set[str]) -> LabelEvidence:
+    """The store's labels; labels given outside a design round are ``unknown``."""
+    found = labels_from_store(run_dir, criteria)
+    return LabelEvidence(
+        {
+            criterion: {
+                key: LabelRecord(key[0], key[1], criterion, value, UNKNOWN, "store")
+                for key, value in values.items()
+            }
+            for criterion, values in found.items()
+        }
+    )

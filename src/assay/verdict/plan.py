@@ -55,12 +55,31 @@ class LabelsSection(_Strict):
     """
 
     source: str | list[str] = "suite"
+    #: how the labels of an outside source (``"suite"`` or a file) were chosen: ``"random"`` (a
+    #: uniform random sample of the suite) or ``"unknown"`` (anything else: they settle their own
+    #: cases but no bound treats them as a sample); one design for every source, or a table of
+    #: source → design. The store's labels carry the design of the round that drew them.
+    design: Literal["random", "unknown"] | dict[str, Literal["random", "unknown"]] = "unknown"
 
     @property
     def sources(self) -> list[str]:
         """The sources in order (``"none"`` gives an empty list)."""
         items = [self.source] if isinstance(self.source, str) else list(self.source)
         return [s for s in items if s != "none"]
+
+    def design_of(self, source: str) -> str:
+        """The declared design of an outside source (``"unknown"`` when not declared)."""
+        if isinstance(self.design, str):
+            return self.design
+        return self.design.get(source, "unknown")
+
+    @model_validator(mode="after")
+    def _designs_name_sources(self) -> LabelsSection:
+        if isinstance(self.design, dict):
+            unknown = sorted(set(self.design) - set(self.sources))
+            if unknown:
+                raise ValueError(f"'design' names sources the plan does not read: {unknown}")
+        return self
 
     calibration_fraction: float = Field(default=0.5, gt=0.0, lt=1.0)
 
