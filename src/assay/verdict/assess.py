@@ -215,6 +215,20 @@ def assess(
     suite = read_suite(plan.suite_path)
     cases = list(suite.cases)
     run = _evaluate(plan, out_path, progress)
+    assessment = decide_run(plan, run, cases)
+    if out_path is not None:
+        write_assessment(assessment, out_path, cases)
+    return assessment
+
+
+def decide_run(plan: ValidationPlan, run: Any, cases: list[Any]) -> Assessment:
+    """Decide a plan's checks on an evaluated run (the one decision logic, design note 0063).
+
+    Args:
+        plan: the validation plan (or an implicit one built from a run's evaluators).
+        run: the :class:`~assay.pipeline.EvaluationRun` of ``cases``.
+        cases: the suite's cases.
+    """
     results = run.lean_results()
     results["model"] = results["model"].astype(str)
     direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
@@ -238,10 +252,7 @@ def assess(
         verdicts[check.name] = cv
         review = plan.calibration.review_in_rates
         decisions.extend(decide_check(check, cv, model, review) for model in models)
-    assessment = Assessment(plan, decisions, verdicts, run.path, models)
-    if out_path is not None:
-        write_assessment(assessment, out_path, cases)
-    return assessment
+    return Assessment(plan, decisions, verdicts, run.path, models)
 
 
 def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> None:
