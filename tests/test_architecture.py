@@ -95,8 +95,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("backends",),
     ("evaluators", "agents", "attacks"),
     ("engine", "generate", "perturb", "runner", "calibrate", "analyze", "rundir"),
-    ("report", "label", "gating", "pipeline"),
-    ("verdict",),
+    ("report", "label", "gating", "pipeline", "verdict"),
     ("cli", "demo", "testing", "__init__"),
 )
 #: Upward imports tolerated for now: (importing file, imported module) -> why. Empty since the

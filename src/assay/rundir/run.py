@@ -35,6 +35,9 @@ class EvaluationRun:
     path: Path | None = None
     #: evaluator → model → corpus-level details (see :class:`~assay.evaluators.CorpusDetails`).
     corpus_details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: what the verdict reads of each case, kept for a run without a directory (a run directory
+    #: holds its suite copy instead); see :func:`assay.verdict.implicit.run_case_keys`
+    case_keys: list[Any] | None = field(default=None, repr=False)
     _results: pd.DataFrame | None = field(default=None, repr=False)
 
     @property

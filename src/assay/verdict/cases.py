@@ -75,10 +75,14 @@ def _metric_rows(results: pd.DataFrame, metric: str, keys: pd.MultiIndex) -> pd.
     return rows
 
 
-def _status_verdicts(rows: pd.DataFrame, threshold: float | None, higher: bool) -> pd.Series:
+def _status_verdicts(
+    rows: pd.DataFrame, threshold: float | None, higher: bool, skipped_unmeasured: bool = False
+) -> pd.Series:
     """Rule verdict of one metric per case: PASS / FAIL / UNMEASURED / None (not applicable).
 
-    ``threshold`` (the check's) overrides the evaluator's per-case ``passed``.
+    ``threshold`` (the check's) overrides the evaluator's per-case ``passed``. A skipped case is
+    not applicable, or UNMEASURED with ``skipped_unmeasured``; any other status but ``ok`` is
+    UNMEASURED.
     """
     status = rows["status"].astype(object)
     if threshold is not None:
@@ -88,8 +92,8 @@ def _status_verdicts(rows: pd.DataFrame, threshold: float | None, higher: bool) 
     else:
         passed = rows["passed"].astype(object)
     out = pd.Series(None, index=rows.index, dtype=object)
-    out[status == "error"] = UNMEASURED
     ok = status == "ok"
+    out[status.notna() & ~ok & (skipped_unmeasured | (status != "skipped"))] = UNMEASURED
     out[ok & (passed == True)] = PASS  # noqa: E712 — object column holding True / False / None
     out[ok & (passed == False)] = FAIL  # noqa: E712
     if (ok & passed.isna()).any():
@@ -111,7 +115,10 @@ def rule_verdicts(
     per_metric = pd.concat(
         {
             m: _status_verdicts(
-                _metric_rows(results, m, keys), check.threshold, direction.get(m, True)
+                _metric_rows(results, m, keys),
+                check.threshold,
+                direction.get(m, True),
+                check.skipped == "unmeasured",
             )
             for m in present
         },

@@ -116,6 +116,10 @@ class Check(_Strict):
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
     max_unmeasured: float = Field(default=0.05, ge=0.0, le=1.0)
     threshold: float | None = None
+    #: how a case in scope that the metric skipped counts: ``out_of_scope`` (the metric does not
+    #: apply to it) or ``unmeasured`` (it should have been measured: no expected answer, no
+    #: context...); runs without a plan are decided with ``unmeasured`` (implicit plan)
+    skipped: Literal["out_of_scope", "unmeasured"] = "out_of_scope"
 
     @model_validator(mode="after")
     def _one_limit(self) -> Check:
