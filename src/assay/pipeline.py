@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -37,6 +37,9 @@ from assay.rundir.run import EvaluationRun
 from assay.rundir.store import seal, write_tables
 from assay.rundir.suite_copy import stage_suite
 from assay.safety.masking import redact
+
+if TYPE_CHECKING:
+    from assay.verdict.implicit import RunVerdict
 
 __all__ = ["ProgressCallback", "evaluate"]
 
@@ -155,6 +158,14 @@ def _probe_judges(evaluators: list[Evaluator], chunks: Iterable[Sequence[TestCas
     return probe_findings(probe_judges(evaluators, probe_sample(chunks, n, seed), n, seed))
 
 
+def _decide(run: EvaluationRun, chunks: Iterable[Sequence[TestCase]]) -> RunVerdict:
+    """The run decided by its implicit plan (:mod:`assay.verdict.implicit`), read from the
+    staged suite chunk by chunk (only each case's key is kept)."""
+    from assay.verdict.implicit import assess_run, case_key
+
+    return assess_run(run, cases=[case_key(case) for chunk in chunks for case in chunk])
+
+
 def _run_pipeline(
     suite: TestSuite | str | Path,
     evaluators: list[Evaluator],
@@ -172,6 +183,7 @@ def _run_pipeline(
     judge_repeats: int = 1,
 ) -> EvaluationRun:
     judged = {e.name for e in evaluators if e.family == "judge"}
+    files: list[Path] = []
     clock = time.perf_counter()
     staged = stage_suite(suite, work, count_words=bool(judged), chunk_size=SCORING_CHUNK)
     stages = {"staging": time.perf_counter() - clock}
@@ -216,15 +228,9 @@ def _run_pipeline(
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
     probed, probe_notes = _probe_judges(evaluators, staged.chunks(per_chunk), judge_probes, seed)
-    problems = redact(find_problems(leaderboard, outcomes) + judge_outputs.problems()
-                      + reported.problems() + probed)
+    problems = find_problems(leaderboard, outcomes) + judge_outputs.problems() \
+        + reported.problems() + probed
     insights = redact(find_insights(leaderboard, usage) + probe_notes)
-    files = [
-        *writer.paths,
-        *write_tables(work, leaderboard, problems, insights, scored.corpus_details),
-        work / SUITE_FILE,
-    ]
-    stages["analysis"] = time.perf_counter() - clock
     manifest = build_manifest(  # before the reports, which show its run details
         suite_info={
             "path": staged.source,
@@ -252,13 +258,24 @@ def _run_pipeline(
         path=work,
         corpus_details=scored.corpus_details,
     )
+    # -- decide: the implicit plan through the verdict's rules (its problems say why)
+    verdict = _decide(run, staged.chunks(per_chunk))
+    run.problems = redact(problems + verdict.problems)
+    files += [
+        *writer.paths,
+        *write_tables(work, leaderboard, run.problems, insights, scored.corpus_details),
+        work / SUITE_FILE,
+    ]
+    stages["analysis"] = time.perf_counter() - clock
     # -- report (without a run directory they would go with the temporary one: no report work)
     if reports:
         from assay.report import write_reports
 
         clock = time.perf_counter()
-        files += write_reports(run, work)
+        files += write_reports(run, work, verdict=verdict)
         stages["reports"] = time.perf_counter() - clock
+    else:
+        run.case_keys = verdict.case_keys  # the directory goes: keep what deciding again needs
     for stage, seconds in stages.items():
         stages[stage] = round(seconds, 4)
     # -- calibrate

@@ -1,19 +1,19 @@
 """Everything the reports show about one run, computed once and returned as plain data.
 
-:func:`analyze_run` gathers the leaderboard with intervals, pairwise significance, best models,
-the six-dimension summary, weakness analysis (marginal slices, heatmaps, distributions) and the
-verdict. Renderers (HTML, Markdown, JUnit) consume the result; none of them computes.
+:func:`analyze_run` gathers the leaderboard with intervals, pairwise significance, best models
+and the weakness analysis (marginal slices, heatmaps, distributions). It decides nothing: the
+verdict and its six dimensions come from the validation verdict
+(:func:`assay.verdict.implicit.assess_run`), which the report writers add. Renderers (HTML,
+Markdown, JUnit) consume the result; none of them computes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from assay.analyze.dimensions import FAIL, PASS, summarize_dimensions
-from assay.analyze.leaderboard import mostly_errored
 from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
 from assay.analyze.repeats import repeat_analysis
 from assay.analyze.resampling import ClusterBootstrap
@@ -58,7 +58,6 @@ def _heatmap_axes(ok: pd.DataFrame) -> tuple[str, str] | None:
 def analyze_run(
     run: EvaluationRun,
     *,
-    dimensions: Mapping[str, Any] | None = None,
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     top_weaknesses: int = 15,
@@ -69,8 +68,6 @@ def analyze_run(
 
     Args:
         run: an evaluated run (in memory or loaded from its directory).
-        dimensions: six-dimension mapping from
-            :func:`~assay.analyze.dimensions.load_dimension_config` (default: the defaults).
         confidence: level of every confidence interval.
         n_resamples: bootstrap resamples.
         top_weaknesses: how many weakest slices to list.
@@ -79,17 +76,17 @@ def analyze_run(
         seed: bootstrap seed (the analysis is deterministic for a given seed).
 
     Returns:
-        A JSON-serialisable dict with ``verdict``, ``leaderboard``, ``pairwise``, ``best``,
-        ``dimensions``, ``marginal``, ``weakest``, ``heatmaps``, ``distributions``,
-        ``primary_metrics`` and ``repeats`` (spread and flaky cases across repeated samples, see
+        A JSON-serialisable dict with ``leaderboard``, ``pairwise``, ``best``, ``marginal``,
+        ``weakest``, ``heatmaps``, ``distributions``, ``primary_metrics`` and ``repeats``
+        (spread and flaky cases across repeated samples, see
         :func:`~assay.analyze.repeats.repeat_analysis`; None without samples).
 
     Example:
         >>> from assay import TestCase, evaluate
         >>> run = evaluate([TestCase(id="1", model="m", actual_answer="a", expected_answer="a")],
         ...                ["exact_match"])
-        >>> analyze_run(run, n_resamples=50)["verdict"]["status"]
-        'pass'
+        >>> analyze_run(run, n_resamples=50)["leaderboard"][0]["value"]
+        1.0
     """
     # Once, the measured rows only; every function below accepts it.
     results = measured(run.lean_results(measured=True, columns=ANALYSED_COLUMNS))
@@ -128,69 +125,22 @@ def analyze_run(
                     }
                 )
                 break
-    dims = summarize_dimensions(board, results, dimensions)
     repeats = repeat_analysis(results, boot, metrics=primary, confidence=confidence)
     return {
         "confidence": confidence,
         "n_resamples": n_resamples,
         "seed": seed,
-        "verdict": verdict(board, dims),
         "primary_metrics": primary,
         "directions": direction,
         "leaderboard": board,
         "pairwise": comparisons,
         "best": best_models(board, comparisons),
-        "dimensions": dims,
         "marginal": _records(marginal_frame),
         "weakest": weakest,
         "heatmaps": heatmaps,
         "distributions": boxes,
         "none_label": NONE_LABEL,
         "repeats": repeats,
-    }
-
-
-def verdict(
-    leaderboard: Sequence[LeaderboardRow], dimensions: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """Overall pass / fail: every primary metric with a threshold and every measured dimension pass.
-
-    A primary metric mostly in error (:func:`~assay.analyze.leaderboard.mostly_errored`) is
-    unmeasured: the run is then ``not_measured``, never a pass, unless something fails.
-
-    Example:
-        >>> verdict([{"primary": True, "passed": False, "model": "m", "metric": "x"}], [])["status"]
-        'fail'
-    """
-    failing_metrics = [
-        {"model": r["model"], "metric": r["metric"]}
-        for r in leaderboard
-        if r.get("primary") and r.get("passed") is False
-    ]
-    judged = [r for r in leaderboard if r.get("primary") and r.get("passed") is not None]
-    errored = [
-        {"model": r["model"], "metric": r["metric"]}
-        for r in leaderboard
-        if r.get("primary") and mostly_errored(int(r.get("n_ok") or 0), int(r.get("n_error") or 0))
-    ]
-    failing_dims = [d["name"] for d in dimensions if d["status"] == FAIL]
-    measured_dims = [d["name"] for d in dimensions if d["status"] in (PASS, FAIL)]
-    if failing_metrics or failing_dims:
-        status = FAIL
-    elif errored:
-        status = "not_measured"
-    elif judged or measured_dims:
-        status = PASS
-    else:
-        status = "not_judged"
-    return {
-        "status": status,
-        "failing_metrics": failing_metrics,
-        "errored_metrics": errored,
-        "failing_dimensions": failing_dims,
-        "n_primary_judged": len(judged),
-        "measured_dimensions": measured_dims,
-        "unmeasured_dimensions": [d["name"] for d in dimensions if d["status"] == "not_measured"],
     }
 
 

@@ -117,6 +117,16 @@ def command(
                 else None
             ),
         )  # fmt: skip
-    failing = [r for r in run.leaderboard if r["primary"] and r["passed"] is False]
-    console.print(f"{len(run.problems)} problems, {len(failing)} primary metrics below threshold.")
+    decision = _decision(Path(out))
+    console.print(f"Verdict: {decision} (implicit plan, see report.md); {len(run.problems)} problems.")
     click.echo(str(Path(out) / "report.md"))
+
+
+def _decision(run_dir: Path) -> str:
+    """The verdict the run's reports state (``analysis.json``)."""
+    import json
+
+    from assay.rundir.layout import ANALYSIS_FILE
+
+    analysis = json.loads((run_dir / ANALYSIS_FILE).read_text(encoding="utf-8"))
+    return str(analysis["verdict"]["decision"])

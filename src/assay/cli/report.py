@@ -26,12 +26,6 @@ def _record(manifest: Manifest, run_dir: Path, written: list[Path]) -> None:
 
 @click.command("report")
 @directory_argument()
-@click.option(
-    "--dimensions",
-    "dimensions",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="JSON or TOML file overriding the six-dimension mapping and thresholds.",
-)
 @int_option(
     "--resamples", least=10, default=1000, help="Bootstrap resamples for confidence intervals."
 )
@@ -42,15 +36,17 @@ def _record(manifest: Manifest, run_dir: Path, written: list[Path]) -> None:
     help="Fields of the heatmaps, e.g. topic,perturbation (default: chosen from the data).",
 )
 def command(
-    run_dir: Path, dimensions: Path | None, resamples: int, seed: int, heatmap: str | None
+    run_dir: Path, resamples: int, seed: int, heatmap: str | None
 ) -> None:
-    """Rebuild the reports of RUN_DIR (report.html, report.md, analysis.json, leaderboard.md)."""
-    from assay.analyze.dimensions import load_dimension_config
+    """Rebuild the reports of RUN_DIR (report.html, report.md, analysis.json, leaderboard.md).
+
+    The verdict is decided again by the run's implicit plan (docs/report.md); to decide by other
+    rules, write a validation plan (``assay plan``, ``assay assess``).
+    """
     from assay.report import write_reports
     from assay.rundir import HTML_FILE, load_run
 
     run = load_run(run_dir)
-    config = load_dimension_config(dimensions) if dimensions else None
     axes = None
     if heatmap:
         fields = [f.strip() for f in heatmap.split(",")]
@@ -62,7 +58,7 @@ def command(
             )
         axes = (fields[0], fields[1])
     written = write_reports(
-        run, run_dir, dimensions=config, n_resamples=resamples, heatmap_axes=axes, seed=seed
+        run, run_dir, n_resamples=resamples, heatmap_axes=axes, seed=seed
     )
     _record(run.manifest, run_dir, written)
     console.print(f"Wrote {len(written)} report files into {run_dir}.")

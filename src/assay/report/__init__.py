@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +11,7 @@ from assay.rundir.layout import ANALYSIS_FILE, HTML_FILE, LEADERBOARD_MD, REPORT
 
 if TYPE_CHECKING:
     from assay.rundir.run import EvaluationRun
+    from assay.verdict.implicit import RunVerdict
 
 __all__ = ["write_reports"]
 
@@ -20,23 +20,24 @@ def write_reports(
     run: EvaluationRun,
     directory: Path,
     *,
-    dimensions: Mapping[str, Any] | None = None,
+    verdict: RunVerdict | None = None,
     n_resamples: int | None = None,
     heatmap_axes: tuple[str, str] | None = None,
     seed: int = 0,
 ) -> list[Path]:
     """Write every report of ``run`` into ``directory`` and return the files written.
 
-    Files: ``leaderboard.md``, ``report.md``, ``analysis.json`` (leaderboard with intervals,
-    pairwise tests, six dimensions, weaknesses) and the self-contained ``report.html``. Every
+    Files: ``leaderboard.md``, ``report.md``, ``analysis.json`` (the verdict with its six
+    dimensions, leaderboard with intervals, pairwise tests, weaknesses) and the self-contained
+    ``report.html``. The verdict is the run's assessment under its implicit plan
+    (:func:`assay.verdict.implicit.assess_run`, the rules ``assay assess`` decides by). Every
     text they embed passes through :func:`assay.safety.redact` (PII and secrets masked): reports
     are shared.
 
     Args:
         run: the run (its results are read from its directory when not in memory).
         directory: where to write (the run directory).
-        dimensions: six-dimension mapping from
-            :func:`~assay.analyze.dimensions.load_dimension_config` (default: the defaults).
+        verdict: the run already decided (default: decided here, from the run's suite copy).
         n_resamples: bootstrap resamples (default :data:`~assay.analyze.uncertainty.DEFAULT_RESAMPLES`).
         heatmap_axes: the two result fields of the heatmaps (default: chosen from the data).
         seed: bootstrap seed.
@@ -50,16 +51,20 @@ def write_reports(
     from assay.report.drilldown import SELECTION_COLUMNS, masked_explainers, run_drilldown
     from assay.report.html import render_html
     from assay.safety.masking import redact
+    from assay.verdict.implicit import assess_run
 
     directory = Path(directory)
+    decided = verdict if verdict is not None else assess_run(run)
     # The one redaction pass: everything the shared reports embed is masked here, once.
-    analysis = redact(analyze_run(
-        run,
-        dimensions=dimensions,
-        n_resamples=n_resamples or DEFAULT_RESAMPLES,
-        heatmap_axes=heatmap_axes,
-        seed=seed,
-    ))
+    analysis = redact({
+        "verdict": decided.as_dict(),
+        **analyze_run(
+            run,
+            n_resamples=n_resamples or DEFAULT_RESAMPLES,
+            heatmap_axes=heatmap_axes,
+            seed=seed,
+        ),
+    })
     release_memory()  # the analysed table's pages, before the drill-down reads
     shown = dataclasses.replace(  # the manifest is assay's own record (hashes, versions): kept
         run,

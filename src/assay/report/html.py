@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 from markupsafe import Markup
 
-from assay.report.markdown import dimension_rows, run_details
+from assay.report.markdown import run_details
 from assay.report.problem_groups import group_problems
 from assay.report.svg import boxplot, forest, heatmap, reliability
 from assay.report.svg_thresholds import threshold_histogram
@@ -176,6 +176,23 @@ def _plots(analysis: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return {"forest_plots": forests, "heatmap_plots": maps, "box_plots": boxes}
 
 
+def _verdict_context(analysis: dict[str, Any]) -> dict[str, Any]:
+    """The verdict's rows for the page (the verdict decides; this only arranges it)."""
+    from assay.report.verdict_view import DIMENSION_TITLES, check_rows, dimension_summary
+
+    verdict = analysis.get("verdict")
+    if verdict is None:
+        return {"run_verdict": None, "dimension_titles": DIMENSION_TITLES, "verdict_models": [],
+                "verdict_checks": [], "verdict_plan": {"checks": [], "descriptive": []}}
+    return {
+        "run_verdict": verdict,
+        "dimension_titles": DIMENSION_TITLES,
+        "verdict_models": dimension_summary(verdict),
+        "verdict_checks": check_rows(verdict),
+        "verdict_plan": verdict.get("plan", {"checks": [], "descriptive": []}),
+    }
+
+
 def render_html(
     analysis: dict[str, Any],
     *,
@@ -189,7 +206,8 @@ def render_html(
     """Render the report.
 
     Args:
-        analysis: output of :func:`assay.analyze.summary.analyze_run`.
+        analysis: output of :func:`assay.analyze.summary.analyze_run`, with ``verdict`` (the
+            run's assessment, :meth:`assay.verdict.implicit.RunVerdict.as_dict`) when decided.
         cases: drill-down data from :func:`assay.report.drilldown.drilldown`.
         problems: the run's problems.
         insights: the run's insights.
@@ -216,10 +234,7 @@ def render_html(
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "run_info": run_details(manifest),
         "analysis": analysis,
-        "dimension_rows": {
-            d["name"]: dimension_rows(d, sorted({r["model"] for r in board}))
-            for d in analysis["dimensions"]
-        },
+        **_verdict_context(analysis),
         "leaderboard": sorted(board, key=lambda r: not r["primary"]),
         "models": sorted({r["model"] for r in board}),
         "counts": {

@@ -94,87 +94,10 @@ def leaderboard_markdown(leaderboard: Sequence[LeaderboardRow]) -> str:
     return "# Leaderboard\n\n" + table(headers, rows) + "\n"
 
 
-def dimensions_markdown(dimensions: list[dict[str, Any]]) -> str:
-    """The six-dimension summary as a Markdown table (status per model, unmeasured reasons)."""
-    models = sorted({m for d in dimensions for m in d["models"]})
-    headers = ["dimension", "status", *[m or "(unnamed)" for m in models], "not measured"]
-    rows = [
-        [
-            d["title"],
-            d["status"].replace("_", " "),
-            *[d["models"].get(m, "not_measured").replace("_", " ") for m in models],
-            "; ".join(f"{u['label']}: {u['reason']}" for u in d["unmeasured"]) or "—",
-        ]
-        for d in dimensions
-    ]
-    return table(headers, rows)
-
-
-def dimension_rows(dimension: dict[str, Any], models: Sequence[str]) -> list[dict[str, Any]]:
-    """A dimension's checks as rows (check label, metric) × columns (models) for display.
-
-    Example:
-        >>> dim = {"checks": [{"label": "MRR", "metric": "mrr", "model": "a", "status": "pass"}]}
-        >>> dimension_rows(dim, ["a", "b"])[0]["cells"]["b"] is None
-        True
-    """
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for check in dimension["checks"]:
-        row = rows.setdefault(
-            (check["label"], check["metric"]),
-            {"label": check["label"], "metric": check["metric"], "cells": dict.fromkeys(models)},
-        )
-        row["cells"][check["model"]] = check
-    return list(rows.values())
-
-
-def _check_cell(check: dict[str, Any] | None) -> str:
-    """One check of one model: its status and what was compared (``detail``)."""
-    if check is None:
-        return "—"
-    return f"{check['status'].replace('_', ' ')}: {check['detail']}"
-
-
-def dimension_checks_markdown(dimensions: list[dict[str, Any]]) -> list[str]:
-    """Markdown lines: per measured dimension, its checks (rows) by model (columns), each cell the
-    check's status and what was compared, as in the HTML report's dimension table.
-
-    Example:
-        >>> dims = [{"title": "Retrieval", "models": {"a": "pass"}, "checks": [
-        ...     {"label": "hit rate", "metric": "hit_at_k", "model": "a", "status": "pass",
-        ...      "rule": "threshold", "shown": 0.9, "detail": "0.9 (needs ≥ 0.8)"}]}]
-        >>> print("\\n".join(dimension_checks_markdown(dims)))
-        ### Retrieval checks
-        <BLANKLINE>
-        | check | metric | a |
-        |---|---|---|
-        | hit rate | hit_at_k | pass: 0.9 (needs ≥ 0.8) |
-        <BLANKLINE>
-    """
-    models = sorted({m for d in dimensions for m in d["models"]})
-    lines: list[str] = []
-    for dimension in dimensions:
-        rows = dimension_rows(dimension, models)
-        if not rows:
-            continue
-        body = [[r["label"], r["metric"], *[_check_cell(r["cells"][m]) for m in models]]
-                for r in rows]
-        lines += [f"### {md_escape(dimension['title'])} checks", "",
-                  table(["check", "metric", *[m or "(unnamed)" for m in models]], body), ""]
-    return lines
-
-
 def _analysis_markdown(analysis: dict[str, Any]) -> list[str]:
-    verdict = analysis["verdict"]["status"].replace("_", " ").upper()
-    lines = [f"**Verdict: {verdict}**", ""]
-    errored = analysis["verdict"].get("errored_metrics") or []
-    if errored:
-        names = ", ".join(f"{md_escape(e['model'] or '(unnamed)')} {md_escape(e['metric'])}"
-                          for e in errored)
-        lines += [f"Not measured (in error on more than 5 % of their cases): {names}.", ""]
-    lines += ["## Six-dimension validation summary", ""]
-    lines += [dimensions_markdown(analysis["dimensions"]), ""]
-    lines += dimension_checks_markdown(analysis["dimensions"])
+    from assay.report.verdict_view import verdict_markdown
+
+    lines = verdict_markdown(analysis["verdict"]) if "verdict" in analysis else []
     with_ci = [r for r in analysis["leaderboard"] if r["primary"]]
     if with_ci:
         lines += ["## Primary metrics with confidence intervals", ""]
@@ -308,8 +231,9 @@ def confusion_markdown(corpus_details: dict[str, dict[str, Any]]) -> list[str]:
 def report_markdown(run: EvaluationRun, analysis: dict[str, Any] | None = None) -> str:
     """A one-page Markdown report: summary, leaderboard, problems and insights.
 
-    With ``analysis`` (from :func:`assay.analyze.summary.analyze_run`) it adds the verdict, the
-    six-dimension summary, confidence intervals and the weakest slices.
+    With ``analysis`` (from :func:`assay.analyze.summary.analyze_run`, with the verdict added by
+    :func:`assay.report.write_reports`) it adds the verdict and its six dimensions, confidence
+    intervals and the weakest slices.
     """
     info = run_details(run.manifest)  # no times: the same inputs give the same report.md
     lines = ["# assay evaluation report", ""]

@@ -315,12 +315,26 @@ def implicit_plan(run: Any, thresholds: Mapping[str, float] | None = None) -> Im
     return ImplicitPlan(plan, checks, descriptive)
 
 
+@dataclass
+class RunVerdict:
+    """A run decided by its implicit plan: the plan stated, the assessment, and its problems."""
+
+    implicit: ImplicitPlan
+    assessment: Assessment
+    case_keys: list[CaseKey]
+    problems: list[dict[str, Any]]
+
+    def as_dict(self) -> dict[str, Any]:
+        """``analysis.json`` → ``verdict``: the assessment with the plan it was decided by."""
+        return {**self.assessment.as_dict(), "plan": self.implicit.statement()}
+
+
 def assess_run(
     run: Any,
     *,
     thresholds: Mapping[str, float] | None = None,
     cases: Iterable[Any] | None = None,
-) -> tuple[ImplicitPlan, Assessment]:
+) -> RunVerdict:
     """Decide a run by its implicit plan, through :func:`~assay.verdict.assess.decide_run`.
 
     Each check is decided on the cases of its kind; a run (or system) with no decided check is
@@ -335,8 +349,8 @@ def assess_run(
         >>> from assay import TestCase, evaluate
         >>> cases = [TestCase(id=str(i), model="m", actual_answer="a",
         ...                   expected_answer="a" if i < 2 else None) for i in range(12)]
-        >>> _, assessment = assess_run(evaluate(cases, ["token_f1"]))
-        >>> assessment.decision, assessment.decisions[0].n_unmeasured
+        >>> verdict = assess_run(evaluate(cases, ["token_f1"]))
+        >>> verdict.assessment.decision, verdict.assessment.decisions[0].n_unmeasured
         ('INCONCLUSIVE', 10)
     """
     from assay.verdict.assess import Assessment, decide_run
@@ -360,7 +374,8 @@ def assess_run(
         verdicts.update(part.verdicts)
     order = {c.check.name: i for i, c in enumerate(implicit.checks)}
     decisions.sort(key=lambda d: (order[d.check], d.model))
-    return implicit, Assessment(implicit.plan, decisions, verdicts, run.path, models)
+    assessment = Assessment(implicit.plan, decisions, verdicts, run.path, models)
+    return RunVerdict(implicit, assessment, keys, _problems(implicit, assessment, run))
 
 
 def _unmeasured_reasons(run: Any, decision: CheckDecision, limit: int = 3) -> str:
@@ -379,9 +394,7 @@ def _unmeasured_reasons(run: Any, decision: CheckDecision, limit: int = 3) -> st
     return "; why: " + "; ".join(f"{reason} ({n})" for reason, n in counts.most_common(limit))
 
 
-def assessment_problems(
-    implicit: ImplicitPlan, assessment: Assessment, run: Any
-) -> list[dict[str, Any]]:
+def _problems(implicit: ImplicitPlan, assessment: Assessment, run: Any) -> list[dict[str, Any]]:
     """``problems.json`` entries: every check that does not PASS, and a run nothing decides.
 
     Each names the system, dimension, check, metric and threshold, the decision and why (with
