@@ -118,7 +118,7 @@ def command(
             ),
         )  # fmt: skip
     decision = _decision(Path(out))
-    console.print(f"Verdict: {decision} (implicit plan, see report.md); {len(run.problems)} problems.")
+    console.print(f"Verdict: {decision} (implicit plan, report.md); {len(run.problems)} problems.", markup=False)
     click.echo(str(Path(out) / "report.md"))
 
 

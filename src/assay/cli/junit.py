@@ -20,8 +20,13 @@ from assay.cli.progress import console
     help="Gate on this metric (repeatable; default: every primary metric).",
 )
 @threshold_option
-@click.option("--dimensions", is_flag=True, help="Also gate on the six-dimension summary.")
-@click.option("--require-measured", is_flag=True, help="Fail gated metrics nothing measured.")
+@click.option(
+    "--require-measured/--allow-inconclusive",
+    default=True,
+    show_default=True,
+    help="An INCONCLUSIVE check (unmeasured beyond its tolerance, too few cases) or a run with "
+    "nothing decided fails the gate; --allow-inconclusive fails only on FAIL.",
+)
 @click.option("--primary-only", is_flag=True, help="Per-case tests for primary metrics only.")
 @click.option("--no-cases", is_flag=True, help="Only the gate checks, no per-case tests.")
 @click.option("--check", is_flag=True, help="Exit with status 1 when the gate fails.")
@@ -30,17 +35,17 @@ def command(
     out: Path | None,
     metrics: tuple[str, ...],
     thresholds: tuple[str, ...],
-    dimensions: bool,
     require_measured: bool,
     primary_only: bool,
     no_cases: bool,
     check: bool,
 ) -> None:
-    """Check RUN_DIR against its thresholds and write JUnit XML (per metric and per case).
+    """Gate RUN_DIR on its verdict and write JUnit XML (per check and per case).
 
-    RUN_DIR may also be an assessment directory (``assay assess``): the XML then holds one test
-    per system × check, and ``--check`` exits with the verdict's status — 0 PASS, 1 FAIL,
-    3 INCONCLUSIVE (an undecided check is an error in the XML, never a skipped test).
+    A run is decided by its implicit plan (the verdict's rules, see report.md): one test per
+    system × check; ``--check`` exits 0 PASS, 1 FAIL, 3 INCONCLUSIVE (an undecided check is an
+    error in the XML, never a skipped test). RUN_DIR may also be an assessment directory
+    (``assay assess``): its verdict is read as it stands.
     """
     from assay.gating import check_run, write_junit
     from assay.rundir.layout import VERDICT_FILE
@@ -61,7 +66,6 @@ def command(
         run,
         metrics=list(metrics) or None,
         thresholds=parse_thresholds(thresholds),
-        dimensions=dimensions,
         require_measured=require_measured,
     )
     path = write_junit(
@@ -71,7 +75,7 @@ def command(
         include_cases=not no_cases,
         primary_only=primary_only,
     )
-    console.print(gate.message())
+    console.print(gate.message(), markup=False)
     click.echo(str(path))
     if check and not gate.passed:
-        raise SystemExit(1)
+        raise SystemExit(gate.exit_code)

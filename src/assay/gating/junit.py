@@ -1,9 +1,11 @@
 """JUnit XML export: pass / fail per gate check and per metric × case, for any CI system.
 
 Layout: a ``assay.gate`` test suite with one test per gate check (see
-:func:`assay.gating.check.check_run`), then one test suite per (model, metric) with one test per
-case: a failure when the case is below the metric's threshold, ``skipped`` when the case could not
-be scored (with the reason), ``error`` when the evaluator failed.
+:func:`assay.gating.check.check_run`: one per system × check of the run's verdict; FAIL is a
+failure, INCONCLUSIVE an *error* — never a skipped test, which CI counts as green — unless the gate
+allows undecided checks), then one test suite per (model, metric) with one test per case: a
+failure when the case is below the metric's threshold, ``skipped`` when the case could not be
+scored (with the reason), ``error`` when the evaluator failed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.fileio import write_text
-from assay.gating.check import FAIL, NOT_MEASURED, GateResult, check_run
+from assay.gating.check import FAIL, INCONCLUSIVE, GateResult, check_run
 
 if TYPE_CHECKING:
     from assay.rundir.run import EvaluationRun
@@ -86,7 +88,11 @@ def junit_xml(
             ET.SubElement(case, "failure", message=_text(check["message"], 500)).text = _text(
                 check["message"]
             )
-        elif check["status"] == NOT_MEASURED:
+        elif check["status"] == INCONCLUSIVE and gate.require_measured:
+            ET.SubElement(case, "error", message=_text(check["message"], 500)).text = _text(
+                check["message"]
+            )
+        elif check["status"] == INCONCLUSIVE:
             ET.SubElement(case, "skipped", message=_text(check["message"], 500))
     if include_cases:
         _case_suites(root, run, primary_only)

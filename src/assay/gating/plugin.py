@@ -2,8 +2,9 @@
 
 Registered through the ``pytest11`` entry point, so installing assay makes the options available.
 Without ``--assay-run`` it does nothing. With it, every gate check of every named run becomes a
-test item (``model::metric`` and, with ``--assay-dimensions``, ``model::dimension::name``), so the
-normal pytest report, exit status and ``--junitxml`` show which thresholds a run misses.
+test item (``model::dimension::check``, one per system × check of the run's verdict), so the
+normal pytest report, exit status and ``--junitxml`` show which checks a run fails or leaves
+undecided (an undecided check fails unless ``--assay-allow-inconclusive``).
 
 The ``assay_gate`` fixture returns :func:`assay.gating.assert_run_passes` for use in tests.
 """
@@ -25,7 +26,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="RUN_DIR",
-        help="Gate on this assay run directory (repeatable): one test per threshold check.",
+        help="Gate on this assay run directory (repeatable): one test per verdict check.",
     )
     group.addoption(
         "--assay-threshold",
@@ -39,35 +40,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="METRIC",
-        help="Gate on these metrics (default: every primary metric with a threshold).",
+        help="Gate on the checks of these metrics (default: every check of the verdict).",
     )
     group.addoption(
-        "--assay-dimensions",
+        "--assay-allow-inconclusive",
         action="store_true",
         default=False,
-        help="Also gate on the six-dimension validation summary.",
-    )
-    group.addoption(
-        "--assay-require-measured",
-        action="store_true",
-        default=False,
-        help="Fail gated metrics that no case could measure.",
+        help="Skip INCONCLUSIVE checks instead of failing them (FAIL still fails).",
     )
 
 
 class AssayGateItem(pytest.Item):
     """One gate check of one run."""
 
-    def __init__(self, *, check: dict[str, Any], run_dir: str, **kwargs: Any) -> None:
+    def __init__(
+        self, *, check: dict[str, Any], run_dir: str, require_measured: bool = True,
+        **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.check = check
         self.run_dir = run_dir
+        self.require_measured = require_measured
 
     def runtest(self) -> None:
-        """Fail when the check failed; skip when it could not be measured."""
-        if self.check["status"] == "fail":
+        """Fail when the check failed or is undecided; skip undecided ones when allowed."""
+        if self.check["status"] == "fail" or (self.check["status"] == "inconclusive"
+                                              and self.require_measured):
             raise AssertionError(self.check["message"])
-        if self.check["status"] == "not_measured":
+        if self.check["status"] == "inconclusive":
             pytest.skip(self.check["message"])
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
@@ -108,25 +108,17 @@ def pytest_collection_modifyitems(
 
     thresholds = _thresholds(config.getoption("assay_threshold"))
     metrics = config.getoption("assay_metric") or None
+    require_measured = not config.getoption("assay_allow_inconclusive")
     for run_dir in run_dirs:
         try:
             result = check_run(
                 run_dir,
                 metrics=metrics,
                 thresholds=thresholds,
-                dimensions=bool(config.getoption("assay_dimensions")),
-                require_measured=bool(config.getoption("assay_require_measured")),
+                require_measured=require_measured,
             )
         except AssayError as exc:
             raise pytest.UsageError(f"--assay-run {run_dir}: {exc}") from exc
-        if not result.checks:
-            result.checks.append(
-                {
-                    "name": "thresholds",
-                    "status": "fail",
-                    "message": "nothing to gate: no primary metric with a threshold in this run",
-                }
-            )
         for check in result.checks:
             items.append(
                 AssayGateItem.from_parent(
@@ -134,6 +126,7 @@ def pytest_collection_modifyitems(
                     name=f"assay[{Path(run_dir).name}]::{check['name']}",
                     check=check,
                     run_dir=str(run_dir),
+                    require_measured=require_measured,
                 )
             )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from assay.fileio import write_json, write_text
 from assay.report.markdown import leaderboard_markdown, report_markdown
