@@ -118,7 +118,8 @@ def command(
             ),
         )  # fmt: skip
     decision = _decision(Path(out))
-    console.print(f"Verdict: {decision} (implicit plan, report.md); {len(run.problems)} problems.", markup=False)
+    summary = f"Verdict: {decision} (implicit plan, report.md); {len(run.problems)} problems."
+    console.print(summary, markup=False)
     click.echo(str(Path(out) / "report.md"))
 
 
