@@ -29,7 +29,11 @@ def test_every_report_file_is_written_and_recorded(report_run: EvaluationRun) ->
     files = set(report_run.manifest["files"])
     assert {"report.html", "analysis.json", "report.md", SUITE_FILE} <= files
     analysis = json.loads((report_run.path / "analysis.json").read_text())
-    assert {d["name"] for d in analysis["dimensions"]} >= {"retrieval", "qa", "hallucination"}
+    verdict = analysis["verdict"]
+    assert set(verdict["models"]) == {"alpha", "beta"}
+    assert {c["metric"] for c in verdict["plan"]["checks"]} == {
+        "test_groundedness", "token_f1", "exact_match"}
+    assert {c["dimension"] for c in verdict["checks"]} == {"qa", "hallucination"}
     assert analysis["weakest"][0]["slice"] == "loans"
 
 
@@ -111,27 +115,13 @@ def test_assay_report_rebuilds_from_the_run_directory_alone(
     shutil.copytree(report_run.path, run_dir)
     for name in ("report.html", "analysis.json", "report.md"):
         (run_dir / name).unlink()
-    dims = tmp_path / "dims.json"
-    custom = {"label": "accuracy", "metrics": ["exact_match"], "threshold": 0.0}
-    dims.write_text(
-        json.dumps(
-            {
-                "dimensions": {"qa": {"title": "Q&A", "checks": [custom]}},
-                "thresholds": {"accuracy": 0.01},
-            }
-        )
-    )
-    result = CliRunner().invoke(
-        cli, ["report", str(run_dir), "--dimensions", str(dims), "--resamples", "50"]
-    )
+    result = CliRunner().invoke(cli, ["report", str(run_dir), "--resamples", "50"])
     assert result.exit_code == 0, result.output
     page = (run_dir / "report.html").read_text()
     assert "hotline" in page  # case texts come from the copied suite.jsonl
-    analysis = json.loads((run_dir / "analysis.json").read_text())
-    qa = next(d for d in analysis["dimensions"] if d["name"] == "qa")
-    checks = [c for c in qa["checks"] if c["label"] == "accuracy"]
-    assert {c["model"] for c in checks} == {"alpha", "beta"}
-    assert all(c["threshold"] == 0.01 and c["metric"] == "exact_match" for c in checks)
+    before = json.loads((report_run.path / "analysis.json").read_text())["verdict"]
+    after = json.loads((run_dir / "analysis.json").read_text())["verdict"]
+    assert after == before  # decided again from the directory alone, the same verdict
     markdown = (run_dir / "report.md").read_text()
     assert "Six-dimension validation summary" in markdown and "Verdict" in markdown
 
@@ -193,20 +183,21 @@ def test_older_runs_without_suite_copy_use_the_unchanged_original(tmp_path: Path
     assert read_cases(run_dir) == {}
 
 
-def test_markdown_shows_each_dimension_check_per_model_like_the_html(
-    report_run: EvaluationRun,
+def test_markdown_and_html_show_each_check_of_the_verdict_with_its_threshold(
+    report_run: EvaluationRun, page: str
 ) -> None:
     analysis = json.loads((report_run.path / "analysis.json").read_text())
     markdown = (report_run.path / "report.md").read_text()
-    measured = [d for d in analysis["dimensions"] if d["checks"]]
-    assert measured
-    for dimension in measured:
-        section = markdown.split(f"### {dimension['title']} checks", 1)[1].split("\n\n", 2)[1]
-        assert section.startswith("| check | metric | alpha | beta |")
-        for check in dimension["checks"]:
-            row = next(line for line in section.splitlines()
-                       if line.startswith(f"| {check['label']} | {check['metric']} |"))
-            cells = [c.strip() for c in row.strip("|").split(" | ")]
-            column = {"alpha": 2, "beta": 3}[check["model"]]
-            status = check["status"].replace("_", " ")
-            assert cells[column] == f"{status}: {check['detail']}".replace("|", "\\|")
+    verdict = analysis["verdict"]
+    assert f"**Verdict: {verdict['decision']}**" in markdown
+    assert f'Verdict: <span class="badge {verdict["decision"].lower()}">' in page
+    rules = {c["check"]: c["rule"] for c in verdict["plan"]["checks"]}
+    assert rules["grounded answers (test_groundedness)"] == "test_groundedness ≥ 0.5"
+    section = markdown.split("### Checks", 1)[1].split("\n\n", 2)[1]
+    for check in verdict["checks"]:
+        row = next(line for line in section.splitlines()
+                   if line.startswith(f"| {check['model']} |") and f"| {check['check']} |" in line)
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        assert cells[3] == rules[check["check"]] and cells[5] == check["decision"]
+        assert f"<td>{rules[check['check']]}</td>" in page.replace("&amp;", "&")
+    assert "### The implicit plan" in markdown and 'id="implicit-plan"' in page

@@ -53,8 +53,9 @@ def test_a_zero_tolerance_check_shows_failures_of_cases_not_a_bare_count(tmp_pat
              for i in range(6)]
     assay.evaluate(cases, ["toxicity"], out=tmp_path / "run")
     html = (tmp_path / "run" / "report.html").read_text()
-    assert re.search(r"</span> 1 of 6 cases fail</span>", html)  # shown, not only on hover
-    assert not re.search(r"</span> 1</span>", html)
+    row = re.search(r"<tr><td>only</td><td>Risk &amp; guardrails</td>.*?</tr>", html).group(0)
+    assert '<span class="badge fail">fail</span>' in row  # the verdict's zero-tolerance FAIL
+    assert "<td>1 of 6 cases fail (zero tolerance) (uncalibrated)</td>" in row  # cases, not a count
 
 
 def test_long_slice_labels_keep_their_full_text_and_are_not_clipped() -> None:

@@ -50,12 +50,14 @@ def test_a_mostly_or_wholly_errored_judge_run_never_reads_as_a_pass(
     assert any("judge_qa_accuracy" in json.dumps(p) for p in problems)
 
     gate = invoke("junit", str(run), "--check")
-    assert gate.exit_code == 1, gate.output
+    assert gate.exit_code == 3, gate.output  # INCONCLUSIVE: unmeasured beyond the tolerance
     xml = (run / "junit.xml").read_text()
     assert "error" in xml and ("failure" in xml or "errors=" in xml)
 
     board = json.loads((run / "leaderboard.json").read_text())
     [row] = [r for r in board if r["metric"] == "judge_qa_accuracy"]
     assert row["n_error"] == n_bad and row["passed"] is not True
-    assert "**Verdict: PASS**" not in (run / "report.md").read_text()
-    assert 'Verdict: <span class="badge pass">' not in (run / "report.html").read_text()
+    assert "**Verdict: INCONCLUSIVE**" in (run / "report.md").read_text()
+    assert 'Verdict: <span class="badge inconclusive">' in (run / "report.html").read_text()
+    assert any(p["kind"] == "verdict_inconclusive" and f"unmeasured on {n_bad} of 14" in
+               p["message"] for p in problems)
