@@ -116,9 +116,9 @@ def check_run(
         >>> from assay import TestCase, evaluate
         >>> run = evaluate([TestCase(id="1", model="m", actual_answer="a", expected_answer="b")],
         ...                ["exact_match"])
-        >>> result = check_run(run)
+        >>> result = check_run(run)  # one wrong answer: too few to decide, and never a pass
         >>> result.passed, result.failures[0]["name"], result.exit_code
-        (False, 'm::qa::correct answers (exact_match)', 1)
+        (False, 'm::qa::correct answers (exact_match)', 3)
     """
     from assay.verdict.implicit import assess_run
 
