@@ -228,8 +228,8 @@ def _run_pipeline(
     )
     # Their messages name slices and models, which come from the suite: masked like every report.
     probed, probe_notes = _probe_judges(evaluators, staged.chunks(per_chunk), judge_probes, seed)
-    problems = find_problems(leaderboard, outcomes) + judge_outputs.problems() \
-        + reported.problems() + probed
+    problems = (find_problems(leaderboard, outcomes) + judge_outputs.problems()
+                + reported.problems() + probed)
     insights = redact(find_insights(leaderboard, usage) + probe_notes)
     manifest = build_manifest(  # before the reports, which show its run details
         suite_info={
@@ -253,7 +253,7 @@ def _run_pipeline(
     run = EvaluationRun(
         manifest=manifest,
         leaderboard=leaderboard,
-        problems=problems,
+        problems=[],  # with the verdict's, below
         insights=insights,
         path=work,
         corpus_details=scored.corpus_details,

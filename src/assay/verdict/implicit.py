@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from assay.verdict.plan import DIMENSIONS, Check, LabelsSection, RunSection, ValidationPlan
 
 if TYPE_CHECKING:
+    from assay.rundir.records import Finding
     from assay.verdict.assess import Assessment
     from assay.verdict.decide import CheckDecision
 
@@ -287,7 +288,7 @@ def implicit_plan(run: Any, thresholds: Mapping[str, float] | None = None) -> Im
             dimension=rule.dimension,
             name=f"{rule.name} ({metric})",
             metrics=[metric],
-            scope=rule.scope,  # type: ignore[arg-type]
+            scope=rule.scope,
             min_pass_rate=rule.min_pass_rate,
             max_fail_rate=rule.max_fail_rate,
             confidence=CONFIDENCE,
@@ -322,7 +323,7 @@ class RunVerdict:
     implicit: ImplicitPlan
     assessment: Assessment
     case_keys: list[CaseKey]
-    problems: list[dict[str, Any]]
+    problems: list[Finding]
 
     def as_dict(self) -> dict[str, Any]:
         """``analysis.json`` → ``verdict``: the assessment with the plan it was decided by."""
@@ -394,13 +395,13 @@ def _unmeasured_reasons(run: Any, decision: CheckDecision, limit: int = 3) -> st
     return "; why: " + "; ".join(f"{reason} ({n})" for reason, n in counts.most_common(limit))
 
 
-def _problems(implicit: ImplicitPlan, assessment: Assessment, run: Any) -> list[dict[str, Any]]:
+def _problems(implicit: ImplicitPlan, assessment: Assessment, run: Any) -> list[Finding]:
     """``problems.json`` entries: every check that does not PASS, and a run nothing decides.
 
     Each names the system, dimension, check, metric and threshold, the decision and why (with
     the commonest skip or error reasons when cases were unmeasured).
     """
-    problems: list[dict[str, Any]] = []
+    problems: list[Finding] = []
     if not implicit.checks:
         problems.append({
             "kind": "verdict_not_judged",
