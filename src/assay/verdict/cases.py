@@ -110,7 +110,7 @@ def rule_verdicts(
     """A case PASSes when every metric passes; a FAIL fails it; an error leaves it unmeasured."""
     present = [m for m in check.metrics if (results["metric"] == m).any()]
     if not present:
-        empty = pd.DataFrame(columns=["case_id", "model", "verdict"])
+        empty = pd.DataFrame(columns=["case_id", "model", "verdict", "source", "predicted"])
         return CaseVerdicts(empty, None, False, f"none of {check.metrics} was measured")
     per_metric = pd.concat(
         {
