@@ -183,13 +183,15 @@ def _verdict_context(analysis: dict[str, Any]) -> dict[str, Any]:
     verdict = analysis.get("verdict")
     if verdict is None:
         return {"run_verdict": None, "dimension_titles": DIMENSION_TITLES, "verdict_models": [],
-                "verdict_checks": [], "verdict_plan": {"checks": [], "descriptive": []}}
+                "verdict_checks": [], "verdict_plan": {"checks": [], "descriptive": [],
+                                                     "not_deciding": {}}}
     return {
         "run_verdict": verdict,
         "dimension_titles": DIMENSION_TITLES,
         "verdict_models": dimension_summary(verdict),
         "verdict_checks": check_rows(verdict),
-        "verdict_plan": verdict.get("plan", {"checks": [], "descriptive": []}),
+        "verdict_plan": {"not_deciding": {}, **verdict.get("plan", {"checks": [],
+                                                                       "descriptive": []})},
     }
 
 

@@ -127,6 +127,11 @@ def verdict_markdown(verdict: Mapping[str, Any]) -> list[str]:
         ]  # fmt: skip
     else:
         lines += ["No metric of this run has a threshold: nothing to decide.", ""]
+    if plan.get("not_deciding"):
+        shown = ", ".join(f"{md_escape(m)} (decided by {md_escape(c)})"
+                          for m, c in plan["not_deciding"].items())
+        lines += [f"Measured, not deciding (a preferred metric decides the criterion): {shown}.",
+                  ""]  # fmt: skip
     if plan.get("descriptive"):
         names = ", ".join(md_escape(m) for m in plan["descriptive"])
         lines += [f"Descriptive metrics (no threshold, not decided): {names}.", ""]
