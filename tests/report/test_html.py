@@ -31,8 +31,8 @@ def test_every_report_file_is_written_and_recorded(report_run: EvaluationRun) ->
     analysis = json.loads((report_run.path / "analysis.json").read_text())
     verdict = analysis["verdict"]
     assert set(verdict["models"]) == {"alpha", "beta"}
-    assert {c["metric"] for c in verdict["plan"]["checks"]} == {
-        "test_groundedness", "token_f1", "exact_match"}
+    assert {c["metric"] for c in verdict["plan"]["checks"]} == {"test_groundedness", "token_f1"}
+    assert verdict["plan"]["not_deciding"] == {"exact_match": "correct answers (token_f1)"}
     assert {c["dimension"] for c in verdict["checks"]} == {"qa", "hallucination"}
     assert analysis["weakest"][0]["slice"] == "loans"
 
