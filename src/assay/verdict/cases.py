@@ -258,7 +258,8 @@ def calibrated_verdicts(
 
     p_pass = pd.Series(np.nan, index=keys)
     predicted = pd.Series(UNMEASURED, index=keys, dtype=object)
-    predicted[skipped] = None
+    if check.skipped == "out_of_scope":
+        predicted[skipped] = None
     if ok.any():
         x = values[ok].to_numpy()
         p_pass[ok] = calibrator.predict_pass_proba(x)
