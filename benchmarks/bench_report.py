@@ -172,7 +172,7 @@ def report_rows(n_cases: int) -> tuple[list[list[str]], dict[str, Any]]:
     weakest = analysis["weakest"][0]
     table = [
         [
-            "analysis (intervals, pairwise tests, slices, dimensions)",
+            "analysis (intervals, pairwise tests, slices)",
             f"{t_analysis:.2f}",
             f"{rows / t_analysis:,.0f}",
         ],
