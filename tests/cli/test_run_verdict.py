@@ -60,7 +60,7 @@ def test_a_run_with_every_case_skipped_fails_junit_check_by_default(tmp_path: Pa
     cases = [TestCase(id=f"q{i}", model="m", question="q?", actual_answer="a") for i in range(5)]
     run = _evaluate(tmp_path, cases, "-e", "token_f1")
     assert _verdict(run)["decision"] == "INCONCLUSIVE"
-    assert "unmeasured on 5 of 5 cases" in (run / "report.md").read_text()
+    assert "none of the 5 cases has a PASS or FAIL verdict" in (run / "report.md").read_text()
     assert _invoke("junit", str(run), "--check").exit_code == 3
 
 
