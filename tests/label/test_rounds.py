@@ -80,7 +80,17 @@ def test_an_old_store_migrates_and_keeps_its_labels(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS[:1])
-    old, ada = _store(db_url)
+    old = Store(db_url)
+    old.migrate()
+    old.set_criteria(parse_criteria("grounded"))
+    with old.transaction() as tx:  # the items as the first schema held them
+        for i, (case_id, model) in enumerate(UNITS):
+            tx.execute(
+                "INSERT INTO items (case_id, model, priority, stratum, uncertain) "
+                "VALUES (?, ?, ?, 's', 0)",
+                (case_id, model, i),
+            )
+    ada = int(old.annotator_for_token(old.add_annotator("ada"))["id"])  # type: ignore[index]
     _label(old, ada, ("q1", "b"), 1)
     _label(old, ada, ("q2", "a"), 0)
     before = old.judgments()
@@ -95,4 +105,5 @@ def test_an_old_store_migrates_and_keeps_its_labels(
     assert evidence.values("grounded") == {("q1", "b"): 1, ("q2", "a"): 0}
     assert {r.design for r in evidence.records["grounded"].values()} == {"unknown"}
     assert evidence.rounds == [] and load_rounds(store) == []
+    assert store.progress(1)["items"] == len(UNITS)  # every old item is still served
     store.close()

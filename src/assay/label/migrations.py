@@ -39,5 +39,7 @@ MIGRATIONS: list[list[str]] = [
         "PRIMARY KEY (round_id, case_id, model))",
         "CREATE TABLE round_known (round_id BIGINT NOT NULL REFERENCES rounds (id), "
         "case_id TEXT NOT NULL, model TEXT NOT NULL, PRIMARY KEY (round_id, case_id, model))",
+        # items outside every labelled check's scope stay (with their labels) but are not served
+        "ALTER TABLE items ADD COLUMN active INTEGER NOT NULL DEFAULT 1",
     ],
 ]
