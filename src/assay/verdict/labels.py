@@ -19,7 +19,19 @@ if TYPE_CHECKING:
 _TRUE = {"1", "true", "yes", "pass", "correct", "grounded", "y"}
 _FALSE = {"0", "false", "no", "fail", "incorrect", "n"}
 #: Columns of a labels file that are not criteria.
-_KEY_COLUMNS = {"id", "case_id", "model", "annotator", "notes", "comment"}
+_KEY_COLUMNS = {
+    "id",
+    "case_id",
+    "model",
+    "annotator",
+    "notes",
+    "comment",
+    "n_annotators",
+    "label",
+    "design",
+    "round",
+    "probability",
+}
 
 Key = tuple[str, str]
 
@@ -162,6 +174,12 @@ class LabelEvidence:
         """(case id, system) → 1 PASS / 0 FAIL for one criterion."""
         return {key: record.value for key, record in self.records.get(criterion, {}).items()}
 
+    def merge(self, part: LabelEvidence) -> None:
+        """Add ``part``'s labels (overriding these for the same case) and rounds."""
+        for criterion, records in part.records.items():
+            self.records.setdefault(criterion, {}).update(records)
+        self.rounds.extend(part.rounds)
+
     def rounds_for(self, criterion: str) -> list[DesignRound]:
         """The design rounds drawn for one criterion, in order."""
         return [r for r in self.rounds if r.criterion == criterion]
@@ -194,7 +212,7 @@ def label_evidence(plan: ValidationPlan, cases: list[Any], run_dir: Path | None)
     numbers = iter(range(max((r.number for r in stored.rounds), default=0) + 1, 10**9))
     for source in sources:
         if source == "store":
-            _merge(evidence, stored)
+            evidence.merge(stored)
             continue
         if source == "suite":
             found = labels_from_cases(cases, criteria)
@@ -219,14 +237,8 @@ def label_evidence(plan: ValidationPlan, cases: list[Any], run_dir: Path | None)
                         part.records[criterion][key] = LabelRecord(
                             *key, criterion, record.value, RANDOM, source, number
                         )
-        _merge(evidence, part)
+        evidence.merge(part)
     return evidence
-
-
-def _merge(evidence: LabelEvidence, part: LabelEvidence) -> None:
-    for criterion, records in part.records.items():
-        evidence.records.setdefault(criterion, {}).update(records)
-    evidence.rounds.extend(part.rounds)
 
 
 def evidence_from_store(
