@@ -134,9 +134,17 @@ class LabelProject:
     def _round_draws(self) -> list[tuple[str, str]]:
         """The draws of every round for the criteria asked, round by round in serving order."""
         names = [c.name for c in self.criteria]
+        rounds = load_rounds(self.store)
+        other = sorted({r.criterion for r in rounds} - set(names))
+        if other:
+            logger.warning(
+                "rounds were drawn for %s, which is not being labelled (--criteria): their cases "
+                "are not served first",
+                ", ".join(other),
+            )
         first: list[tuple[str, str]] = []
         self.round_of = {}
-        for drawn in load_rounds(self.store, names):
+        for drawn in (r for r in rounds if r.criterion in names):
             for draw in drawn.draws:
                 key = (draw.case_id, draw.model)
                 first.append(key)
