@@ -246,3 +246,25 @@ def test_a_store_left_in_the_run_is_used_and_two_stores_are_refused(
     (home / "labels.sqlite").write_bytes(b"")
     with pytest.raises(InvalidInputError, match="holds two label stores"):
         label_store_dir(home / "run")
+
+
+def test_one_round_per_criterion_and_scope(tmp_path: Path) -> None:
+    out = tmp_path / "two-scopes"
+    plan_path = _assess(out)
+    text = plan_path.read_text(encoding="utf-8") + (
+        '[[check]]\ndimension = "robustness"\nname = "correct everywhere"\nlabel = "correct"\n'
+        'metrics = ["token_f1"]\nscope = "all"\nmin_pass_rate = 0.7\n'
+    )
+    plan_path.write_text(text, encoding="utf-8")
+    assert CliRunner().invoke(cli, ["assess", str(plan_path), "--out", str(out)]).exit_code != 2
+    result = CliRunner().invoke(cli, ["labels", "sample", str(out), "--budget", "6"])
+    assert result.exit_code == 0, result.output
+    heads = [line for line in result.stdout.splitlines() if line.startswith("round")]
+    assert [h.split(",")[2].strip() for h in heads] == ["scope original", "scope all"]
+    assert heads[0].startswith("round 1: ") and heads[1].startswith("round 2: ")
+    result = CliRunner().invoke(
+        cli, ["labels", "sample", str(out), "--budget", "6", "--check", "correct everywhere"]
+    )
+    assert result.stdout.startswith(
+        "round 3: active, criterion correct, scope all, checks correct everywhere"
+    )
