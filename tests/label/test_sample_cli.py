@@ -268,3 +268,13 @@ def test_one_round_per_criterion_and_scope(tmp_path: Path) -> None:
     assert result.stdout.startswith(
         "round 3: active, criterion correct, scope all, checks correct everywhere"
     )
+
+
+def test_the_app_on_a_fresh_assessment_asks_what_its_labelled_checks_read(tmp_path: Path) -> None:
+    out = tmp_path / "fresh"
+    _assess(out)
+    store = Store(f"sqlite:///{out / 'labels.sqlite'}")
+    project = LabelProject(out / "run", store)
+    assert [c.spec() for c in project.criteria] == ["correct"]  # not the default 'grounded'
+    assert store.progress(1)["items"] == len(_in_scope(out))
+    store.close()
