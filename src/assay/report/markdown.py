@@ -62,13 +62,14 @@ def run_details(manifest: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def leaderboard_markdown(leaderboard: Sequence[LeaderboardRow]) -> str:
-    """The leaderboard as a Markdown table (models × metrics with outcome counts)."""
+    """The leaderboard as a Markdown table (models × metrics with outcome counts); each mean is
+    set against its threshold as a description — the verdict decides (report.md's verdict)."""
     headers = [
         "model",
         "metric",
         "value",
         "threshold",
-        "pass",
+        "mean vs threshold",
         "pass rate",
         "ok",
         "skipped",
@@ -76,7 +77,7 @@ def leaderboard_markdown(leaderboard: Sequence[LeaderboardRow]) -> str:
     ]
     rows = []
     for r in leaderboard:
-        verdict = {True: "yes", False: "**no**", None: "—"}[r["passed"]]
+        verdict = {True: "meets", False: "**below**", None: "—"}[r["passed"]]
         arrow = "↑" if r["higher_is_better"] else "↓"
         rows.append(
             [
