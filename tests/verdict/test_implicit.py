@@ -96,3 +96,11 @@ def test_conversation_metrics_are_decided_on_conversations_only() -> None:
     assert retention.n_cases == 3 and retention.n_unmeasured == 0  # the QA cases are not its kind
     exact = next(d for name, d in by_check.items() if "exact_match" in name)
     assert exact.n_cases == 3 and exact.n_unmeasured == 0  # nor the conversations exact_match's
+
+
+def test_attack_success_without_an_attack_case_is_undecided_never_a_pass() -> None:
+    cases = [TestCase(id=f"q{i}", model="m", question="Fee?", expected_answer="5",
+                      actual_answer="5") for i in range(3)]
+    verdict = assess_run(assay.evaluate(cases, ["attack_success", "exact_match"]))
+    attacks = next(d for d in verdict.assessment.decisions if d.dimension == "bad_actor")
+    assert attacks.decision == "INCONCLUSIVE" and "scope" in attacks.reason

@@ -161,6 +161,8 @@ def rule_verdicts(
         empty = pd.DataFrame(columns=COLUMNS)
         reason = f"none of {check.metrics} was measured"
         return CaseVerdicts(empty, None, False, reason, excluded=_excluded(list(keys), reason))
+    if not len(keys):  # no case in the check's scope (e.g. attack success, no attack case)
+        return CaseVerdicts(pd.DataFrame(columns=COLUMNS), ",".join(present), False)
     rows = {m: metric_rows(results, m, keys) for m in present}
     skipped = check.skipped == "unmeasured"
     per_metric = pd.concat(
