@@ -2,8 +2,8 @@
 
 Each repetition draws a population of units with a metric score and a human label that depends
 on it (true pass rate known), labels units the way a user would, and checks each side of the
-bound at nominal 95 % (the first look's level is set to 0.95 exactly). A few hundred repetitions,
-so a side covering at 0.95 falls below the 0.92 asserted here with probability ≈ 1 %.
+bound at nominal 95 % (the first look's level is set to 0.95 exactly). 600 repetitions, so a
+side covering at 0.95 falls below the 0.92 asserted here with probability < 0.1 %.
 """
 
 from __future__ import annotations

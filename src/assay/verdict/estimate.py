@@ -13,12 +13,14 @@ only the way its design allows:
   finite-population correction), Hansen–Hurwitz with replacement and the recorded ``p`` for
   ``active`` rounds (Zrnic & Candès, *Active Statistical Inference*, ICML 2024). ``f`` is the
   calibrated P(PASS), cross-fitted (Zrnic & Candès, *Cross-prediction-powered inference*, PNAS
-  2024): a round's draws are split into folds and a fold's ``f`` comes from a calibrator fit on the
-  labels known before the round and the round's other folds. ``λ`` is PPI++ power tuning
-  (Angelopoulos, Duchi & Zrnic 2023) per round, clipped to [0, 1]; ``λ = 0`` is labels-only.
-  Rounds combine with weights ∝ their draws.
-* **Finite-sample rule, fixed before the labels are seen**: the normal approximation when the
-  rounds hold ≥ 30 labelled draws with ≥ 10 of each label; otherwise the largest round alone
+  2024), made sequential: a round's draws are split into folds and fold j's ``f`` comes from a
+  calibrator fit on the labels known before the round, the round's draws of other systems and
+  folds < j, so the folds combine as a martingale. ``λ`` is PPI++ power tuning (Angelopoulos,
+  Duchi & Zrnic 2023) per fold, clipped to [0, 1]; ``λ = 0`` is labels-only. Rounds and folds
+  combine with weights ∝ their draws.
+* **Finite-sample rule, fixed before the labels are seen**: the normal approximation, corrected
+  for the pseudo-outcomes' skewness (Cornish–Fisher, Hall 1992), when the rounds hold ≥ 30
+  labelled draws with ≥ 10 of each label; otherwise the largest round alone
   decides by an exact bound — the hypergeometric bound (Clopper–Pearson for a finite pool) for
   ``uniform`` / ``random``, the Waudby-Smith & Ramdas betting bound on labels-only
   pseudo-outcomes for ``active``.
