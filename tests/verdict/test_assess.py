@@ -112,7 +112,7 @@ def test_cli_plan_then_assess_and_junit_exit_codes(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["plan", str(demo_suite_path()), "--out", str(plan_path)])
     assert result.exit_code == 0, result.output
     text = plan_path.read_text(encoding="utf-8")
-    assert text.startswith("# assay validation plan") and 'source = "suite"' in text
+    assert text.startswith("# assay validation plan") and 'source = ["suite", "store"]' in text
     out = tmp_path / "assessment"
     result = runner.invoke(cli, ["assess", str(plan_path), "--out", str(out)])
     assert result.exit_code in (1, 3), result.output  # the hallucinating system cannot pass
