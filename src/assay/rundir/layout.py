@@ -60,6 +60,8 @@ VERDICT_MD = "verdict.md"
 VERDICT_HTML = "verdict.html"
 VERDICT_CASES_FILE = "verdict_cases.csv"
 REVIEW_QUEUE_FILE = "review_queue.jsonl"
+#: Reviewers' overrules of rule verdicts (``assay review overrule``), appended one per line.
+OVERRULES_FILE = "overrules.jsonl"
 
 #: Long text columns of the results table, left out when only values are needed.
 TEXT_COLUMNS = ("reason", "explanation", "details")

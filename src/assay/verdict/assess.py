@@ -33,6 +33,8 @@ from assay.rundir.layout import (
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import Key, LabelEvidence, label_evidence
+from assay.verdict.measures import explain_decisions
+from assay.verdict.overrules import apply_overrules, overrule_records
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan
 from assay.verdict.samples import collapse_samples
 
@@ -99,6 +101,7 @@ class Assessment:
                 for name, v in self.verdicts.items()
             },
             "curves": {name: v.curve for name, v in self.verdicts.items() if v.curve},
+            "overrules": overrule_records(self.verdicts),
         }
 
 
@@ -249,9 +252,11 @@ def decide_run(plan: ValidationPlan, run: Any, cases: list[Any]) -> Assessment:
             check, results, frame, evidence.values(check.label or ""), direction, plan
         )
         cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
+        cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
         verdicts[check.name] = cv
         review = plan.calibration.review_in_rates
         decisions.extend(decide_check(check, cv, model, review) for model in models)
+    explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
     return Assessment(plan, decisions, verdicts, run.path, models)
 
 
