@@ -115,12 +115,17 @@ def _case_frame(cases: list[Any]) -> pd.DataFrame:
                 "case_id": case.id,
                 "model": str(case.model),
                 "group": question_of(case),
+                # the unit an out-of-scope case asks (no text: never a duplicate); samples apart
+                "question": (case.question or f"\x00{case.id}", case.sample),
                 "attacks": perturbation.startswith("attack:"),
                 "perturbed": bool(perturbation) and not perturbation.startswith("attack:"),
                 "abstain": str(case.labels.get("expected_behaviour", "")).lower() == "abstain",
             }
         )
     frame = pd.DataFrame(rows).drop_duplicates(["case_id", "model"], keep="last")
+    # one out-of-scope question asked under several parents is one unit, counted once per system
+    repeated = frame[frame["abstain"]].duplicated(["question", "model"])
+    frame.loc[repeated[repeated].index, "abstain"] = False
     frame["original"] = ~frame["attacks"] & ~frame["perturbed"]
     frame["all"] = True
     return frame.set_index(["case_id", "model"])
