@@ -17,7 +17,7 @@ settle one of its cases (it enters the calibration and the bounds with its desig
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -151,7 +151,8 @@ def apply_overrules(check: Check, verdicts: CaseVerdicts, run_path: Path | None)
     """The check's per-case verdicts with the reviewer's overrules of its cases applied.
 
     Adds ``rule_verdict`` (the verdict replaced), ``overruled_by``, ``overruled_at`` and
-    ``overrule_reason`` to the overruled rows and sets their ``source`` to ``reviewer``.
+    ``overrule_reason`` to the overruled rows and sets their ``source`` and ``state`` to
+    ``reviewer``.
 
     Raises:
         InvalidInputError: an overrule names a labelled (calibrated) check.
@@ -173,13 +174,12 @@ def apply_overrules(check: Check, verdicts: CaseVerdicts, run_path: Path | None)
             continue
         table.loc[index, "rule_verdict"] = row["predicted"]
         table.loc[index, ["verdict", "source"]] = [overrule.verdict, REVIEWER]
+        if "state" in table:
+            table.loc[index, "state"] = REVIEWER
         table.loc[index, ["overruled_by", "overruled_at", "overrule_reason"]] = [
             overrule.by, overrule.at, overrule.reason,
         ]  # fmt: skip
-    return CaseVerdicts(
-        table, verdicts.metric, verdicts.calibrated, verdicts.reason, verdicts.validity,
-        verdicts.curve,
-    )  # fmt: skip
+    return replace(verdicts, table=table)
 
 
 def overrule_records(verdicts: dict[str, CaseVerdicts]) -> list[dict[str, Any]]:
