@@ -22,9 +22,9 @@ seed = 0
 [labels]
 # Where human labels come from, later sources overriding earlier ones for the same case:
 # "suite" reads each case's `labels` field; "store" the labeling app's store of this assessment
-# (label with `assay label assessment/run --criteria correct,grounded`); or a CSV / JSONL file
-# with id, model and one column per criterion (1 = PASS). Until a check has labels it is decided
-# by its metrics' thresholds (uncalibrated); with labels, by the labels and calibrated metrics.
+# (draw a round with `assay labels sample assessment/ --budget 60`, label it with
+# `assay label assessment/`); or a CSV / JSONL file with id, model and one column per criterion
+# (1 = PASS). Until a check has labels it is decided by its metrics' thresholds (uncalibrated).
 source = {labels}
 # How the outside labels ("suite" or a file) were chosen: "random" only when they are a uniform
 # random sample of the suite; "unknown" (hand-picked, REVIEW cases, anything else) settles its own
