@@ -46,7 +46,7 @@ def test_the_starter_plan_runs_as_written(kind: str, tmp_path: Path) -> None:
     labelled = [c for c in data["check"] if c.get("label")]
     assert labelled, "labelled checks ready for the app's labels"
     if "expected_answer" not in SUITES[kind]()[0]:
-        assert data["run"]["params"]["perturbation_robustness"] == {"base": "refusal"}
+        assert data["run"]["params"]["perturbation_robustness"] == {"base": "lexical_groundedness"}
     robust = [c for c in data["check"] if c["dimension"] == "robustness"]
     assert robust and robust[0]["metrics"] == ["robust_pass_kept"]
     result = runner.invoke(cli, ["assess", str(plan), "--out", str(tmp_path / "a")])

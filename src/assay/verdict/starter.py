@@ -179,7 +179,10 @@ def starter_plan(suite: Any, *, suite_path: Path, plan_dir: Path) -> str:
                 min_pass_rate=0.95,
             )
         )
-    if perturbed:
+    # robustness judges a perturbed answer by a base metric: the expected answer (token_f1, the
+    # evaluator's default) or, without one, whether the answer stays grounded in its context
+    base = "" if has("expected_answer") else "lexical_groundedness"
+    if perturbed and (base == "" or has("retrieved_context")):
         evaluators.append("perturbation_robustness")
         checks.append(
             "\n# Robustness: among cases whose original passes, the share whose perturbed copies"
@@ -192,6 +195,11 @@ def starter_plan(suite: Any, *, suite_path: Path, plan_dir: Path) -> str:
                 min_pass_rate=0.9,
             )
         )
+    elif perturbed:
+        checks.append(
+            "\n# Robustness: not planned — without expected answers or retrieved contexts there is"
+            "\n# nothing to judge a perturbed answer by (see docs/robustness.md for other bases)."
+        )
     body = "\n".join(checks)
     header = _HEADER.format(
         plan_name="plan.toml",
@@ -200,10 +208,10 @@ def starter_plan(suite: Any, *, suite_path: Path, plan_dir: Path) -> str:
         evaluators=", ".join(f'"{e}"' for e in dict.fromkeys(evaluators)),
         labels='["suite", "store"]' if label_names else '"store"',
         params=(
-            ""
-            if has("expected_answer") or not perturbed
-            else "# without expected answers, robustness compares whether the answer complied:\n"
-            'params.perturbation_robustness = { base = "refusal" }\n'
+            "# without expected answers, a perturbed answer passes when it stays grounded:\n"
+            f'params.perturbation_robustness = {{ base = "{base}" }}\n'
+            if base and "perturbation_robustness" in evaluators
+            else ""
         ),
         thresholds=_thresholds(tomllib.loads(body)["check"]),
     )
