@@ -2,8 +2,8 @@
 
 Each repetition draws a population of units with a metric score and a human label that depends
 on it (true pass rate known), labels units the way a user would, and checks each side of the
-bound at nominal 95 % (the first look's level is set to 0.95 exactly). A few hundred repetitions,
-so a side covering at 0.95 falls below the 0.92 asserted here with probability ≈ 1 %.
+bound at nominal 95 % (the first look's level is set to 0.95 exactly). 600 repetitions, so a
+side covering at 0.95 falls below the 0.92 asserted here with probability < 0.1 %.
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from sklearn.isotonic import IsotonicRegression
 
 from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
 from assay.verdict.estimate import design_bounds
 
-REPS = 400
-N = 500
+REPS = 600
+N = 300
 #: the plan confidence whose first look spends exactly 5 % on each side
 CONFIDENCE = 1.0 - 0.05 * math.pi**2 / 6.0
 UNITS: list[Key] = [(f"c{i}", "sys") for i in range(N)]
@@ -34,17 +33,19 @@ def _population(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fit_predict(x: np.ndarray) -> Callable[[dict[Key, int]], dict[Key, float]]:
+    """A binned calibrator (P(PASS) per tenth of the score, shrunk to the overall rate): the
+    caller's calibrator, cheap enough for hundreds of repetitions."""
     index = {k: i for i, k in enumerate(UNITS)}
+    bins = np.minimum((x * 10).astype(int), 9)
 
     def fit_predict(train: dict[Key, int]) -> dict[Key, float]:
-        keys = [k for k in train if k in index]
-        labels = np.array([train[k] for k in keys], dtype=float)
-        if len(set(labels.tolist())) < 2:
-            rate = float(labels.mean()) if len(labels) else 0.5
-            return dict.fromkeys(UNITS, rate)
-        model = IsotonicRegression(y_min=0, y_max=1, out_of_bounds="clip")
-        model.fit(x[[index[k] for k in keys]], labels)
-        return dict(zip(UNITS, model.predict(x).tolist(), strict=True))
+        rows = np.array([index[k] for k in train if k in index], dtype=int)
+        labels = np.array([train[k] for k in train if k in index], dtype=float)
+        rate = float(labels.mean()) if len(labels) else 0.5
+        passes = np.bincount(bins[rows], weights=labels, minlength=10)
+        counts = np.bincount(bins[rows], minlength=10)
+        p = (passes + 2 * rate) / (counts + 2)
+        return dict(zip(UNITS, p[bins].tolist(), strict=True))
 
     return fit_predict
 

@@ -36,6 +36,8 @@ from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import LabelEvidence, label_evidence
 from assay.verdict.looks import LookLedger
+from assay.verdict.measures import explain_decisions
+from assay.verdict.overrules import apply_overrules, overrule_records
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
 from assay.verdict.samples import collapse_samples
 
@@ -101,6 +103,7 @@ class Assessment:
                 for name, v in self.verdicts.items()
             },
             "curves": {name: v.curve for name, v in self.verdicts.items() if v.curve},
+            "overrules": overrule_records(self.verdicts),
         }
 
 
@@ -114,12 +117,17 @@ def _case_frame(cases: list[Any]) -> pd.DataFrame:
                 "case_id": case.id,
                 "model": str(case.model),
                 "group": question_of(case),
+                # the unit an out-of-scope case asks (no text: never a duplicate); samples apart
+                "question": (case.question or f"\x00{case.id}", case.sample),
                 "attacks": perturbation.startswith("attack:"),
                 "perturbed": bool(perturbation) and not perturbation.startswith("attack:"),
                 "abstain": str(case.labels.get("expected_behaviour", "")).lower() == "abstain",
             }
         )
     frame = pd.DataFrame(rows).drop_duplicates(["case_id", "model"], keep="last")
+    # one out-of-scope question asked under several parents is one unit, counted once per system
+    repeated = frame[frame["abstain"]].duplicated(["question", "model"])
+    frame.loc[repeated[repeated].index, "abstain"] = False
     frame["original"] = ~frame["attacks"] & ~frame["perturbed"]
     frame["all"] = True
     return frame.set_index(["case_id", "model"])
@@ -254,9 +262,11 @@ def decide_run(
             )
         cv = _check_verdicts(check, results, frame, evidence, direction, plan)
         cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
+        cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
         verdicts[check.name] = cv
         review = plan.calibration.review_in_rates
         decisions.extend(decide_check(check, cv, model, review, ledger) for model in models)
+    explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
     return Assessment(plan, decisions, verdicts, run.path, models)
 
 

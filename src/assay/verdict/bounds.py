@@ -1,4 +1,4 @@
-"""One-sided confidence bounds on a rate: the exact bounds and prediction-powered inference.
+"""One-sided confidence bounds on a rate: the exact building blocks of the verdict's bounds.
 
 A dimension's check is a rate over cases (share of correct answers, share without an unsupported
 claim, attack success rate...). The bounds offered here are the building blocks; the verdict's
@@ -12,13 +12,10 @@ design-based bound of a labelled check (design note 0063) is
   a finite population; it is exact, not conservative, when the sample is the whole pool).
 * :func:`betting_lower_bound` — the Waudby-Smith & Ramdas (JRSS-B 2024) betting bound on the mean
   of non-negative i.i.d. values, for inverse-probability-weighted draws with replacement.
-* :func:`ppi_bound` — prediction-powered inference (Angelopoulos et al., *Science* 2023; PPI++
-  power tuning, Angelopoulos, Duchi & Zrnic 2023) through ``ppi-python``: the labelled cases
-  *rectify* the predictions made on every unlabelled case. Valid (asymptotically) whatever the
-  predictions' quality; the better they agree with humans, the tighter the bound.
+* :func:`labels_to_decide` — how many cases a rule check's exact bound would need.
 
-``ppi-python`` returns two-sided intervals only, so a one-sided bound at level ``c`` is the matching
-side of the two-sided interval at level ``2c − 1`` (both leave ``1 − c`` in that tail).
+Prediction-powered inference (PPI++, through the design-based bound) lives in
+:mod:`assay.verdict.estimate`.
 """
 
 from __future__ import annotations
@@ -191,55 +188,6 @@ def betting_lower_bound(
     rejected = best >= math.log(1.0 / alpha)
     first = int(np.argmax(~rejected)) if (~rejected).any() else len(m) - 1
     return float(m[max(first - 1, 0)])
-
-
-def ppi_bound(
-    labels: Any,
-    predictions_labelled: Any,
-    predictions_unlabelled: Any,
-    confidence: float,
-    side: str = LOWER,
-) -> RateBound:
-    """Prediction-powered one-sided bound on the mean of ``labels`` over the whole population.
-
-    Args:
-        labels: human outcomes (1 = PASS) of the labelled cases.
-        predictions_labelled: the machine's prediction (in [0, 1]) for the same labelled cases.
-        predictions_unlabelled: the machine's prediction for every unlabelled case.
-        confidence: level of the one-sided bound.
-        side: ``"lower"`` or ``"upper"``.
-
-    Example:
-        >>> y = np.array([1.0] * 18 + [0.0] * 2)
-        >>> b = ppi_bound(y, y, np.array([1.0] * 180 + [0.0] * 20), 0.95)
-        >>> round(b.estimate, 3), b.bound > clopper_pearson(18, 20, 0.95).bound
-        (0.9, True)
-    """
-    _check_common(side, confidence, "ppi_bound")
-    from ppi_py import ppi_mean_ci
-
-    y = np.asarray(labels, dtype=np.float64)
-    yhat = np.asarray(predictions_labelled, dtype=np.float64)
-    yhat_u = np.asarray(predictions_unlabelled, dtype=np.float64)
-    check(len(y) == len(yhat) and len(y) >= 2, "labels", "ppi_bound", "≥ 2 labelled cases", len(y))
-    check(len(yhat_u) >= 1, "predictions_unlabelled", "ppi_bound", "non-empty", len(yhat_u))
-    alpha_two_sided = 2.0 * (1.0 - confidence)
-    if np.ptp(y - yhat) == 0 and np.ptp(yhat_u) == 0:
-        # No variance at all: the interval degenerates to the point estimate.
-        low = high = float(yhat_u.mean() + (y - yhat).mean())
-    else:
-        low_a, high_a = ppi_mean_ci(y, yhat, yhat_u, alpha=alpha_two_sided)
-        low, high = float(np.ravel(low_a)[0]), float(np.ravel(high_a)[0])
-    estimate = float(np.clip((low + high) / 2.0, 0.0, 1.0))
-    bound = float(np.clip(low if side == LOWER else high, 0.0, 1.0))
-    return RateBound(estimate, bound, side, confidence, "ppi", len(y), len(yhat_u))
-
-
-def ppi_available() -> bool:
-    """Whether ``ppi-python`` (extra ``verdict``) is installed."""
-    from importlib.util import find_spec
-
-    return find_spec("ppi_py") is not None
 
 
 def labels_to_decide(successes: int, n: int, target: float, confidence: float) -> int | None:

@@ -13,12 +13,14 @@ only the way its design allows:
   finite-population correction), Hansen–Hurwitz with replacement and the recorded ``p`` for
   ``active`` rounds (Zrnic & Candès, *Active Statistical Inference*, ICML 2024). ``f`` is the
   calibrated P(PASS), cross-fitted (Zrnic & Candès, *Cross-prediction-powered inference*, PNAS
-  2024): a round's draws are split into folds and a fold's ``f`` comes from a calibrator fit on the
-  labels known before the round and the round's other folds. ``λ`` is PPI++ power tuning
-  (Angelopoulos, Duchi & Zrnic 2023) per round, clipped to [0, 1]; ``λ = 0`` is labels-only.
-  Rounds combine with weights ∝ their draws.
-* **Finite-sample rule, fixed before the labels are seen**: the normal approximation when the
-  rounds hold ≥ 30 labelled draws with ≥ 10 of each label; otherwise the largest round alone
+  2024), made sequential: a round's draws are split into folds and fold j's ``f`` comes from a
+  calibrator fit on the labels known before the round, the round's draws of other systems and
+  folds < j, so the folds combine as a martingale. ``λ`` is PPI++ power tuning (Angelopoulos,
+  Duchi & Zrnic 2023) per fold, clipped to [0, 1]; ``λ = 0`` is labels-only. Rounds and folds
+  combine with weights ∝ their draws.
+* **Finite-sample rule, fixed before the labels are seen**: the normal approximation, corrected
+  for the pseudo-outcomes' skewness (Cornish–Fisher, Hall 1992), when the rounds hold ≥ 30
+  labelled draws with ≥ 10 of each label; otherwise the largest round alone
   decides by an exact bound — the hypergeometric bound (Clopper–Pearson for a finite pool) for
   ``uniform`` / ``random``, the Waudby-Smith & Ramdas betting bound on labels-only
   pseudo-outcomes for ``active``.
@@ -69,6 +71,7 @@ class _Round:
     draws: list[Key]  # with multiplicity (active rounds draw with replacement)
     probability: np.ndarray  # per draw
     inside: np.ndarray  # per draw: whether the unit is in the check's population
+    earlier: tuple[Key, ...] = ()  # this system's draws of the round's earlier folds
 
     @property
     def counted(self) -> list[Key]:
@@ -131,30 +134,69 @@ def _usable_rounds(
     return out, notes
 
 
-def _fold_predictions(
-    rnd: _Round,
-    before: dict[Key, int],
+def _sequential_folds(rnd: _Round, folds: int, seed: int) -> list[_Round]:
+    """Split a round's draws into ``folds`` sequential folds (seeded, by unit).
+
+    Fold j is, given the folds before it, again a draw of the round's design: a simple random
+    sample of the pool less the earlier folds' units (which join the known units) for
+    ``uniform`` / ``random``; i.i.d. draws at the recorded probabilities for ``active``. Each
+    fold's predictor may therefore learn from the earlier folds, and the folds combine as a
+    martingale whose variance is the sum of theirs (Zrnic & Candès, PNAS 2024, cross-fitting made
+    sequential so that the variance estimate needs no stability assumption).
+    """
+    unique = list(dict.fromkeys(rnd.draws))
+    k = max(1, min(folds, len(unique) // 2))
+    if k == 1:
+        return [rnd]
+    order = np.random.default_rng(seed + rnd.number).permutation(len(unique))
+    fold_of = {unique[i]: position * k // len(unique) for position, i in enumerate(order)}
+    out: list[_Round] = []
+    earlier: list[Key] = []
+    for j in range(k):
+        mask = np.array([fold_of[d] == j for d in rnd.draws], dtype=bool)
+        keys = [d for d, chosen in zip(rnd.draws, mask, strict=True) if chosen]
+        if rnd.design == ACTIVE:
+            known, pool, probability = rnd.known, rnd.pool, rnd.probability[mask]
+        else:
+            gone = set(earlier)
+            known = rnd.known + earlier
+            pool = [u for u in rnd.pool if u not in gone]
+            probability = np.full(len(keys), 1.0 / len(pool))
+        out.append(
+            _Round(
+                rnd.number,
+                rnd.design,
+                known,
+                pool,
+                keys,
+                probability,
+                rnd.inside[mask],
+                tuple(earlier),
+            )
+        )
+        earlier = earlier + list(dict.fromkeys(keys))
+    return out
+
+
+def _predictions_for(
+    sub: _Round,
+    rounds: Sequence[DesignRound],
     labels: Mapping[Key, int],
     predictions: Mapping[Key, float] | None,
     fit_predict: FitPredict | None,
-    folds: int,
-    seed: int,
-) -> tuple[list[Mapping[Key, float]], dict[Key, int]]:
-    """Per fold the predictions, and each drawn unit's fold (cross-fitting, Zrnic & Candès 2024)."""
-    unique = list(dict.fromkeys(rnd.draws))
+) -> Mapping[Key, float]:
+    """The predictor of a (sub-)round: fit on the labels known before its round, the round's
+    draws of other systems (drawn independently of this system's) and this system's earlier
+    folds — never on its own draws."""
     if fit_predict is None:
-        return [predictions or {}], dict.fromkeys(unique, 0)
-    labelled = [k for k in unique if k in labels]
-    k = max(1, min(folds, len(labelled)))
-    order = np.random.default_rng(seed + rnd.number).permutation(len(unique))
-    fold_of = {unique[i]: j % k for j, i in enumerate(order)}
-    out: list[Mapping[Key, float]] = []
-    for fold in range(k):
-        train = dict(before)
-        if k > 1:
-            train.update({u: labels[u] for u in labelled if fold_of[u] != fold})
-        out.append(fit_predict(train))
-    return out, fold_of
+        return predictions or {}
+    rnd = next(r for r in rounds if r.number == sub.number)
+    model = sub.pool[0][1] if sub.pool else (sub.draws[0][1] if sub.draws else "")
+    train = {k: labels[k] for k in rnd.known if k in labels}
+    others = ((d.case_id, d.model) for d in rnd.draws if d.model != model)
+    train.update({k: labels[k] for k in others if k in labels})
+    train.update({k: labels[k] for k in sub.earlier if k in labels})
+    return fit_predict(train)
 
 
 def _side_f(
@@ -185,6 +227,7 @@ class _RoundEstimate:
     per_draw: float  # variance of one pseudo-outcome
     lam: float
     draws: int
+    third: float  # third central moment of the round's mean
 
 
 def _round_estimate(
@@ -192,38 +235,34 @@ def _round_estimate(
     side: str,
     n_units: int,
     labels: Mapping[Key, int],
-    fold_f: list[Mapping[Key, float]],
-    fold_of: dict[Key, int],
+    predicted: Mapping[Key, float],
     undecided: Collection[Key],
     lam: float | None,
 ) -> _RoundEstimate:
+    """The pseudo-outcomes of one (sub-)round: their mean, its variance and third moment."""
     y = _side_y(rnd.draws, labels, side) * rnd.inside
+    f = _side_f(predicted, rnd.draws, undecided, side) * rnd.inside
+    pool_f = float(_side_f(predicted, rnd.pool, undecided, side).sum())
     p = rnd.probability
-    folds = np.array([fold_of[k] for k in rnd.draws])
-    f = np.empty(len(rnd.draws))
-    pool_f = np.empty(len(fold_f))
-    for j, predicted in enumerate(fold_f):
-        chosen = folds == j
-        f[chosen] = _side_f(
-            predicted, [k for k, c in zip(rnd.draws, chosen, strict=True) if c], undecided, side
-        )
-        pool_f[j] = _side_f(predicted, rnd.pool, undecided, side).sum()
-    f = f * rnd.inside
     if lam is None:
         # PPI++: the λ minimising Var((Y − λ f) / p), clipped to [0, 1]
         z, w = y / p, f / p
         spread = float(np.var(w))
         lam = float(np.clip(np.cov(z, w, ddof=0)[0, 1] / spread, 0.0, 1.0)) if spread > 0 else 0.0
     known = float(_side_y(rnd.known, labels, side).sum())
-    x = (known + lam * pool_f[folds] + (y - lam * f) / p) / n_units
+    x = (known + lam * pool_f + (y - lam * f) / p) / n_units
     m = len(x)
     per_draw = float(np.var(x, ddof=1))
     # a rectifier that never varied may still err on a unit it has not seen: at least the variance
     # of one disagreement in m + 1 draws (no zero-width bound from a lucky sample)
     scale = len(rnd.pool) / n_units
     per_draw = max(per_draw, scale**2 / (m + 1))
-    fpc = 1.0 - len(set(rnd.draws)) / len(rnd.pool) if rnd.design != ACTIVE else 1.0
-    return _RoundEstimate(float(x.mean()), fpc * per_draw / m, per_draw, lam, m)
+    fraction = len(set(rnd.draws)) / len(rnd.pool) if rnd.design != ACTIVE else 0.0
+    # third central moment of the mean: k3 / m² (i.i.d.), times (1 − f)(1 − 2f) without
+    # replacement (the finite-population skewness, Cochran 1977 §2.14)
+    k3 = m * float(np.sum((x - x.mean()) ** 3)) / ((m - 1) * (m - 2)) if m > 2 else 0.0
+    third = k3 / m**2 * (1.0 - fraction) * (1.0 - 2.0 * fraction)
+    return _RoundEstimate(float(x.mean()), (1.0 - fraction) * per_draw / m, per_draw, lam, m, third)
 
 
 def _exact(rnd: _Round, side: str, n_units: int, labels: Mapping[Key, int], level: float) -> float:
@@ -252,7 +291,7 @@ def design_bounds(
     fit_predict: FitPredict | None = None,
     undecided: Collection[Key] = frozenset(),
     lam: float | None = None,
-    folds: int = 2,
+    folds: int = 4,
     seed: int = 0,
 ) -> tuple[RateBound, RateBound]:
     """Lower and upper one-sided bounds on one system's pass rate for one check (module doc).
@@ -309,18 +348,10 @@ def design_bounds(
         return base, replace(base, bound=1.0, side=UPPER)
     census = {LOWER: passes / n_units, UPPER: (passes + n_units - len(in_scope)) / n_units}
     usable, _ = _usable_rounds(population, rounds, scope)
-    fitted = [
-        _fold_predictions(
-            r,
-            {k: labels[k] for k in _before(rounds, r) if k in labels},
-            labels,
-            predictions,
-            fit_predict,
-            folds,
-            seed,
-        )
-        for r in usable
-    ]
+    # fixed predictions need no folds; a fitted predictor never sees the draws it rectifies
+    split = fit_predict is not None
+    subs = [sub for r in usable for sub in (_sequential_folds(r, folds, seed) if split else [r])]
+    fitted = [_predictions_for(sub, rounds, labels, predictions, fit_predict) for sub in subs]
     draws = [k for r in usable for k in r.counted if k in labels]
     if predictions is None and fit_predict is None:
         lam = 0.0  # labels only
@@ -336,8 +367,8 @@ def design_bounds(
             )
             continue
         estimates = [
-            _round_estimate(r, side, n_units, labels, f, folds_of, undecided, lam)
-            for r, (f, folds_of) in zip(usable, fitted, strict=True)
+            _round_estimate(sub, side, n_units, labels, f, undecided, lam)
+            for sub, f in zip(subs, fitted, strict=True)
         ]
         total = sum(e.draws for e in estimates)
         weights = [e.draws / total for e in estimates]
@@ -347,9 +378,15 @@ def design_bounds(
             from scipy.stats import norm
 
             z = float(norm.ppf(level))
-            bound = (
-                mean - z * math.sqrt(variance) if side == LOWER else mean + z * math.sqrt(variance)
-            )
+            se = math.sqrt(variance)
+            third = sum(w**3 * e.third for w, e in zip(weights, estimates, strict=True))
+            # Cornish–Fisher correction of the studentized mean for skewness (Hall, *The
+            # Bootstrap and Edgeworth Expansion*, 1992, §2.6; Johnson 1978): both one-sided
+            # quantiles move by γ (2z² + 1) / 6 standard errors, γ the estimate's skewness;
+            # capped at z / 2 so a wild skewness estimate cannot dominate
+            shift = third / se**3 * (2 * z * z + 1) / 6 if se > 0 else 0.0
+            shift = float(np.clip(shift, -z / 2, z / 2))
+            bound = mean + (shift - z if side == LOWER else shift + z) * se
             method = "design-normal"
             used_lam = sum(w * e.lam for w, e in zip(weights, estimates, strict=True))
         else:
@@ -377,11 +414,6 @@ def design_bounds(
             )
         )
     return out[0], out[1]
-
-
-def _before(rounds: Sequence[DesignRound], rnd: _Round) -> frozenset[Key]:
-    """The units labelled before a round was drawn (its ``known`` set)."""
-    return next(r.known for r in rounds if r.number == rnd.number)
 
 
 def _plug_in(
