@@ -159,7 +159,7 @@ _ALWAYS = ("pii_generation_leak", "secret_generation_leak", "encoding_leak")
 @dataclass(frozen=True, slots=True)
 class CaseKey:
     """What the decision reads of a case (the suite itself is not held): its key, what it is a
-    variant or sample of, whether it expects an abstention, and its kind."""
+    variant or sample of, whether it expects an abstention (and then its question), its kind."""
 
     id: str
     model: str
@@ -168,6 +168,9 @@ class CaseKey:
     sample_of: str | None = None
     labels: Mapping[str, Any] = field(default_factory=dict)
     kind: str = SINGLE
+    #: the question of an out-of-distribution case (one asked twice is one unit), else None
+    question: str | None = None
+    sample: int | None = None
 
 
 def case_key(case: Any) -> CaseKey:
@@ -175,12 +178,13 @@ def case_key(case: Any) -> CaseKey:
 
     Example:
         >>> from assay.data import TestCase
-        >>> case_key(TestCase(id="q~typos", parent_id="q", perturbation="typos"))
-        ... # doctest: +ELLIPSIS
-        CaseKey(id='q~typos', model='', perturbation='typos', parent_id='q', ...kind='single-turn')
+        >>> key = case_key(TestCase(id="q~typos", parent_id="q", perturbation="typos"))
+        >>> key.model, key.parent_id, key.kind
+        ('', 'q', 'single-turn')
     """
     behaviour = case.labels.get("expected_behaviour")
     kind = CONVERSATION if case.turns else AGENT if case.trajectory else SINGLE
+    abstain = str(behaviour or "").lower() == "abstain"
     return CaseKey(
         case.id,
         case.model or "",
@@ -189,6 +193,8 @@ def case_key(case: Any) -> CaseKey:
         case.sample_of,
         {"expected_behaviour": behaviour} if behaviour is not None else {},
         kind,
+        case.question if abstain else None,
+        case.sample,
     )
 
 
