@@ -11,6 +11,7 @@ from assay.backends.embed.base import Embedder
 from assay.backends.llm.client import Judge
 from assay.corpus.chunking import Chunk
 from assay.corpus.ingest import Corpus
+from assay.generate.completeness import minimum_kept
 from assay.generate.coverage import coverage_rows, trec_rows, type_rows
 from assay.generate.questions import Candidate
 from assay.generate.taxonomy import QueryType
@@ -57,6 +58,8 @@ def build_report(config: GenerationConfig, types: Sequence[QueryType], corpus: C
             "requested": config.n,
             "planned": len(candidates),
             "kept": kept,
+            "minimum_kept": minimum_kept(config.n, config.min_kept),
+            "complete": kept >= minimum_kept(config.n, config.min_kept),
             "dropped": len(candidates) - kept,
             "topics": len(model.topics),
             "topics_covered": sum(1 for r in coverage if r["covered"]),
