@@ -46,6 +46,7 @@ from assay.generate.questions import (
 )
 from assay.generate.report import build_report
 from assay.generate.sampling import allocate, plan_slots
+from assay.generate.scripted import is_dry_run
 from assay.generate.selection import SelectionConfig, select
 from assay.generate.taxonomy import QueryType, resolve_types, trec_class
 from assay.generate.topic_map import topic_map_svg
@@ -270,6 +271,7 @@ def _cases(candidates: Sequence[Candidate], chunks: Sequence[Chunk], model: Topi
             "key_facts": candidate.facts,
             "generator_model": judge.model,
             "generation_seed": seed,
+            **({"dry_run": True} if is_dry_run(judge) else {}),
             "slot": slot.index,
             "scores": candidate.scores,
         }

@@ -14,6 +14,7 @@ from assay.corpus.ingest import Corpus
 from assay.generate.completeness import minimum_kept
 from assay.generate.coverage import coverage_rows, trec_rows, type_rows
 from assay.generate.questions import Candidate
+from assay.generate.scripted import is_dry_run
 from assay.generate.taxonomy import QueryType
 from assay.generate.topics import TopicModel
 
@@ -39,6 +40,7 @@ def build_report(config: GenerationConfig, types: Sequence[QueryType], corpus: C
     stats = judge.stats.to_dict()
     return {
         "assay_version": __version__,
+        "dry_run": is_dry_run(judge),
         "config": config.to_dict(),
         "seed": config.seed,
         "query_types": [t.to_dict() for t in types],

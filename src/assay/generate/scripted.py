@@ -80,6 +80,17 @@ def key_facts_reply(request: JudgeRequest) -> str:
     return json.dumps({"facts": fallback_facts(str(v["passage"]), int(v.get("max_facts", 8)))})
 
 
+def is_dry_run(judge: Judge) -> bool:
+    """Whether ``judge`` is a scripted writer (template questions, no model): a dry run, whose
+    report and cases are marked ``dry_run``.
+
+    Example:
+        >>> is_dry_run(scripted_generation_judge())
+        True
+    """
+    return isinstance(judge.backend, ScriptedJudge)
+
+
 def scripted_generation_judge(extra_rules: Sequence[tuple[str, Reply]] = ()) -> Judge:
     """A :class:`Judge` around a :class:`ScriptedJudge` answering the generation prompts, named
     ``scripted-generator`` (``extra_rules`` are matched first; e.g. a rule returning malformed
