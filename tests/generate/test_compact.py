@@ -59,7 +59,7 @@ def test_compact_requests_and_answers_from_the_chunk(corpus_dir: Path) -> None:
             assert case.expected_answer == fact
         elif case.query_type == "yes_no":
             word = case.metadata["yes_no"].capitalize()
-            assert case.expected_answer == f"{word}, {fact}"
+            assert case.expected_answer == f"{word}, {fact[0].lower()}{fact[1:]}"
         elif case.query_type == "multiple_choice":
             assert case.expected_answer == fact and fact in case.metadata["options"]
             assert len(case.metadata["options"]) == 4
