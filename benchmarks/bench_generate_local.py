@@ -7,8 +7,8 @@ per question (with the machine's load, which on a shared machine decides it), an
 kept question for sanity with rules a reader would apply: it is a question (question word
 first, question mark last); it asks about its source (shares a content word with the source
 chunk, stop words aside); it does not copy its answer; an answerable question's
-expected answer is a sentence of the source chunk; an unanswerable one is not answered by the
-corpus by the same rule (no chunk holds all its content words). The kept questions are listed so
+expected answer is a sentence of the source chunk; an unanswerable one is not maybe answered
+by the corpus (no chunk holds 60% of its content words). The kept questions are listed so
 they can be read.
 
 Needs the ``local-llm`` and ``embed`` extras. Slow: ~10-40 s per question on 2 busy cores.
@@ -62,8 +62,9 @@ def sanity(case: Any, chunks: dict[str, str]) -> list[str]:
             failed.append("answer not from the source")
     else:
         asked = _content(question)
-        if any(asked <= _content(text) for text in chunks.values()):
-            failed.append("answered by a chunk")
+        if asked and any(len(asked & _content(text)) >= 0.6 * len(asked)
+                         for text in chunks.values()):
+            failed.append("maybe answered by a chunk")
     return failed
 
 
@@ -108,8 +109,8 @@ def main() -> int:
         f"seed {args.seed}, oversample {args.oversample:g}; llama-cpp-python server, {threads} "
         f"thread(s); embedder {report['embedder'].split(' ')[0]}. "
         f"Response format: {fallback}.", "",
-        "| requested | written | kept | kept / requested | seconds | s per written question "
-        "| load (1 min) before → after |",
+        "| requested | written | kept | kept / requested | seconds (whole run) | s per written "
+        "question | load (1 min) before → after |",
         "|---|---|---|---|---|---|---|",
         f"| {summary['requested']} | {summary['planned']} | {summary['kept']} | "
         f"{summary['kept'] / summary['requested']:.2f} | {seconds:.0f} | "
