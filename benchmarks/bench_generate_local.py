@@ -90,6 +90,7 @@ def main() -> int:
         started = time.perf_counter()
         result = generate(CORPUS, judge=judge, embedder="minilm", config=config)
         seconds = time.perf_counter() - started
+        refused = getattr(judge.backend, "schema_refused", None)
     load_after = load()
     report = result.report
     summary = report["summary"]
@@ -97,9 +98,8 @@ def main() -> int:
     reasons = Counter(d["reason"] for d in report["dropped"])
     checks = [(case, sanity(case, chunks)) for case in result.suite]
     sane = sum(1 for _, failed in checks if not failed)
-    settings = report["generator"]["settings"]
     fallback = ("JSON Schema refused by the server, then JSON mode with the schema (compiled "
-                "to a grammar)" if settings.get("structured_fallback") else "JSON Schema")
+                "to a grammar)" if refused else "JSON Schema")
     stats = report["generator"]["stats"]
     lines = [
         "# Question generation with the local model (SmolLM2-135M-Instruct)", "",

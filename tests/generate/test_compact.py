@@ -4,6 +4,7 @@ chunk (no model: a loopback server and the scripted judge)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,10 @@ def test_compact_requests_and_answers_from_the_chunk(corpus_dir: Path) -> None:
     # a "no" question is written from the sentence made false, so the sentence answers "No"
     asked = {_sentence(p) for p in server.payloads}
     for case in result.suite:
-        if case.metadata.get("yes_no") == "no":
+        if case.metadata.get("yes_no") == "no":  # asked with a changed number, which it names
             assert case.metadata["key_facts"][0] not in asked
+            assert set(re.findall(r"\d+", case.question)) - set(
+                re.findall(r"\d+", case.metadata["key_facts"][0]))
 
 
 def test_the_pattern_allows_questions_only() -> None:

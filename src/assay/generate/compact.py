@@ -15,10 +15,15 @@ chosen first, the model only words a question about it):
   a question mark last, no ``<`` or ``>``). llama.cpp's server turns the schema into a GBNF
   grammar, so the model cannot write anything else (:mod:`assay.backends.llm.openai_compat`);
 * the answer is built from the sentence: the sentence itself (``factual``), ``Yes, <sentence>``
-  or, for a question written from the sentence made false (a number changed, a ``not``
-  inserted: :func:`~assay.generate.falsify.falsified`), ``No, <sentence>`` (``yes_no``); the
-  sentence among three falsified ones (``multiple_choice``); the fixed unanswerable answer.
+  or, for a question written from the sentence with its first number changed
+  (:func:`~assay.generate.falsify.false_number`), ``No, <sentence>`` (``yes_no``; the question
+  must contain the changed number, else it is dropped as ``malformed``; a sentence without a
+  number gets a "yes" question: the model was seen to drop an inserted "not", asking a question
+  whose answer is "yes"); the sentence among three falsified ones (``multiple_choice``); the
+  fixed unanswerable answer.
 
+A question using a content word of the worked examples that its source chunk lacks ("Is a lost
+library card ...?" on a savings passage) is dropped as ``placeholder`` (the prompt copied).
 Query selection then judges every question as for the full writer (a question that copies its
 answer, strays from its source or duplicates another is dropped). Types that need two chunks or
 reasoning (``multi_hop``, ``inference``) are not written by the compact writer.
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -36,7 +42,7 @@ from assay.backends.llm.protocol import JudgeRequest
 from assay.backends.llm.scripted import TASK_REPLIES
 from assay.corpus.chunking import Chunk
 from assay.errors import InvalidInputError, JudgeParseError, PlaceholderError
-from assay.generate.falsify import distractors, falsified
+from assay.generate.falsify import distractors, false_number
 from assay.generate.questions import (
     Candidate,
     fallback_facts,
@@ -46,6 +52,7 @@ from assay.generate.questions import (
 )
 from assay.generate.sampling import Slot
 from assay.generate.taxonomy import QueryType
+from assay.text.facts import STOPWORDS
 
 #: The request's task name (for the cache, the stats and the scripted judge).
 TASK = "compact_question"
@@ -60,6 +67,7 @@ MAX_TOKENS = 80
 #: question mark. Unbounded: a {10,140} repetition gave the same questions but compiles to a
 #: grammar of 140 nested rules that llama-cpp-python samples ~25% slower (measured on 3
 #: requests); the length is capped by MAX_TOKENS.
+_WORD = re.compile(r"[a-z][a-z-]+")
 _BODY = r'[^"<>?\\\n]+[?]$'
 _WH = "What|Which|When|How|Who|Where|Why"
 _AUX = "Is|Are|Can|Do|Does|Did|Will|Must|Should|Has|Have|May"
@@ -172,6 +180,42 @@ def _sentence_case(fact: str) -> str:
     return fact[:1].lower() + fact[1:] if fact[1:2].islower() else fact
 
 
+def _words(text: str) -> set[str]:
+    """Content words of ``text``, a final "s" dropped (``cards`` and ``card`` are one word)."""
+    return {w[:-1] if w.endswith("s") else w for w in _WORD.findall(text.lower())
+            if len(w) > 3 and w not in STOPWORDS}
+
+
+#: Content words of the worked examples: a question using one its source lacks copied them.
+_EXAMPLE_WORDS = frozenset(w for _, shots, _ in _KINDS.values() for pair in shots
+                           for text in pair for w in _words(text))
+
+
+def _check_question(question: str, source: str, must_ask: str | None) -> None:
+    """Raise :class:`PlaceholderError` when ``question`` borrows words of the worked examples
+    that ``source`` lacks, or ValueError when a "no" question does not ask about the changed
+    number ``must_ask`` (its answer would then not be "No").
+
+    Example:
+        >>> _check_question("Is a lost library card replaced?", "Cards are replaced.", None)
+        Traceback (most recent call last):
+        ...
+        assay.errors.PlaceholderError: the question copies the prompt's worked example: library, lost
+        >>> _check_question("Is the fee 5 euros?", "The fee is 4 euros.", "11")
+        Traceback (most recent call last):
+        ...
+        ValueError: the question does not ask about the changed number 11, so its answer is not "No"
+    """
+    borrowed = sorted((_words(question) & _EXAMPLE_WORDS) - _words(source))
+    if borrowed:
+        raise PlaceholderError(f"the question copies the prompt's worked example: "
+                               f"{', '.join(borrowed)}")
+    if must_ask is not None and not re.search(rf"(?<![\d.]){re.escape(must_ask)}(?![\d])",
+                                              question):
+        raise ValueError(f"the question does not ask about the changed number {must_ask}, so "
+                         'its answer is not "No"')
+
+
 def _sentences(chunks: Sequence[Chunk], slots: Sequence[Slot], max_facts: int
                ) -> dict[int, list[str]]:
     needed = sorted({i for s in slots for i in s.chunks})
@@ -189,7 +233,7 @@ def write_compact(judge: Judge, chunks: Sequence[Chunk], slots: Sequence[Slot],
     """
     sentences = _sentences(chunks, slots, max_facts)
     used: dict[int, int] = {}
-    plans: list[tuple[Slot, str, str, dict[str, Any]]] = []
+    plans: list[tuple[Slot, str, dict[str, Any], str | None]] = []
     tasks: list[JsonTask] = []
     for slot in slots:
         qtype = types[slot.query_type]
@@ -198,23 +242,28 @@ def write_compact(judge: Judge, chunks: Sequence[Chunk], slots: Sequence[Slot],
         used[slot.chunks[0]] = turn + 1
         fact = facts[turn % len(facts)]
         kind = _kind(qtype)
-        asked = falsified(fact) if kind == "yes" and slot.polarity == "no" else fact
+        asked, must_ask = fact, None
         item: dict[str, Any] = {"answer": fact}
         if kind == "yes":
-            item["answer"] = f"{'No' if slot.polarity == 'no' else 'Yes'}, {_sentence_case(fact)}"
+            changed = false_number(fact) if slot.polarity == "no" else None
+            if changed is not None:
+                asked, must_ask = changed
+            word = "No" if changed is not None else "Yes"
+            item["answer"] = f"{word}, {_sentence_case(fact)}"
         elif qtype.answer_format == "multiple_choice":
             item["options"] = [fact, *distractors(fact, facts)]
-        plans.append((slot, fact, kind, item))
+        plans.append((slot, fact, item, must_ask))
         tasks.append(compact_task(asked, kind, extra={"query_type": qtype.name,
                                                       "chunk_id": chunks[slot.chunks[0]].id}))
     outcomes = run_in_batches(judge, tasks, batch_size=batch_size, progress=progress)
     candidates: list[Candidate] = []
-    for (slot, fact, _, item), outcome in zip(plans, outcomes, strict=True):
+    for (slot, fact, item, must_ask), outcome in zip(plans, outcomes, strict=True):
         candidate = Candidate(slot, facts=[fact])
         if not outcome.ok:
             candidate.drop(*outcome_error(outcome))
         else:
             try:
+                _check_question(outcome.value, chunks[slot.chunks[0]].text, must_ask)
                 parsed = parse_item({**item, "question": outcome.value}, types[slot.query_type],
                                     random.Random(seed * 1_000_003 + slot.index))
             except PlaceholderError as exc:

@@ -26,6 +26,21 @@ def phrase(fact: str, n_words: int = 6) -> str:
     return head[:1].lower() + head[1:]
 
 
+def false_number(fact: str, step: int = 1) -> tuple[str, str] | None:
+    """``fact`` with its first number changed (by ``7 * step``) and the new number's text, or
+    None when ``fact`` has no number.
+
+    Example:
+        >>> false_number("The fee is 4.50 euros."), false_number("Cards are free.")
+        (('The fee is 11.5 euros.', '11.5'), None)
+    """
+    match = _NUMBER.search(fact)
+    if match is None:
+        return None
+    value = f"{float(match.group(0).replace(',', '')) + 7 * step:g}"
+    return f"{fact[: match.start()]}{value}{fact[match.end():]}", value
+
+
 def falsified(fact: str, step: int = 1) -> str:
     """``fact`` made false: its first number changed, else "not" after its first verb, else
     prefixed with "It is not the case that" (``step`` varies the changed number).
@@ -34,10 +49,9 @@ def falsified(fact: str, step: int = 1) -> str:
         >>> falsified("The limit is 5 items."), falsified("Lists are mutable.")
         ('The limit is 12 items.', 'Lists are not mutable.')
     """
-    match = _NUMBER.search(fact)
-    if match:
-        value = float(match.group(0).replace(",", ""))
-        return f"{fact[: match.start()]}{value + 7 * step:g}{fact[match.end():]}"
+    changed = false_number(fact, step)
+    if changed is not None:
+        return changed[0]
     negated = _VERB.sub(r"\1 not", fact, count=1)
     if negated != fact:
         return negated
@@ -66,4 +80,4 @@ def distractors(first: str, facts: Sequence[str], wanted: int = 3) -> list[str]:
     return out
 
 
-__all__ = ["distractors", "falsified", "phrase"]
+__all__ = ["distractors", "false_number", "falsified", "phrase"]
