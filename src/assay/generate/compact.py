@@ -200,7 +200,8 @@ def _check_question(question: str, source: str, must_ask: str | None) -> None:
         >>> _check_question("Is a lost library card replaced?", "Cards are replaced.", None)
         Traceback (most recent call last):
         ...
-        assay.errors.PlaceholderError: the question copies the prompt's worked example: library, lost
+        assay.errors.PlaceholderError: the question copies the prompt's worked example: \
+library, lost
         >>> _check_question("Is the fee 5 euros?", "The fee is 4 euros.", "11")
         Traceback (most recent call last):
         ...
