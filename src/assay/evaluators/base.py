@@ -22,6 +22,7 @@ from assay.data.case import TestCase
 from assay.evaluators.batch import ResultBatch
 from assay.evaluators.outcomes import CaseResult, MetricSpec, Outcome, Status
 from assay.params import constructor_params
+from assay.safety.credentials import redact_settings, redact_text
 
 logger = logging.getLogger(__name__)
 
@@ -181,7 +182,7 @@ class Evaluator(ABC):
             "family": self.family,
             "class": f"{type(self).__module__}.{type(self).__qualname__}",
             "description": self.description,
-            "params": _jsonable(self.get_params()),
+            "params": redact_settings(_jsonable(self.get_params())),
             "requires": list(self.requires),
             "reproducible": self.reproducible,
             "extra": self.extra,
@@ -228,7 +229,7 @@ class Evaluator(ABC):
             except Exception as exc:  # one failing batch must not end the run
                 logger.exception("evaluator %s failed on a batch", self.name)
                 scored = ResultBatch.uniform(names, len(batch), Status.ERROR,
-                                             f"{type(exc).__name__}: {exc}")
+                                             redact_text(f"{type(exc).__name__}: {exc}"))
             parts.append((eligible, scored))
         if not parts:
             return ResultBatch.scored(names, np.empty((0, len(names))), [], [])

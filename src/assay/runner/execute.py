@@ -20,6 +20,7 @@ from assay.params import check
 from assay.progress import ProgressCallback
 from assay.runner.checkpoint import Checkpoint
 from assay.runner.connectors.base import Connector, TargetError, TargetResponse
+from assay.safety.credentials import redact_text
 
 if TYPE_CHECKING:
     from assay.runner.simulated_user import SimulatedUser
@@ -128,7 +129,8 @@ def _invalid(answered: TestCase) -> str | None:
 
 
 def _failed(case: TestCase, name: str, error: TargetError, attempts: int) -> TestCase:
-    run = {"status": "error", "attempts": attempts, "error_kind": error.kind, "error": str(error)}
+    reason = redact_text(str(error))  # an endpoint's URL or reply may carry a credential
+    run = {"status": "error", "attempts": attempts, "error_kind": error.kind, "error": reason}
     update = {
         "model": name,
         "actual_answer": None,
