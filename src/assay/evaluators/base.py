@@ -208,16 +208,23 @@ class Evaluator(ABC):
         parts: list[tuple[list[int], ResultBatch]] = []
         eligible: list[int] = []
         missing: dict[str, list[int]] = {}
+        truncated: list[int] = []
+        reads_answer = "actual_answer" in self.requires
         for index, case in enumerate(cases):
             fields = self.missing_fields(case)
             if fields:
                 missing.setdefault(", ".join(fields), []).append(index)
+            elif reads_answer and case.truncated is not None:
+                truncated.append(index)
             else:
                 eligible.append(index)
         for lacking, positions in missing.items():
             reason = f"missing required field(s): {lacking}"
             parts.append((positions, ResultBatch.uniform(names, len(positions), Status.SKIPPED,
                                                          reason)))
+        if truncated:  # an incomplete answer is unmeasured, and said so in problems.json
+            parts.append((truncated, ResultBatch.of(names, [
+                _truncated(names, cases[i].truncated or "") for i in truncated])))
         if eligible:
             batch = cases if len(eligible) == len(cases) else [cases[i] for i in eligible]
             try:
@@ -235,6 +242,15 @@ class Evaluator(ABC):
             return ResultBatch.scored(names, np.empty((0, len(names))), [], [])
         whole = parts[0][1] if len(parts) == 1 else ResultBatch.stack(len(cases), parts)
         return whole.checked(self.metrics, self.name)
+
+
+def _truncated(names: Sequence[str], reason: str) -> CaseResult:
+    """Every metric skipped for an answer cut at the system's token limit."""
+    return CaseResult(
+        {m: Outcome(Status.SKIPPED, None, reason) for m in names},
+        reason,
+        {"problems": [problem("truncated_answer", reason)]},
+    )
 
 
 class CaseByCaseEvaluator(Evaluator):
