@@ -34,6 +34,7 @@ from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import Key, LabelEvidence, label_evidence
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan
+from assay.verdict.preflight import preflight
 from assay.verdict.samples import collapse_samples
 
 logger = logging.getLogger(__name__)
@@ -214,6 +215,7 @@ def assess(
         out_path.mkdir(parents=True, exist_ok=True)
     suite = read_suite(plan.suite_path)
     cases = list(suite.cases)
+    preflight(plan, cases, out_path / ASSESSMENT_RUN_DIR if out_path is not None else None)
     run = _evaluate(plan, out_path, progress)
     assessment = decide_run(plan, run, cases)
     if out_path is not None:
