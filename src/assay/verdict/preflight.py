@@ -219,7 +219,7 @@ def check_labels(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -
                 problems.append(
                     f"{plan.where('check', index, 'label')}: check {check.name!r}, label: no "
                     f"label of criterion {check.label!r} in the plan's label sources, while "
-                    f"{labelled} have labels{hint}"
+                    f"other criteria have labels ({labelled}){hint}"
                 )
     keys = {key for records in evidence.records.values() for key in records}
     known = {(c.id, str(c.model)) for c in cases}
