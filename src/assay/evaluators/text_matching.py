@@ -64,8 +64,8 @@ class TextMatching(CaseByCaseEvaluator):
     name = "text_matching"
     family = "rule"
     description = (
-        "Boolean condition (strings, regexp, AND/OR/NOT) on the answer; failures attributed to "
-        "retrieval or generation by checking the retrieved context."
+        "Boolean condition (strings, regexp, AND/OR/NOT) that the retrieved context and the "
+        "answer must satisfy; failures attributed to retrieval or generation."
     )
     requires = ("actual_answer",)
     metrics = (
