@@ -55,8 +55,10 @@ def main() -> None:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.message = redact_text(exc.format_message())
-        exc.show()
+        redacted = click.ClickException(redact_text(exc.format_message()))
+        if isinstance(exc, click.UsageError):  # keep the usage line and the hint
+            redacted = click.UsageError(redacted.message, exc.ctx)
+        redacted.show()
         sys.exit(exc.exit_code)
     except AssayError as exc:
         click.echo(f"error: {redact_text(str(exc))}", err=True)
