@@ -135,3 +135,14 @@ def test_a_few_unmatched_label_rows_are_shown_not_refused(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     assert "1 of 31 labelled (case, model) pairs match no case" in result.stderr
     assert "'stray' (model 'bot')" in result.stderr
+
+
+def test_evaluate_refuses_a_threshold_outside_the_range(tmp_path: Path) -> None:
+    _suite(tmp_path)
+    result = CliRunner().invoke(cli, ["evaluate", str(tmp_path / "suite.jsonl"), "-e",
+                                      "retrieval", "--threshold", "hit_at_k=-3", "--out",
+                                      str(tmp_path / "run")])
+    assert result.exit_code != 0
+    assert "Threshold -3 for 'hit_at_k' is outside the metric's range [0, 1]" in str(
+        result.exception)
+    assert not (tmp_path / "run").exists()
