@@ -115,6 +115,8 @@ def redact_settings(value: Any, key: str | None = None) -> Any:
         return redact_text(value)
     if isinstance(value, Mapping):
         return {k: redact_settings(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list):
         return [redact_settings(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact_settings(v) for v in value)
     return value
