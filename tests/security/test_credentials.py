@@ -8,7 +8,10 @@ credential in the run directory, the assessment directory, the logs or the error
 from __future__ import annotations
 
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,3 +99,44 @@ def test_texts_and_nested_settings_are_redacted_whole() -> None:
     assert KEY not in redact_text(f"headers: {{'X-Custom': '{KEY}'}}")
     nested = redact_settings({"a": [{"headers": {"Cookie": "s=1"}}], "n": 3, "model": "m"})
     assert nested == {"a": [{"headers": {"Cookie": REDACTED}}], "n": 3, "model": "m"}
+
+
+class _Echo(BaseHTTPRequestHandler):
+    """A faulty system under test: HTTP 500 whose body echoes the request's credentials."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = (f"bad request: Authorization: {self.headers['Authorization']}, "
+                f"x-api-key={self.headers['X-Api-Key']}").encode()
+        self.send_response(500)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_target_credential_echoed_in_an_error_is_not_recorded(tmp_path: Path) -> None:
+    suite = _suite(tmp_path / "suite.jsonl")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        config = tmp_path / "target.json"
+        config.write_text(json.dumps({
+            "type": "http", "name": "bot", "url": f"{url}/ask", "retries": 0,
+            "headers": {"Authorization": f"Bearer {KEY}", "X-Api-Key": PASSWORD},
+        }), encoding="utf-8")
+        done = run_assay("-v", "run", str(suite), "--target", str(config), "--out",
+                         str(tmp_path / "answered.jsonl"))
+    finally:
+        server.shutdown()
+        server.server_close()
+    answered = (tmp_path / "answered.jsonl").read_text(encoding="utf-8")
+    assert '"error_kind": "http_status"' in answered.replace('":"', '": "'), answered[:300]
+    assert REDACTED in answered  # the echoed headers were recorded, their values redacted
+    for text in (answered, done.stdout, done.stderr):
+        assert KEY not in text and PASSWORD not in text
