@@ -93,3 +93,17 @@ def test_score_truncated_scores_them_and_keeps_the_flag(tmp_path: Path, server: 
     case = {c.id: c for c in read_suite(answered)}["long"]
     assert case.metadata["run"]["status"] == "ok" and case.metadata["run"]["truncated"] is True
     assert case.truncated is None
+
+
+def test_what_the_answer_does_not_hold_is_still_scored() -> None:
+    from assay.data.case import TestCase
+    from assay.evaluators.registry import get_evaluator
+
+    run = {"status": RUN_TRUNCATED, "reason": TRUNCATED_REASON, "truncated": True}
+    case = TestCase(id="q", question="Fee?", actual_answer="The fee is", expected_answer="12",
+                    context_ids=["a"], relevant_ids={"a": 1}, metadata={"run": run})
+    [retrieval] = get_evaluator("retrieval").evaluate([case])  # retrieval was complete
+    assert retrieval.outcomes["hit_at_k"].value == 1.0
+    [f1] = get_evaluator("token_f1").evaluate([case])
+    assert f1.outcomes["token_f1"].reason == TRUNCATED_REASON
+    assert f1.details["problems"][0]["kind"] == "truncated_answer"

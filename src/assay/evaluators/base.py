@@ -209,7 +209,7 @@ class Evaluator(ABC):
         eligible: list[int] = []
         missing: dict[str, list[int]] = {}
         truncated: list[int] = []
-        reads_answer = "actual_answer" in self.requires
+        reads_answer = not self.requires or not set(self.requires) <= _ANSWER_FREE
         for index, case in enumerate(cases):
             fields = self.missing_fields(case)
             if fields:
@@ -242,6 +242,15 @@ class Evaluator(ABC):
             return ResultBatch.scored(names, np.empty((0, len(names))), [], [])
         whole = parts[0][1] if len(parts) == 1 else ResultBatch.stack(len(cases), parts)
         return whole.checked(self.metrics, self.name)
+
+
+#: Fields that do not hold what the system answered: an evaluator requiring only these (the
+#: retrieval and question evaluators) still scores a truncated answer's case; any other (those
+#: reading the answer, the turns or the trajectory) counts it as unmeasured.
+_ANSWER_FREE = frozenset(
+    {"question", "expected_answer", "retrieved_context", "context_ids", "relevant_ids",
+     "relevant_context"}
+)
 
 
 def _truncated(names: Sequence[str], reason: str) -> CaseResult:
