@@ -107,3 +107,24 @@ def test_what_the_answer_does_not_hold_is_still_scored() -> None:
     [f1] = get_evaluator("token_f1").evaluate([case])
     assert f1.outcomes["token_f1"].reason == TRUNCATED_REASON
     assert f1.details["problems"][0]["kind"] == "truncated_answer"
+
+
+def test_a_truncated_turn_makes_the_conversation_truncated() -> None:
+    from assay.data.case import TestCase
+    from assay.data.dialogue import Turn
+    from assay.runner.connectors import CallableConnector
+    from assay.runner.connectors.base import TargetResponse
+    from assay.runner.conversation import converse
+    from assay.runner.execute import RunSettings
+
+    def bot(question: str) -> TargetResponse:
+        return TargetResponse(answer="It is", truncated=True) if "abroad" in question else (
+            TargetResponse(answer="12 euros."))
+
+    turns = [Turn(role="user", content="Fee?"), Turn(role="user", content="And abroad?")]
+    done = converse(CallableConnector(bot, name="bot"), TestCase(id="c", turns=turns),
+                    RunSettings())
+    run = done.metadata["run"]
+    assert run["status"] == RUN_TRUNCATED and run["truncated_turns"] == [4]  # 1-based position in the turns
+    assert run["reason"].startswith("turn 4: ") and done.truncated is not None
+    assert [t.content for t in done.turns or [] if t.role == "assistant"] == ["12 euros.", "It is"]
