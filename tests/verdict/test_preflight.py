@@ -98,7 +98,8 @@ def test_a_mistyped_label_criterion_is_refused(tmp_path: Path) -> None:
     result = _assess(plan)
     assert result.exit_code != 0
     message = str(result.exception)
-    assert "no label of criterion 'correctness'" in message and "did you mean correct" in message
+    assert "no source of the plan knows criterion 'correctness'" in message
+    assert "did you mean correct" in message
     assert f"{plan}:14" in message
 
 
@@ -146,3 +147,15 @@ def test_evaluate_refuses_a_threshold_outside_the_range(tmp_path: Path) -> None:
     assert "Threshold -3 for 'hit_at_k' is outside the metric's range [0, 1]" in str(
         result.exception)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_known_criterion_not_labelled_yet_is_a_note(tmp_path: Path) -> None:
+    _suite(tmp_path, labels=False)
+    rows = "id,model,correct,grounded\n" + "".join(f"q{i},bot,1,\n" for i in range(N))
+    (tmp_path / "labels.csv").write_text(rows, encoding="utf-8")
+    grounded = QA.replace('name = "correct"', 'name = "grounded"').replace(
+        'label = "correct"', 'label = "grounded"')
+    plan = _plan(tmp_path, QA + grounded, labels='[labels]\nsource = "labels.csv"\n')
+    result = CliRunner().invoke(cli, ["validate", str(plan)])
+    assert result.exit_code == 0, result.output
+    assert "criterion 'grounded' has no label yet" in result.stderr

@@ -9,8 +9,10 @@ refused before anything runs.
 * a threshold (a check's ``threshold``, or ``[run] thresholds``) outside its metric's declared
   range — ``threshold = -1`` on a metric in ``[0, 1]`` would pass every case;
 * a rule-based check (no ``label``) on a metric with no threshold anywhere;
-* a label criterion with no label at all while the plan's other criteria have labels (a mistyped
-  ``label = "correctness"`` would silently turn a calibrated check into a rule-based one);
+* a label criterion with no label at all, that no label source knows (no such key in the suite's
+  ``labels``, column of a labels file or criterion of the labeling app's store), while the plan's
+  other criteria have labels: a mistyped ``label = "correctness"`` would silently turn a
+  calibrated check into a rule-based one (a known criterion not labelled yet is a note);
 * label rows that match no case of the suite beyond :data:`MAX_UNMATCHED_SHARE` (a few are
   counted and shown with examples: the share of labelled cases quietly falls otherwise).
 
@@ -182,22 +184,42 @@ def _unknown(metric: str, metrics: dict[str, MetricSpec], plan: ValidationPlan) 
     )
 
 
-def _available_criteria(plan: ValidationPlan, cases: list[Any]) -> set[str]:
-    """The label criteria the plan's outside sources hold (for messages)."""
+def _available_criteria(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -> set[str]:
+    """The label criteria the plan's sources know, labelled yet or not: the keys of the suite's
+    ``labels``, the columns of a labels file, the criteria of the labeling app's store."""
     from assay.verdict.labels import label_columns
 
     found: set[str] = set()
     for source in plan.labels.sources:
         if source == "suite":
             found |= {k for case in cases for k in case.labels}
-        elif source != "store":
+        elif source == "store":
+            found |= _store_criteria(run_dir)
+        else:
             found |= label_columns(plan.resolve(source))
     return found
 
 
+def _store_criteria(run_dir: Path | None) -> set[str]:
+    """The criteria recorded in the labeling app's store of ``run_dir`` (none without one)."""
+    from assay.label.assessment import label_store_dir
+    from assay.label.store import DEFAULT_DB, Store, database_url
+
+    if run_dir is None:
+        return set()
+    home = label_store_dir(run_dir)
+    if not (home / DEFAULT_DB).is_file():
+        return set()
+    store = Store(database_url(home, None))
+    try:
+        return {criterion.name for criterion in store.criteria()}
+    finally:
+        store.close()
+
+
 def check_labels(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -> list[str]:
-    """Refuse a label criterion without any label while other criteria have some, and label rows
-    matching no case beyond :data:`MAX_UNMATCHED_SHARE`; returns the notes to show.
+    """Refuse a label criterion that no source knows while other criteria have labels, and label
+    rows matching no case beyond :data:`MAX_UNMATCHED_SHARE`; returns the notes to show.
 
     Raises:
         InvalidInputError: naming the plan file, the line and the key.
@@ -209,23 +231,31 @@ def check_labels(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -
     evidence = label_evidence(plan, cases, run_dir)
     counts = {criterion: len(records) for criterion, records in evidence.records.items()}
     problems: list[str] = []
+    notes: list[str] = []
     if any(counts.values()):
-        available = _available_criteria(plan, cases)
+        available = _available_criteria(plan, cases, run_dir) | {r.criterion for r in
+                                                                 evidence.rounds}
+        labelled = ", ".join(sorted(c for c, n in counts.items() if n))
         for index, check in enumerate(plan.check):
-            if check.label and not counts.get(check.label):
-                close = difflib.get_close_matches(check.label, sorted(available), n=3)
-                hint = f"; did you mean {', '.join(close)}?" if close else ""
-                labelled = ", ".join(sorted(c for c, n in counts.items() if n))
-                problems.append(
-                    f"{plan.where('check', index, 'label')}: check {check.name!r}, label: no "
-                    f"label of criterion {check.label!r} in the plan's label sources, while "
-                    f"other criteria have labels ({labelled}){hint}"
+            if not check.label or counts.get(check.label):
+                continue
+            if check.label in available:  # a criterion the sources know, not labelled yet
+                notes.append(
+                    f"check {check.name!r}: criterion {check.label!r} has no label yet; the "
+                    "check is decided uncalibrated until it has some"
                 )
+                continue
+            close = difflib.get_close_matches(check.label, sorted(available), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            problems.append(
+                f"{plan.where('check', index, 'label')}: check {check.name!r}, label: no "
+                f"source of the plan knows criterion {check.label!r}, while other criteria have "
+                f"labels ({labelled}){hint}"
+            )
     keys = {key for records in evidence.records.values() for key in records}
     known = {(c.id, str(c.model)) for c in cases}
     known |= {(c.sample_of, str(c.model)) for c in cases if c.sample_of is not None}
     unmatched = sorted(keys - known)
-    notes: list[str] = []
     if unmatched:
         examples = ", ".join(f"{i!r} (model {m!r})" for i, m in unmatched[:EXAMPLES])
         text = (
