@@ -203,6 +203,17 @@ def decodes_to_prose(token: str) -> bool:
     return not find_secrets(decoded, generic=False)
 
 
+def encoded_prose_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the long tokens of ``text`` that :func:`decodes_to_prose` sets aside (not secrets,
+    yet still tokens a whole-text transform such as reversal carries over).
+
+    Example:
+        >>> encoded_prose_spans("ok VGhlIHdlYXRoZXIgaXMgbmljZSB0b2RheQ== ok")
+        [(3, 39)]
+    """
+    return [m.span() for m in _GENERIC.finditer(text) if decodes_to_prose(m.group())]
+
+
 def _generic(text: str, threshold: float = 4.0) -> Iterator[Finding]:
     for m in _GENERIC.finditer(text):
         value = m.group()
