@@ -19,6 +19,7 @@ from assay.backends.llm.protocol import (
 )
 from assay.errors import BackendError, TransientBackendError, require
 from assay.params import check, check_choice, check_int
+from assay.safety.credentials import redact_text
 
 STRUCTURED_MODES = ("json_schema", "json_object", "none")
 #: HTTP statuses with which a server refuses a request it cannot serve as sent; when the error
@@ -110,7 +111,7 @@ class OpenAICompatBackend:
         return {
             "backend": "openai_compat",
             "model": self._model,
-            "base_url": self.base_url,
+            "base_url": redact_text(self.base_url),  # never a user:password@
             "temperature": self.temperature,
             "seed": self.seed,
             "max_tokens": self.max_tokens,
@@ -132,7 +133,7 @@ class OpenAICompatBackend:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"OpenAICompatBackend({self._model!r}, {self.base_url!r})"
+        return f"OpenAICompatBackend({self._model!r}, {redact_text(self.base_url)!r})"
 
     # -- HTTP ---------------------------------------------------------------------------------
     def _http(self) -> Any:
