@@ -39,6 +39,7 @@ from assay.verdict.looks import LookLedger
 from assay.verdict.measures import explain_decisions
 from assay.verdict.overrules import apply_overrules, overrule_records
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
+from assay.verdict.preflight import preflight
 from assay.verdict.samples import collapse_samples
 
 logger = logging.getLogger(__name__)
@@ -224,6 +225,7 @@ def assess(
         out_path.mkdir(parents=True, exist_ok=True)
     suite = read_suite(plan.suite_path)
     cases = list(suite.cases)
+    preflight(plan, cases, out_path / ASSESSMENT_RUN_DIR if out_path is not None else None)
     run = _evaluate(plan, out_path, progress)
     ledger = LookLedger(out_path)
     assessment = decide_run(plan, run, cases, ledger)
