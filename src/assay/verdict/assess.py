@@ -41,6 +41,7 @@ from assay.verdict.overrules import apply_overrules, overrule_records
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
 from assay.verdict.preflight import preflight
 from assay.verdict.samples import collapse_samples
+from assay.verdict.truncation import unmeasured_truncated
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +124,7 @@ def _case_frame(cases: list[Any]) -> pd.DataFrame:
                 "attacks": perturbation.startswith("attack:"),
                 "perturbed": bool(perturbation) and not perturbation.startswith("attack:"),
                 "abstain": str(case.labels.get("expected_behaviour", "")).lower() == "abstain",
+                "truncated": case.truncated is not None,
             }
         )
     frame = pd.DataFrame(rows).drop_duplicates(["case_id", "model"], keep="last")
@@ -187,8 +189,9 @@ def _check_verdicts(
 ) -> CaseVerdicts:
     keys = frame.index[frame[check.scope]]
     records = evidence.records.get(check.label or "", {})
+    truncated = frame.index[frame[check.scope] & frame["truncated"]]
     if check.label and records:
-        return calibrated_verdicts(
+        cv = calibrated_verdicts(
             check,
             results,
             keys,
@@ -200,7 +203,9 @@ def _check_verdicts(
             plan.labels.calibration_fraction,
             plan.run.seed,
         )
-    return rule_verdicts(check, results, keys, direction)
+    else:
+        cv = rule_verdicts(check, results, keys, direction)
+    return unmeasured_truncated(cv, truncated)  # an answer cut short is never out of scope
 
 
 def assess(

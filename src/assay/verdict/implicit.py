@@ -171,6 +171,8 @@ class CaseKey:
     #: the question of an out-of-distribution case (one asked twice is one unit), else None
     question: str | None = None
     sample: int | None = None
+    #: why the answer was cut at the system's token limit, when it was
+    truncated: str | None = None
 
 
 def case_key(case: Any) -> CaseKey:
@@ -195,6 +197,7 @@ def case_key(case: Any) -> CaseKey:
         kind,
         case.question if abstain else None,
         case.sample,
+        case.truncated,
     )
 
 
