@@ -1,0 +1,165 @@
+"""What the verdict page and ``verdict.md`` show, computed once for both (compute apart from
+render): per system a summary line, its checks in their risk appetite's own terms (a fail-rate
+appetite is shown as a fail rate), the cases each check's n leaves out, the failing cases of rule
+checks, and reviewer overrules.
+
+Everything that comes from the suite, the plan or the models (names, reasons, case ids) goes
+through the report's one redaction pass (:func:`assay.safety.redact`) here; the renderers escape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, is_dataclass
+from typing import TYPE_CHECKING, Any
+
+from assay.rundir.layout import VERDICT_CASES_FILE
+from assay.safety.masking import redact
+from assay.verdict.plan import DIMENSIONS
+
+if TYPE_CHECKING:
+    from assay.verdict.assess import Assessment
+    from assay.verdict.decide import CheckDecision
+    from assay.verdict.plan import Check
+
+#: Failing cases of a rule check listed on the page (the rest are in verdict_cases.csv).
+MAX_FAILING_SHOWN = 10
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A rate for the page.
+
+    Example:
+        >>> fmt(0.79312), fmt(None)
+        ('0.793', 'n/a')
+    """
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _kind(check: Check | None) -> str:
+    """``fail`` when the appetite is a fail rate (``max_fail_rate``, zero tolerance included)."""
+    return "fail" if check is not None and check.max_fail_rate is not None else "pass"
+
+
+def in_terms(d: CheckDecision, kind: str) -> tuple[float | None, float | None, float | None]:
+    """Estimate, lower and upper bound of the rate the appetite names (pass or fail rate).
+
+    Example:
+        >>> from types import SimpleNamespace as D
+        >>> in_terms(D(estimate=0.25, lower=0.1, upper=0.4), "fail")
+        (0.75, 0.6, 0.9)
+    """
+    if kind == "pass":
+        return d.estimate, d.lower, d.upper
+    flip = [None if v is None else round(1.0 - v, 12) for v in (d.estimate, d.upper, d.lower)]
+    return flip[0], flip[1], flip[2]
+
+
+def _bounds_text(kind: str, lower: float | None, upper: float | None, confidence: float) -> str:
+    if lower is None or upper is None:
+        return "no bound"
+    return f"{kind} rate in [{fmt(lower)}, {fmt(upper)}] at {confidence:.0%} (one-sided bounds)"
+
+
+def _records(items: Any) -> list[dict[str, Any]]:
+    """Plain dictionaries of dataclasses, objects with ``as_dict`` or dictionaries."""
+    out = []
+    for item in items or []:
+        if is_dataclass(item) and not isinstance(item, type):
+            out.append(asdict(item))
+        elif hasattr(item, "as_dict"):
+            out.append(item.as_dict())
+        else:
+            out.append(dict(item))
+    return out
+
+
+def _check_view(d: CheckDecision, check: Check | None, assessment: Assessment) -> dict[str, Any]:
+    kind = _kind(check)
+    target = d.target if kind == "pass" else round(1.0 - d.target, 12)
+    estimate, lower, upper = in_terms(d, kind)
+    left = assessment.left_out.get((d.check, d.model))
+    failing = _records(getattr(d, "failing_cases", None))
+    n_failing = getattr(d, "n_failing", None)
+    n_failing = len(failing) if n_failing is None else int(n_failing)
+    counts = f"n {d.n_cases} · {d.n_labelled} labelled · {d.n_review} REVIEW"
+    if d.n_unmeasured:
+        counts += f" · {d.n_unmeasured} unmeasured"
+    return {
+        "model": d.model,
+        "check": d.check,
+        "dimension": DIMENSIONS.get(d.dimension, d.dimension),
+        "appetite": d.appetite,
+        "kind": kind,
+        "target": target,
+        "decision": d.decision,
+        "estimate": estimate,
+        "lower": lower,
+        "upper": upper,
+        "rate": f"{kind} rate {fmt(estimate)}",
+        "bounds": _bounds_text(kind, lower, upper, d.confidence),
+        "counts": counts,
+        "n_cases": d.n_cases,
+        "n_labelled": d.n_labelled,
+        "n_review": d.n_review,
+        "n_unmeasured": d.n_unmeasured,
+        "method": d.method or "",
+        "reason": d.reason,
+        "left_out": left.text() if left is not None else "",
+        "failing": failing[:MAX_FAILING_SHOWN],
+        "n_failing": n_failing,
+        "failing_more": max(0, n_failing - min(len(failing), MAX_FAILING_SHOWN)),
+    }
+
+
+def _summary(model: str, decision: str, checks: list[dict[str, Any]]) -> str:
+    """One line per system, e.g. ``terse: FAIL — 7 checks: 3 PASS, 2 FAIL, 2 INCONCLUSIVE``."""
+    tally = {k: sum(c["decision"] == k for c in checks) for k in ("PASS", "FAIL", "INCONCLUSIVE")}
+    parts = ", ".join(f"{n} {k}" for k, n in tally.items() if n)
+    review = sum(c["n_review"] for c in checks)
+    labelled = sum(c["n_labelled"] for c in checks)
+    return (
+        f"{model}: {decision} — {len(checks)} checks: {parts}; {labelled} labelled cases and "
+        f"{review} in REVIEW across them"
+    )
+
+
+def verdict_view(assessment: Assessment) -> dict[str, Any]:
+    """The page's content, redacted, for :mod:`assay.verdict.render`."""
+    plan = assessment.plan
+    by_name = {c.name: c for c in plan.check}
+    dims = [d for d in DIMENSIONS if any(c.dimension == d for c in plan.check)]
+    systems = []
+    for model in assessment.models:
+        checks = [
+            _check_view(d, by_name.get(d.check), assessment)
+            for d in assessment.decisions
+            if d.model == model
+        ]
+        decision = assessment.model_decision(model)
+        systems.append(
+            {
+                "name": model,
+                "decision": decision,
+                "summary": _summary(model, decision, checks),
+                "dimensions": assessment.dimension_decisions(model),
+                "checks": checks,
+            }
+        )
+    prov = assessment.provenance
+    view: dict[str, Any] = redact(
+        {
+            "title": plan.title,
+            "decision": assessment.decision,
+            "exit_code": assessment.exit_code,
+            "dimensions": [{"key": d, "title": DIMENSIONS[d]} for d in dims],
+            "systems": systems,
+            "overrules": _records(getattr(assessment, "overrules", None)),
+            "cases_file": VERDICT_CASES_FILE,
+        }
+    )
+    # assay's own record (version, hashes, date, design counts): not redacted, a sha256 would
+    # be masked as a secret
+    view["provenance"] = (
+        None if prov is None else {**prov.as_dict(), "designs_text": prov.designs_text()}
+    )
+    return view
