@@ -54,5 +54,10 @@ bench: install
 readme: install
 	$(BIN)/python scripts/update_readme.py
 
+# The documentation site (mkdocs.yml) into build/site, strict: a broken link or a missing
+# reference fails the build.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 clean:
 	rm -rf $(VENV) demo-run build dist .pytest_cache .mypy_cache .ruff_cache
