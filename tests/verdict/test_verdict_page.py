@@ -100,6 +100,8 @@ def test_a_fail_rate_appetite_is_shown_as_a_fail_rate(assessed) -> None:  # type
     row = next(line for line in markdown.splitlines()
                if line.startswith("| grounded answers") and fail_rate in line)
     assert f"rate {grounded.estimate:.3f}" not in row.replace(fail_rate, "")
+    assert "pass rate" not in row  # the reason too speaks of the fail rate
+    assert f"fail rate ≥ {1 - grounded.upper:.3f}" in row  # type: ignore[operator]
     assert fail_rate in _text((out / "verdict.html").read_text())
 
 

@@ -9,6 +9,7 @@ through the report's one redaction pass (:func:`assay.safety.redact`) here; the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, is_dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,36 @@ def in_terms(d: CheckDecision, kind: str) -> tuple[float | None, float | None, f
         return d.estimate, d.lower, d.upper
     flip = [None if v is None else round(1.0 - v, 12) for v in (d.estimate, d.upper, d.lower)]
     return flip[0], flip[1], flip[2]
+
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_PASS_PHRASES = (
+    (re.compile(rf"pass rate ≥ {_NUMBER}"), "fail rate ≤ {0}"),
+    (re.compile(rf"pass rate ≤ {_NUMBER}"), "fail rate ≥ {0}"),
+    (re.compile(rf"pass rate between {_NUMBER} and {_NUMBER}"), "fail rate between {1} and {0}"),
+    (re.compile(rf"\(target {_NUMBER}\)"), "(target {0})"),
+    (re.compile(rf"the target {_NUMBER}"), "the target {0}"),
+)
+
+
+def as_fail_rate(reason: str) -> str:
+    """A decision's reason in fail-rate terms, for a fail-rate appetite (the decision states pass
+    rates; each number is read as 1 − it). Phrases it does not know are left as they are.
+
+    Example:
+        >>> as_fail_rate("pass rate ≤ 0.347 at 95% (target 0.900)")
+        'fail rate ≥ 0.653 at 95% (target 0.100)'
+        >>> as_fail_rate("pass rate between 0.861 and 1.000 at 95% straddles the target 0.900")
+        'fail rate between 0.000 and 0.139 at 95% straddles the target 0.100'
+    """
+    def flip(text: str) -> str:
+        return f"{1.0 - float(text):.{max(len(text.partition('.')[2]), 1)}f}"
+
+    for pattern, template in _PASS_PHRASES:
+        reason = pattern.sub(
+            lambda m, t=template: t.format(*(flip(g) for g in m.groups())), reason  # type: ignore[misc]
+        )
+    return reason
 
 
 def _bounds_text(kind: str, lower: float | None, upper: float | None, confidence: float) -> str:
@@ -103,7 +134,7 @@ def _check_view(d: CheckDecision, check: Check | None, assessment: Assessment) -
         "n_review": d.n_review,
         "n_unmeasured": d.n_unmeasured,
         "method": d.method or "",
-        "reason": d.reason,
+        "reason": as_fail_rate(d.reason) if kind == "fail" else d.reason,
         "left_out": left.text() if left is not None else "",
         "failing": failing[:MAX_FAILING_SHOWN],
         "n_failing": n_failing,
