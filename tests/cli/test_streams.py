@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -176,6 +177,9 @@ def _assess(w: dict[str, Path]) -> None:
     assert result.exit_code in (0, 1, 3), (result.stdout, result.stderr)
     _prints_path(result, out / "verdict.md")
     assert "Verdict:" in result.stderr
+    # the verdict page states the exit code once: the command's own
+    stated = re.findall(r"Exit code (\d)", (out / "verdict.md").read_text(encoding="utf-8"))
+    assert stated == [str(result.exit_code)]
 
 
 def _run_target(w: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
