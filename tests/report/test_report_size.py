@@ -44,7 +44,7 @@ def test_the_page_states_what_it_embeds_and_keeps_the_same_figures(
     bounded = render_html(analysis, cases=_cases(report_run, 40_000))
     note = re.search(r'<p id="drilldown-note"[^>]*>(.*?)</p>', bounded, re.S)
     assert note and re.search(r"embeds \d+ of the run's 60 case × model entries", note[1])
-    assert "results.parquet" in note[1]
+    assert 'href="results.parquet"' in note[1]  # the rest a click away
     assert "All 60 case × model entries" in full
     assert len(bounded) < len(full)
 
