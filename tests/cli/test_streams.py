@@ -61,7 +61,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     plan = root / "plan.toml"
     plan.write_text(
         f'title = "streams"\n[run]\nsuite = "{suite}"\nevaluators = ["token_f1", "rouge"]\n'
-        '[labels]\nsource = "suite"\n[[check]]\ndimension = "qa"\nname = "correct answers"\n'
+        '[labels]\nsource = ["suite", "store"]\n[[check]]\ndimension = "qa"\nname = "correct answers"\n'
         'label = "correct"\nmetrics = ["token_f1"]\nmin_pass_rate = 0.5\n',
         encoding="utf-8",
     )
@@ -260,6 +260,19 @@ def _labels(w: dict[str, Path]) -> None:
     assert "rows" in result.stderr
 
 
+def _labels_sample(w: dict[str, Path]) -> None:
+    cases = list(read_suite(w["suite"]))  # a quarter of the cases unlabelled: a round to draw
+    half = [c.model_copy(update={"labels": {}}) if i % 4 == 1 else c for i, c in enumerate(cases)]
+    suite = write_suite(half, w["root"] / "partly-labelled.jsonl")
+    plan = w["root"] / "sample-plan.toml"
+    plan.write_text(w["plan"].read_text().replace(str(w["suite"]), str(suite)), encoding="utf-8")
+    out = w["root"] / "sampled"
+    assert CliRunner().invoke(cli, ["assess", str(plan), "--out", str(out)]).exit_code in (0, 1, 3)
+    result = _run("labels", "sample", out, "--budget", "6", "--design", "uniform", "--seed", "1")
+    assert result.stdout.startswith("round 1: uniform")  # the round drawn is the result
+    assert "assay label" in result.stderr  # the hint is talk
+
+
 def _no_output_error(w: dict[str, Path]) -> None:
     """A usage error: nothing on stdout, the message on stderr."""
     result = _run("report", w["root"] / "missing", code=2)
@@ -282,6 +295,7 @@ CHECKS: dict[tuple[str, ...], Callable[..., None]] = {
     ("labels", "annotators"): _labels,
     ("labels", "export"): _labels,
     ("labels", "reset-token"): _labels,
+    ("labels", "sample"): _labels_sample,
     ("perturb",): _perturb,
     ("plan",): _plan,
     ("report",): _report,

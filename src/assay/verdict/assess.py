@@ -24,6 +24,7 @@ from assay.fileio import write_text
 from assay.progress import ProgressCallback
 from assay.rundir.layout import (
     ASSESSMENT_RUN_DIR,
+    PLAN_FILE,
     REVIEW_QUEUE_FILE,
     VERDICT_CASES_FILE,
     VERDICT_FILE,
@@ -34,7 +35,7 @@ from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import Key, LabelEvidence, label_evidence
 from assay.verdict.left_out import LeftOut, left_out
-from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan
+from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
 from assay.verdict.provenance import Provenance, provenance
 from assay.verdict.samples import collapse_samples
 
@@ -287,6 +288,7 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
     if assessment.provenance is not None:  # assay's own hashes: a sha256 is not a secret
         verdict["provenance"] = assessment.provenance.as_dict()
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
+    write_text(out / PLAN_FILE, plan_record(assessment.plan))  # for the labeling queue
     write_text(out / VERDICT_CASES_FILE, cases_table.to_csv(index=False))
     review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
     wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()

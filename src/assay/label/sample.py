@@ -1,0 +1,227 @@
+"""Draw a labelling round by a declared design (design note 0063): which units to label next.
+
+A *unit* is one (case id, system) pair in a check's scope. A round draws, per system, from the
+*pool*: the system's in-scope units not already labelled (``known``). Two designs:
+
+* ``uniform`` — a simple random sample without replacement of the pool; every draw's selection
+  probability is ``1 / pool_size`` (the estimator applies the finite-population correction).
+* ``active`` — ``budget`` draws with replacement, the probability of a unit proportional to the
+  calibrated uncertainty ``sqrt(p (1 - p))`` of its P(PASS), mixed with the uniform distribution so
+  that no unit falls below ``floor / pool_size`` (Zrnic & Candès, *Active Statistical Inference*,
+  ICML 2024, §4: the mixture with uniform keeps the inverse-probability weights bounded). Units
+  without a prediction get the uniform probability ``1 / pool_size``. The Hansen–Hurwitz estimator
+  reads a unit drawn twice as two draws (``Draw.times``).
+
+Budgets are per system: every system's check is decided on its own, so each gets the same number
+of draws. :func:`split_budget` splits a total budget evenly across systems (see there).
+
+The functions here are pure and seeded: the same units, predictions and seed give the same round
+whatever order the units come in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from assay.params import check, check_choice, check_int
+from assay.verdict.design import ACTIVE, UNIFORM, DesignRound, Draw
+
+Key = tuple[str, str]
+#: Designs a round may be drawn by.
+ROUND_DESIGNS = (UNIFORM, ACTIVE)
+#: Default floor of ``active`` rounds: no unit below a fifth of the uniform probability.
+DEFAULT_FLOOR = 0.2
+
+
+def active_probabilities(
+    p_pass: Sequence[float | None], floor: float = DEFAULT_FLOOR
+) -> np.ndarray:
+    """Selection probabilities of an ``active`` draw over one system's pool.
+
+    A unit with a prediction ``p`` gets ``floor / n + (1 - floor) * m / n * u / sum(u)`` with
+    ``u = sqrt(p (1 - p))`` summed over the ``m`` units with a prediction (``n`` units in all);
+    a unit without one (None or NaN) gets the uniform ``1 / n``. The probabilities sum to 1 and
+    none is below ``floor / n``. When every prediction is 0 or 1 (no uncertainty), the predicted
+    units are drawn uniformly.
+
+    Args:
+        p_pass: calibrated P(PASS) of each unit of the pool (None / NaN: no prediction).
+        floor: the smallest probability as a share of uniform, in (0, 1].
+
+    Returns:
+        one probability per unit, in the order given.
+
+    Example:
+        >>> q = active_probabilities([0.5, 0.5, 0.99, None], floor=0.2)
+        >>> [round(float(x), 3) for x in q]
+        [0.323, 0.323, 0.104, 0.25]
+        >>> float(q.sum()), bool(q.min() >= 0.2 / 4)
+        (1.0, True)
+    """
+    check(
+        isinstance(floor, int | float) and 0.0 < floor <= 1.0,
+        "floor",
+        "active_probabilities",
+        "a share of uniform in (0, 1]",
+        floor,
+    )
+    n = len(p_pass)
+    if n == 0:
+        return np.zeros(0)
+    values = np.array([math.nan if p is None else float(p) for p in p_pass], dtype=float)
+    bad = ~np.isnan(values) & ((values < 0.0) | (values > 1.0))
+    check(not bad.any(), "p_pass", "active_probabilities", "probabilities in [0, 1]", values[bad])
+    predicted = ~np.isnan(values)
+    q = np.full(n, 1.0 / n)
+    m = int(predicted.sum())
+    if m:
+        u = np.sqrt(values[predicted] * (1.0 - values[predicted]))
+        share = u / u.sum() if u.sum() > 0 else np.full(m, 1.0 / m)
+        q[predicted] = floor / n + (1.0 - floor) * (m / n) * share
+    return q / q.sum()  # exact to rounding; guards the last ulp for numpy's choice
+
+
+def split_budget(total: int, pool_sizes: Mapping[str, int], design: str) -> dict[str, int]:
+    """Split a round's total budget across systems: evenly, the remainder one each to the systems
+    first in name order; under ``uniform`` (without replacement) no system gets more than its pool
+    and what it cannot take goes, evenly again, to the systems with room left.
+
+    Every system's check is decided on its own, so each gets the same number of labels rather
+    than a share proportional to its pool. A system with an empty pool gets 0.
+
+    Example:
+        >>> split_budget(10, {"a": 100, "b": 100, "c": 100}, "active")
+        {'a': 4, 'b': 3, 'c': 3}
+        >>> split_budget(10, {"a": 2, "b": 100, "c": 0}, "uniform")
+        {'a': 2, 'b': 8, 'c': 0}
+    """
+    check_int(total, "total", "split_budget", minimum=0)
+    check_choice(design, ROUND_DESIGNS, "design", "split_budget")
+    out = {system: 0 for system in pool_sizes}
+    remaining = int(total)
+    while remaining > 0:
+        room = [
+            s
+            for s in sorted(pool_sizes)
+            if pool_sizes[s] > 0 and (design == ACTIVE or out[s] < pool_sizes[s])
+        ]
+        if not room:
+            break
+        share, extra = divmod(remaining, len(room))
+        for position, system in enumerate(room):
+            want = share + (position < extra)
+            give = want if design == ACTIVE else min(want, pool_sizes[system] - out[system])
+            out[system] += give
+            remaining -= give
+    return out
+
+
+def draw_round(
+    units: Iterable[Key],
+    p_pass: Mapping[Key, float | None] | None,
+    budget: int | Mapping[str, int],
+    design: str,
+    *,
+    rng: np.random.Generator | None = None,
+    seed: int | None = None,
+    floor: float = DEFAULT_FLOOR,
+    known: Iterable[Key] = (),
+    criterion: str = "",
+    scope: str = "all",
+    number: int = 1,
+    drawn_at: str = "",
+) -> DesignRound:
+    """Draw one labelling round per system from the units not yet labelled.
+
+    Args:
+        units: every in-scope unit (case id, system) of the check(s) the round serves.
+        p_pass: calibrated P(PASS) per unit for ``active`` (missing units, None or NaN: drawn at
+            the uniform probability); ignored by ``uniform``. None: no predictions.
+        budget: draws per system (an int for every system, or system → draws; see
+            :func:`split_budget` to split a total). ``uniform`` draws at most the pool.
+        design: ``uniform`` or ``active``.
+        rng: the random generator; else one is made from ``seed``.
+        seed: the seed when no ``rng`` is given.
+        floor: ``active`` only: the smallest probability as a share of uniform, in (0, 1].
+        known: units already labelled for the criterion (left out of the pool).
+        criterion: the label criterion the round is for.
+        scope: the check scope the units come from.
+        number: the round's number.
+        drawn_at: ISO timestamp to record (the caller's clock; empty keeps this pure).
+
+    Returns:
+        the :class:`~assay.verdict.design.DesignRound`: per system the pool size, and each drawn
+        unit once with its selection probability and how many times it was drawn. ``uniform``
+        records ``floor = 1.0`` (every probability is exactly uniform).
+
+    Example:
+        >>> units = [(f"c{i}", m) for i in range(10) for m in ("a", "b")]
+        >>> r = draw_round(units, None, 3, "uniform", seed=0, known=[("c0", "a")])
+        >>> r.pool_sizes, len(r.draws), {d.probability for d in r.draws if d.model == "a"}
+        ({'a': 9, 'b': 10}, 6, {0.1111111111111111})
+        >>> r == draw_round(reversed(units), None, 3, "uniform", seed=0, known=[("c0", "a")])
+        True
+        >>> p = {(c, m): 0.5 if c == "c1" else 0.99 for c, m in units}
+        >>> r = draw_round(units, p, 4, "active", seed=1, floor=0.2)
+        >>> sum(d.times for d in r.draws if d.model == "a")
+        4
+    """
+    where = "draw_round"
+    check_choice(design, ROUND_DESIGNS, "design", where)
+    check_int(number, "number", where)
+    if design == ACTIVE:
+        check(
+            isinstance(floor, int | float) and 0.0 < floor <= 1.0,
+            "floor",
+            where,
+            "a share of uniform in (0, 1]",
+            floor,
+        )
+    known_set = frozenset((str(c), str(m)) for c, m in known)
+    pools: dict[str, list[str]] = {}
+    for case_id, model in sorted({(str(c), str(m)) for c, m in units}):
+        pools.setdefault(model, [])
+        if (case_id, model) not in known_set:
+            pools[model].append(case_id)
+    budgets = _budgets(budget, pools, where)
+    generator = rng if rng is not None else np.random.default_rng(seed)
+    draws: list[Draw] = []
+    for model in sorted(pools):
+        pool, want = pools[model], budgets.get(model, 0)
+        if not pool or want == 0:
+            continue
+        if design == UNIFORM:
+            picked = generator.choice(len(pool), size=min(want, len(pool)), replace=False)
+            draws.extend(Draw(pool[i], model, 1.0 / len(pool)) for i in sorted(picked))
+            continue
+        predictions = [(p_pass or {}).get((case_id, model)) for case_id in pool]
+        q = active_probabilities(predictions, floor)
+        counts = np.bincount(generator.choice(len(pool), size=want, p=q), minlength=len(pool))
+        draws.extend(
+            Draw(pool[i], model, float(q[i]), int(counts[i])) for i in np.flatnonzero(counts)
+        )
+    return DesignRound(
+        number=number,
+        criterion=criterion,
+        scope=scope,
+        design=design,
+        drawn_at=drawn_at,
+        known=known_set,
+        pool_sizes={model: len(pool) for model, pool in sorted(pools.items())},
+        draws=tuple(draws),
+        floor=float(floor) if design == ACTIVE else 1.0,
+    )
+
+
+def _budgets(
+    budget: int | Mapping[str, int], pools: Mapping[str, list[str]], where: str
+) -> dict[str, int]:
+    if isinstance(budget, Mapping):
+        for model, value in budget.items():
+            check_int(value, f"budget[{model!r}]", where, minimum=0)
+        return {str(model): int(value) for model, value in budget.items()}
+    check_int(budget, "budget", where, minimum=0)
+    return {model: int(budget) for model in pools}
