@@ -119,7 +119,9 @@ def verdict_markdown(assessment: Assessment) -> str:
     if view["overrules"]:
         keys = list(view["overrules"][0])
         rows = [[o.get(k, "") for k in keys] for o in view["overrules"]]
-        lines += ["", "## Reviewer overrules", "", table(keys, rows)]
+        headings = [view["overrule_headings"].get(k, k) for k in keys]
+        lines += ["", "## Reviewer overrules", "", "Verdicts a reviewer overruled.", "",
+                  table(headings, rows)]
     validity = _validity_rows(assessment)
     if validity:
         columns = ["check", "metric", "auroc", "interval", "n_labelled", "decides", "ece",

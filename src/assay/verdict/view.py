@@ -24,6 +24,15 @@ if TYPE_CHECKING:
 
 #: Failing cases of a rule check listed on the page (the rest are in verdict_cases.csv).
 MAX_FAILING_SHOWN = 10
+#: Column headings of the reviewer-overrule table (other keys are shown as they are).
+OVERRULE_HEADINGS = {
+    "case_id": "case",
+    "model": "system",
+    "rule_verdict": "rule verdict",
+    "verdict": "reviewer's verdict",
+    "at": "when",
+    "reason": "why",
+}
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -185,6 +194,7 @@ def verdict_view(assessment: Assessment) -> dict[str, Any]:
             "dimensions": [{"key": d, "title": DIMENSIONS[d]} for d in dims],
             "systems": systems,
             "overrules": _records(getattr(assessment, "overrules", None)),
+            "overrule_headings": OVERRULE_HEADINGS,
             "cases_file": VERDICT_CASES_FILE,
         }
     )
