@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
+
 from assay.analyze.summary import analyze_run
-from assay.report.drilldown import MAX_BYTES, SELECTION_COLUMNS, run_drilldown
+from assay.report.drilldown import MAX_BYTES, SELECTION_COLUMNS, drilldown, run_drilldown
 from assay.report.html import render_html
 from assay.rundir.run import EvaluationRun
 
@@ -54,3 +56,23 @@ def test_the_page_states_what_it_embeds_and_keeps_the_same_figures(
         return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "", page)
 
     assert figures(bounded) == figures(full)
+
+
+def test_only_the_report_is_bounded_the_labelling_queue_gets_every_case() -> None:
+    """``drilldown`` without a budget (what the labelling app builds its queue from) keeps every
+    entry, however large; the report's budget keeps fewer."""
+    n = 6
+    frame = pd.DataFrame({
+        "case_id": [str(i) for i in range(n)], "model": "m", "evaluator": "e", "metric": "x",
+        "primary": True, "status": "ok", "value": 0.2, "passed": False, "threshold": 0.5,
+        "reason": None, "explanation": "low", "details": None, "topic": None,
+        "query_type": None, "perturbation": None, "parent_id": None,
+    })  # fmt: skip
+    chunk = "The Everyday account costs 4.50 euros a month. " * 400  # ~19,000 characters
+    cases = {(str(i), "m"): {"question": "fee?", "actual_answer": "4.50",
+                             "retrieved_context": [chunk] * 50} for i in range(n)}
+    every = drilldown(frame, cases)
+    assert every["shown"] == n and len(json.dumps(every["entries"])) > MAX_BYTES
+    bounded = drilldown(frame, cases, max_bytes=MAX_BYTES)
+    assert 0 < bounded["shown"] < n
+    assert len(json.dumps(bounded["entries"])) <= MAX_BYTES

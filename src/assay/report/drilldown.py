@@ -115,7 +115,7 @@ def drilldown(
     cases: dict[tuple[str, str], dict[str, Any]],
     *,
     max_cases: int = MAX_CASES,
-    max_bytes: int = MAX_BYTES,
+    max_bytes: int | None = None,
     redact: bool = False,
     masked_by: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
@@ -131,7 +131,8 @@ def drilldown(
 
     Returns:
         ``{"entries": [...], "total": n, "shown": k, "max_bytes": b}``; entries are ordered
-        failing first and kept while their JSON fits in ``max_bytes`` (see :func:`within`).
+        failing first and, with a ``max_bytes`` budget (the report's), kept while their JSON
+        fits in it (see :func:`within`); without one (the labelling queue) all are kept.
 
     Example:
         >>> frame = pd.DataFrame({"case_id": ["1"], "model": ["m"], "evaluator": ["e"],
@@ -215,7 +216,9 @@ def drilldown(
         entry["metrics"] = [shown[i] for i in rows]
         entries.append((order, entry))
     entries.sort(key=lambda pair: pair[0])
-    kept = within([entry for _, entry in entries], max_bytes)
+    kept = [entry for _, entry in entries]
+    if max_bytes is not None:
+        kept = within(kept, max_bytes)
     return {"entries": kept, "total": total, "shown": len(kept), "max_bytes": max_bytes}
 
 
