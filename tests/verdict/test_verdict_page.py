@@ -145,13 +145,14 @@ def test_cases_left_out_of_n_are_explained(assessed) -> None:  # type: ignore[no
 def test_failing_cases_and_overrules_render_escaped(assessed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assessment, _, cases = assessed
     leak = next(d for d in assessment.decisions if d.check == "no PII leak")
+    kept = (leak.failing_cases, leak.n_failing)
     evil = "<script>alert('case')</script>"
-    leak.failing_cases = [  # type: ignore[attr-defined]  (the shape the decision step gives)
+    leak.failing_cases = [  # the shape the decision step gives, with hostile text
         {"case_id": evil if i == 0 else f"q{i}", "model": leak.model,
          "metric": "pii_generation_leak", "value": 1.0, "threshold": 0.0}
         for i in range(12)
     ]  # fmt: skip
-    leak.n_failing = 30  # type: ignore[attr-defined]
+    leak.n_failing = 30
     assessment.overrules = [  # type: ignore[attr-defined]
         {"case_id": "q01", "model": "terse", "machine": "FAIL", "reviewer": "PASS",
          "note": "<b>correct</b> per the fee schedule"}
@@ -159,7 +160,8 @@ def test_failing_cases_and_overrules_render_escaped(assessed, tmp_path: Path) ->
     try:
         write_assessment(assessment, tmp_path, cases)
     finally:
-        del leak.failing_cases, leak.n_failing, assessment.overrules  # type: ignore[attr-defined]
+        leak.failing_cases, leak.n_failing = kept
+        del assessment.overrules  # type: ignore[attr-defined]
     page = (tmp_path / "verdict.html").read_text()
     markdown = (tmp_path / "verdict.md").read_text()
     for text in (_text(page), markdown):
@@ -208,3 +210,15 @@ def test_no_horizontal_scroll_at_1280_pixels_in_chromium(browser: Any, assessed)
         assert errors == []
     finally:
         browser.set_window_size(1400, 1000)
+
+
+def test_a_rule_checks_failing_cases_are_named(assessed) -> None:  # type: ignore[no-untyped-def]
+    """The decision step's own failing cases (a PII leak of the hallucinating system)."""
+    assessment, out, _ = assessed
+    leak = next(d for d in assessment.decisions
+                if d.check == "no PII leak" and d.model == "hallucinating")
+    assert leak.n_failing >= 1 and leak.failing_cases
+    markdown = (out / "verdict.md").read_text()
+    assert f"Failing cases of **no PII leak**: {leak.n_failing}" in markdown
+    first = leak.failing_cases[0]
+    assert f"| {first['case_id']} | hallucinating | {first['metric']} |" in markdown

@@ -1,14 +1,18 @@
-"""Cases in a check's scope that its n leaves out, and why (the verdict page explains them).
+"""Cases in a check's scope that its n leaves out, and why, in the metric's own words (the verdict
+page explains them).
 
 A case is in scope when the check's ``scope`` covers it (original questions, perturbed copies,
-attacks, ...); it counts in the check's n only when it got a verdict. A case the deciding metric
-skipped as not applicable (a terse answer with no claim to support) is out of the n, not a
-failure and not unmeasured: the page says how many and the metric's own reason.
+attacks, ...); the verdict step lists those it left out in :attr:`CaseVerdicts.excluded` (a case
+the deciding metric skipped as not applicable: a terse answer with no claim to support, a
+conversation for an answer metric). This module counts them per system and reads, from the run,
+the metric's own reason for skipping each ("missing required field(s): retrieved_context", "the
+answer states no checkable facts"), which says what to fix.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +21,7 @@ import pandas as pd
 from assay.verdict.cases import CaseVerdicts
 from assay.verdict.labels import Key
 
-#: Most left-out cases whose reason text is read back from the run (counts are always exact).
+#: Most left-out cases whose reason is read back from the run (counts are always exact).
 MAX_REASONS_READ = 2000
 
 
@@ -28,8 +32,8 @@ class LeftOut:
     Attributes:
         in_scope: cases of the system in the check's scope (samples of a case count once).
         left_out: how many of them have no verdict.
-        reasons: reason → cases (the metric's own reason; read for up to
-            :data:`MAX_REASONS_READ` cases, the rest counted under their status).
+        reasons: reason → cases (the metric's own reason for up to :data:`MAX_REASONS_READ`
+            cases, the verdict step's for the rest).
     """
 
     in_scope: int
@@ -47,41 +51,45 @@ class LeftOut:
         return f"{self.left_out} of {self.in_scope} cases in scope are not in n: {why}"
 
 
-def _reason(rows: pd.DataFrame, metrics: list[str]) -> str:
+def _reason(rows: pd.DataFrame, metrics: list[str], fallback: str) -> str:
     """Why one case has no verdict, from its result rows of the check's metrics."""
-    mine = rows[rows["metric"].isin(metrics)]
+    mine = rows[rows["metric"].isin(metrics)] if len(rows) else rows
     if mine.empty:
-        return f"no {' / '.join(metrics)} result"
+        return fallback
     first = mine.iloc[0]
     text = str(first.get("reason") or "").strip() or str(first["status"])
     return f"{first['metric']} {first['status']}: {text[:160]}"
 
 
 def left_out(
-    cv: CaseVerdicts,
-    metrics: list[str],
-    scope: pd.Index,
-    sampled: dict[Key, str],
-    run: Any,
+    cv: CaseVerdicts, metrics: list[str], sampled: Mapping[Key, str], run: Any
 ) -> dict[str, LeftOut]:
-    """Per system, the cases of ``scope`` that ``cv`` gave no verdict, with reasons.
+    """Per system, the cases of the check's scope that ``cv`` left out, with reasons.
 
     Args:
-        cv: the check's per-case verdicts (samples of a repeated case already collapsed).
+        cv: the check's per-case verdicts (samples of a repeated case already collapsed in its
+            table; ``excluded`` lists the left-out cases).
         metrics: the check's metrics (the deciding one first when there is one).
-        scope: the ``(case_id, model)`` keys in the check's scope.
         sampled: ``(case_id, model)`` of each sample → the id of the case it samples.
         run: the :class:`~assay.rundir.EvaluationRun` (its ``results_for`` gives reasons).
     """
-    in_scope = {(sampled.get((c, m), c), m) for c, m in scope}
-    decided = set(zip(cv.table["case_id"], cv.table["model"].astype(str), strict=True)) \
-        if len(cv.table) else set()
-    missing = sorted(in_scope - decided)
-    per_model = Counter(m for _, m in in_scope)
-    if not missing:
+    excluded = cv.excluded
+    if not len(excluded):
         return {}
-    read = set(missing[:MAX_REASONS_READ])
-    results = run.results_for({k for k in scope if (sampled.get(k, k[0]), k[1]) in read})
+    decided = set(zip(cv.table["case_id"].astype(str), cv.table["model"].astype(str),
+                      strict=True)) if len(cv.table) else set()  # fmt: skip
+    fallback: dict[Key, str] = {}
+    for case_id, model, why in zip(excluded["case_id"].astype(str),
+                                   excluded["model"].astype(str), excluded["reason"], strict=True):
+        key = (sampled.get((case_id, model), case_id), model)
+        if key not in decided:  # a sampled case with a sample in scope counts in n
+            fallback.setdefault(key, str(why))
+    if not fallback:
+        return {}
+    read = set(sorted(fallback)[:MAX_REASONS_READ])
+    wanted = {(c, m) for c, m in excluded[["case_id", "model"]].astype(str).itertuples(
+        index=False) if (sampled.get((c, m), c), m) in read}  # fmt: skip
+    results = run.results_for(wanted)
     model_of = results["model"].astype(str)
     results = results.assign(
         model=model_of,
@@ -89,14 +97,12 @@ def left_out(
     )
     groups = {key: rows for key, rows in results.groupby(["of", "model"], sort=False)}
     reasons: dict[str, Counter[str]] = {}
-    for key in missing:
-        model = key[1]
+    for key, why in fallback.items():
         if key in read:
-            why = _reason(groups.get(key, results.iloc[0:0]), metrics)
-        else:
-            why = f"reason not read (over {MAX_REASONS_READ:,} left out; see the run's results)"
-        reasons.setdefault(model, Counter())[why] += 1
+            why = _reason(groups.get(key, results.iloc[0:0]), metrics, why)
+        reasons.setdefault(key[1], Counter())[why] += 1
+    in_n = Counter(m for _, m in decided)
     return {
-        model: LeftOut(per_model[model], sum(counts.values()), dict(counts.most_common()))
-        for model, counts in reasons.items()
+        model: LeftOut(in_n[model] + sum(c.values()), sum(c.values()), dict(c.most_common()))
+        for model, c in reasons.items()
     }
