@@ -273,6 +273,22 @@ def _labels_sample(w: dict[str, Path]) -> None:
     assert "assay label" in result.stderr  # the hint is talk
 
 
+def _review_overrule(w: dict[str, Path]) -> None:
+    plan = w["root"] / "rule-plan.toml"
+    plan.write_text(
+        f'[run]\nsuite = "{w["suite"]}"\nevaluators = ["pii_leakage"]\n[[check]]\n'
+        'dimension = "risk"\nname = "no PII leak"\nmetrics = ["pii_generation_leak"]\n'
+        "max_fail_rate = 0.0\n",
+        encoding="utf-8",
+    )
+    out = w["root"] / "ruled"
+    assert CliRunner().invoke(cli, ["assess", str(plan), "--out", str(out)]).exit_code in (0, 1, 3)
+    result = _run("review", "overrule", out, "--check", "no PII leak", "--case", "q01",
+                  "--model", "faithful", "--verdict", "PASS", "--by", "ada", "--reason", "read")
+    _prints_path(result, out / "overrules.jsonl")
+    assert "Recorded" in result.stderr
+
+
 def _no_output_error(w: dict[str, Path]) -> None:
     """A usage error: nothing on stdout, the message on stderr."""
     result = _run("report", w["root"] / "missing", code=2)
@@ -299,6 +315,7 @@ CHECKS: dict[tuple[str, ...], Callable[..., None]] = {
     ("perturb",): _perturb,
     ("plan",): _plan,
     ("report",): _report,
+    ("review", "overrule"): _review_overrule,
     ("run",): _run_target,
     ("thresholds",): _thresholds,
     ("traces", "import"): _traces_import,

@@ -208,3 +208,20 @@ def test_labels_to_decide_shrinks_with_a_better_machine() -> None:
     }
     assert needed["good"] is not None and needed["bad"] is not None
     assert needed["good"] < needed["bad"]
+
+
+def test_the_estimate_never_leaves_the_census_bounds() -> None:
+    """A random round that saw only passes cannot put the estimate above what the hand-picked
+    failures already rule out (the demo's terse system once read 0.976 above its upper bound)."""
+    units = UNITS[:70]
+    drawn = units[:40]
+    records = _records({k: 1 for k in drawn}, UNIFORM, 1)
+    records |= _records({k: 0 for k in units[60:70]}, UNKNOWN, None)
+    low, high = design_bounds(units, records, [_uniform_over(units, 1, drawn)])
+    assert low.bound <= low.estimate <= high.bound <= 60 / 70
+    assert low.method == "census"  # the sample contradicts what is certain: no PASS beyond it
+
+
+def _uniform_over(units: list[Key], number: int, drawn: list[Key]) -> DesignRound:
+    draws = tuple(Draw(c, m, 1.0 / len(units)) for c, m in drawn)
+    return DesignRound(number, "ok", "all", UNIFORM, "", frozenset(), {"m": len(units)}, draws)

@@ -142,7 +142,7 @@ def test_cases_left_out_of_n_are_explained(assessed) -> None:  # type: ignore[no
     assert "1 of 21 cases in scope are not in n: token_f1 skipped: missing required field" in text
 
 
-def test_failing_cases_and_overrules_render_escaped(assessed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_failing_cases_render_escaped_with_a_pointer_to_the_rest(assessed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assessment, _, cases = assessed
     leak = next(d for d in assessment.decisions if d.check == "no PII leak")
     kept = (leak.failing_cases, leak.n_failing)
@@ -153,23 +153,38 @@ def test_failing_cases_and_overrules_render_escaped(assessed, tmp_path: Path) ->
         for i in range(12)
     ]  # fmt: skip
     leak.n_failing = 30
-    assessment.overrules = [  # type: ignore[attr-defined]
-        {"case_id": "q01", "model": "terse", "machine": "FAIL", "reviewer": "PASS",
-         "note": "<b>correct</b> per the fee schedule"}
-    ]  # fmt: skip
     try:
         write_assessment(assessment, tmp_path, cases)
     finally:
         leak.failing_cases, leak.n_failing = kept
-        del assessment.overrules  # type: ignore[attr-defined]
     page = (tmp_path / "verdict.html").read_text()
     markdown = (tmp_path / "verdict.md").read_text()
     for text in (_text(page), markdown):
         assert "Failing cases" in text and "the other 20" in text and "verdict_cases.csv" in text
-        assert "Reviewer overrules" in text and "per the fee schedule" in text
-    assert "<script>alert" not in page and "<b>correct" not in page
-    assert "<script>alert" not in markdown and "<b>correct" not in markdown
+    assert "<script>alert" not in page and "<script>alert" not in markdown
     assert page.count("<tr><td>q") >= 9  # ten failing cases listed (one is the escaped one)
+
+
+def test_a_reviewers_overrule_is_shown_escaped(assessed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Recorded as `assay review overrule` does, applied by the next assessment."""
+    from assay.verdict.overrules import make_overrule, record_overrule
+
+    assessment, _, _ = assessed
+    leak = next(d for d in assessment.decisions
+                if d.check == "no PII leak" and d.model == "hallucinating")
+    case = leak.failing_cases[0]["case_id"]
+    out = tmp_path / "assessment"
+    assess(assessment.plan, out)
+    record_overrule(out, make_overrule("no PII leak", case, "hallucinating", "PASS", "<b>ada</b>",
+                                       "<b>a test card number</b> from the fee schedule"))
+    again = assess(assessment.plan, out)
+    assert again.as_dict()["overrules"]
+    page = (out / "verdict.html").read_text()
+    markdown = (out / "verdict.md").read_text()
+    for text in (_text(page), markdown):
+        assert "Overrules" in text and "from the fee schedule" in text and case in text
+        assert "reviewer's verdict" in text
+    assert "<b>" not in page and "<b>" not in markdown
 
 
 def test_untrusted_names_are_escaped(assessed) -> None:  # type: ignore[no-untyped-def]

@@ -37,7 +37,10 @@ from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_chec
 from assay.verdict.labels import LabelEvidence, label_evidence
 from assay.verdict.left_out import LeftOut, left_out
 from assay.verdict.looks import LookLedger
+from assay.verdict.measures import explain_decisions
+from assay.verdict.overrules import apply_overrules, overrule_records
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
+from assay.verdict.preflight import preflight
 from assay.verdict.provenance import Provenance, provenance
 from assay.verdict.samples import collapse_samples
 
@@ -107,6 +110,7 @@ class Assessment:
                 for name, v in self.verdicts.items()
             },
             "curves": {name: v.curve for name, v in self.verdicts.items() if v.curve},
+            "overrules": overrule_records(self.verdicts),
             "provenance": self.provenance.as_dict() if self.provenance else None,
             "left_out": [
                 {"check": check, "model": model, **vars(out)}
@@ -125,12 +129,17 @@ def _case_frame(cases: list[Any]) -> pd.DataFrame:
                 "case_id": case.id,
                 "model": str(case.model),
                 "group": question_of(case),
+                # the unit an out-of-scope case asks (no text: never a duplicate); samples apart
+                "question": (case.question or f"\x00{case.id}", case.sample),
                 "attacks": perturbation.startswith("attack:"),
                 "perturbed": bool(perturbation) and not perturbation.startswith("attack:"),
                 "abstain": str(case.labels.get("expected_behaviour", "")).lower() == "abstain",
             }
         )
     frame = pd.DataFrame(rows).drop_duplicates(["case_id", "model"], keep="last")
+    # one out-of-scope question asked under several parents is one unit, counted once per system
+    repeated = frame[frame["abstain"]].duplicated(["question", "model"])
+    frame.loc[repeated[repeated].index, "abstain"] = False
     frame["original"] = ~frame["attacks"] & ~frame["perturbed"]
     frame["all"] = True
     return frame.set_index(["case_id", "model"])
@@ -227,6 +236,7 @@ def assess(
         out_path.mkdir(parents=True, exist_ok=True)
     suite = read_suite(plan.suite_path)
     cases = list(suite.cases)
+    preflight(plan, cases, out_path / ASSESSMENT_RUN_DIR if out_path is not None else None)
     run = _evaluate(plan, out_path, progress)
     ledger = LookLedger(out_path)
     assessment = decide_run(plan, run, cases, ledger)
@@ -266,12 +276,14 @@ def decide_run(
             )
         cv = _check_verdicts(check, results, frame, evidence, direction, plan)
         cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
+        cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
         verdicts[check.name] = cv
         metrics = [cv.metric] if cv.calibrated and cv.metric else list(check.metrics)
         for model, out in left_out(cv, metrics, sampled, run).items():
             outside[(check.name, model)] = out
         review = plan.calibration.review_in_rates
         decisions.extend(decide_check(check, cv, model, review, ledger) for model in models)
+    explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
     return Assessment(
         plan, decisions, verdicts, run.path, models, provenance(plan, evidence), outside
     )

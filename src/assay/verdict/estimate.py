@@ -397,14 +397,21 @@ def design_bounds(
             method = "design-betting" if largest.design == ACTIVE else "design-hypergeometric"
             used_lam = 0.0
         tighter = bound > census[side] if side == LOWER else bound < census[side]
+        # nor may it cross the other side's census bound, which is certain: a design sample that
+        # contradicts the labels known for sure (an α event, or labels wrongly declared random)
+        # leaves the bound at what is certain
+        contradicts = bound > census[UPPER] if side == LOWER else bound < census[LOWER]
+        if contradicts:
+            bound = census[UPPER] if side == LOWER else census[LOWER]
         clamped = float(np.clip(bound if tighter else census[side], 0.0, 1.0))
         out.append(
             replace(
                 base,
-                estimate=float(np.clip(mean, 0.0, 1.0)),
+                # the census bounds are certain: an estimate outside them is known to be wrong
+                estimate=float(np.clip(mean, census[LOWER], census[UPPER])),
                 bound=clamped,
                 side=side,
-                method=method if tighter else "census",
+                method=method if tighter and not contradicts else "census",
                 n_predicted=len(population) - len(in_scope),
                 n_design=len(draws),
                 n_missing=sum(len(r.counted) for r in usable) - len(draws),

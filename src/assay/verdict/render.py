@@ -120,8 +120,9 @@ def verdict_markdown(assessment: Assessment) -> str:
         keys = list(view["overrules"][0])
         rows = [[o.get(k, "") for k in keys] for o in view["overrules"]]
         headings = [view["overrule_headings"].get(k, k) for k in keys]
-        lines += ["", "## Reviewer overrules", "", "Verdicts a reviewer overruled.", "",
-                  table(headings, rows)]
+        lines += ["", "## Overrules", "",
+                  "Rule verdicts a reviewer overruled (recorded in `overrules.jsonl` of the "
+                  "assessment).", "", table(headings, rows)]
     validity = _validity_rows(assessment)
     if validity:
         columns = ["check", "metric", "auroc", "interval", "n_labelled", "decides", "ece",

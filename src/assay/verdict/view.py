@@ -10,11 +10,11 @@ through the report's one redaction pass (:func:`assay.safety.redact`) here; the 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.rundir.layout import VERDICT_CASES_FILE
 from assay.safety.masking import redact
+from assay.verdict.overrules import overrule_records
 from assay.verdict.plan import DIMENSIONS
 
 if TYPE_CHECKING:
@@ -100,27 +100,12 @@ def _bounds_text(kind: str, lower: float | None, upper: float | None, confidence
     return f"{kind} rate in [{fmt(lower)}, {fmt(upper)}] at {confidence:.0%} (one-sided bounds)"
 
 
-def _records(items: Any) -> list[dict[str, Any]]:
-    """Plain dictionaries of dataclasses, objects with ``as_dict`` or dictionaries."""
-    out = []
-    for item in items or []:
-        if is_dataclass(item) and not isinstance(item, type):
-            out.append(asdict(item))
-        elif hasattr(item, "as_dict"):
-            out.append(item.as_dict())
-        else:
-            out.append(dict(item))
-    return out
-
-
 def _check_view(d: CheckDecision, check: Check | None, assessment: Assessment) -> dict[str, Any]:
     kind = _kind(check)
     target = d.target if kind == "pass" else round(1.0 - d.target, 12)
     estimate, lower, upper = in_terms(d, kind)
     left = assessment.left_out.get((d.check, d.model))
-    failing = _records(getattr(d, "failing_cases", None))
-    n_failing = getattr(d, "n_failing", None)
-    n_failing = len(failing) if n_failing is None else int(n_failing)
+    failing, n_failing = list(d.failing_cases), d.n_failing
     counts = f"n {d.n_cases} · {d.n_labelled} labelled · {d.n_review} REVIEW"
     if d.n_unmeasured:
         counts += f" · {d.n_unmeasured} unmeasured"
@@ -193,7 +178,7 @@ def verdict_view(assessment: Assessment) -> dict[str, Any]:
             "exit_code": assessment.exit_code,
             "dimensions": [{"key": d, "title": DIMENSIONS[d]} for d in dims],
             "systems": systems,
-            "overrules": _records(getattr(assessment, "overrules", None)),
+            "overrules": overrule_records(assessment.verdicts),
             "overrule_headings": OVERRULE_HEADINGS,
             "cases_file": VERDICT_CASES_FILE,
         }
