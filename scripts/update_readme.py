@@ -40,7 +40,21 @@ def render(name: str) -> str:
             raise SystemExit(f"benchmarks/results/{file} has no section '## {section}'")
         text = match.group(1)
     text = re.sub(r"^(#+) ", lambda m: "#" * min(len(m.group(1)) + 3, 6) + " ", text, flags=re.M)
+    text = re.sub(r"^(#+ .*)$", lambda m: untracked(m.group(1)), text, flags=re.M)
     return text.strip() + f"\n\n_(from `benchmarks/results/{file}`)_\n"
+
+
+def untracked(heading: str) -> str:
+    """A heading without tracker or design-note numbers (user documentation names no issue).
+
+    Example:
+        >>> untracked("## Verdict validity and cost (issue 17)")
+        '## Verdict validity and cost'
+        >>> untracked("## Conflicting figures (the figure rule, design note 0052)")
+        '## Conflicting figures (the figure rule)'
+    """
+    heading = re.sub(r"\s*\((?:issue|design note) \d+\)", "", heading)
+    return re.sub(r",\s*(?:issue|design note) \d+(?=\))", "", heading)
 
 
 def reference_toc() -> str:
@@ -75,7 +89,13 @@ def updated(text: str) -> str:
     return BLOCK.sub(lambda m: m.group(1) + render(m.group(2)) + m.group(4), text)
 
 
-GENERATED_FILES = ("README.md", "docs/reference-definitions.md", "docs/judge.md")
+GENERATED_FILES = (
+    "README.md",
+    "docs/reference-definitions.md",
+    "docs/judge.md",
+    "docs/validity.md",
+    "docs/benchmarks.md",
+)
 
 
 def main() -> int:

@@ -6,15 +6,11 @@ import json
 
 import click
 
+from assay.cli.options import format_option
+
 
 @click.command("evaluators")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "markdown"]),
-    default="table",
-    show_default=True,
-)
+@format_option("markdown")
 def command(fmt: str) -> None:
     """List every evaluator: inputs, metrics, directions, thresholds, reproducibility."""
     from assay.evaluators.registry import catalogue
@@ -26,9 +22,8 @@ def command(fmt: str) -> None:
     elif fmt == "markdown":
         click.echo(catalogue_markdown(rows))
     else:
+        from rich.console import Console
         from rich.table import Table
-
-        from assay.cli.progress import console
 
         table = Table(
             "evaluator", "family", "needs", "metrics (↑ higher is better)", "reproducible", "extra"
@@ -53,5 +48,5 @@ def command(fmt: str) -> None:
                 "yes" if row["reproducible"] else "no",
                 row["extra"] or "",
             )
-        console.width = max(console.width, 160)
-        console.print(table)
+        # the listing is the command's output: stdout (rich reads sys.stdout when it prints)
+        Console(width=160, soft_wrap=False).print(table)

@@ -11,6 +11,7 @@ import click
 from assay.cli.options import (
     evaluators_option,
     file_argument,
+    format_option,
     int_option,
     param_option,
     parse_params,
@@ -30,9 +31,10 @@ if TYPE_CHECKING:
 @int_option("--measure", least=0, default=0,
             help="Send this many of the run's real judge requests, one at a time, and report "
                  "the measured seconds per call, tokens/s and the run's projected duration.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@format_option()
+@click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json.")
 def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge: str | None,
-            measure: int, as_json: bool) -> None:
+            measure: int, fmt: str, as_json: bool) -> None:
     """Estimate the judge calls, tokens and cost of evaluating SUITE (nothing is sent, unless
     --measure N sends N requests to time the judge).
 
@@ -51,7 +53,7 @@ def command(suite: Path, names: tuple[str, ...], params: tuple[str, ...], judge:
         from assay.evaluators.judge_throughput import measure_throughput
 
         throughput = measure_throughput(evaluators, cases, measure, judge=judge)
-    if as_json:
+    if as_json or fmt == "json":
         data = estimate.to_dict()
         if throughput is not None:
             data["throughput"] = throughput.to_dict()

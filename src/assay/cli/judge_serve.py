@@ -50,8 +50,8 @@ def command(model: Path | None, alias: str, threads: int | None, port: int | Non
                           log_path=log_path) as url:
             spec = json.dumps({"base_url": url, "model": alias})
             click.echo(f"serving {model.name if model else 'SmolLM2-135M-Instruct (toy)'} with "
-                       f"{n_threads} thread(s) at {url}")
-            click.echo(f"judge spec: --judge '{spec}'")
+                       f"{n_threads} thread(s) at {url}; judge spec (stdout):", err=True)
+            click.echo(spec)
             if model is None:
                 click.echo("to write test questions with this small model: assay generate "
                            "CORPUS --writer compact --judge '...' (see docs/generation.md)",
@@ -61,7 +61,7 @@ def command(model: Path | None, alias: str, threads: int | None, port: int | Non
                 hint = " (slow: try fewer --threads)" if n_threads > 1 and speed < 5 else ""
                 click.echo(f"speed check: {speed:.1f} completion tokens/s on a short request"
                            f"{hint}; to time a run's own requests: assay judge-estimate SUITE "
-                           "-e EVALUATOR --judge SPEC --measure 5")
+                           "-e EVALUATOR --judge SPEC --measure 5", err=True)
             click.echo("press Ctrl-C to stop", err=True)
             try:
                 while not stop.wait(0.5):

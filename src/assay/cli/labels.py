@@ -4,11 +4,12 @@ the assessment (``ASSESSMENT/labels.sqlite`` unless ``--db``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from assay.cli.options import choice_option, directory_argument, out_option
+from assay.cli.options import choice_option, directory_argument, format_option, out_option
 from assay.cli.progress import console
 
 _db_option = click.option(
@@ -130,9 +131,14 @@ def reset_token(run_dir: Path, name: str, db: str | None) -> None:
 @command.command("annotators")
 @directory_argument()
 @_db_option
-def annotators(run_dir: Path, db: str | None) -> None:
+@format_option()
+def annotators(run_dir: Path, db: str | None, fmt: str) -> None:
     """List annotators with their label counts."""
-    for a in _store(run_dir, db).annotators():
+    rows = _store(run_dir, db).annotators()
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, default=str))
+        return
+    for a in rows:
         click.echo(f"{a['name']}\t{a['labels']} labelled\t{a['skipped']} skipped")
 
 

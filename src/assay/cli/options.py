@@ -74,6 +74,14 @@ def fraction_option(
     return click.option(*decls, type=fraction, help=help, **_shown(default))
 
 
+def format_option(*others: str) -> Callable[[_F], _F]:
+    """``--format`` of a listing: ``table`` (the default, for people) or ``json`` (for programs),
+    then any ``others`` (``markdown``). Either way the listing goes to stdout."""
+    return choice_option(
+        "--format", "fmt", choices=["table", "json", *others], help="How to print the listing."
+    )
+
+
 def choice_option(*decls: str, choices: list[str], help: str | None = None) -> Callable[[_F], _F]:
     """An option taking one of ``choices``, the first being the default (shown in the help)."""
     return click.option(

@@ -39,8 +39,9 @@ def import_command(file: Path, out: Path, unused: Path | None) -> None:
     }
     single = len(report.cases) - sum(kinds.values())
     click.echo(
-        f"{out}: {len(report.cases)} cases ({single} single-turn, "
-        f"{kinds['conversations']} conversations, {kinds['trajectories']} trajectories)"
+        f"{len(report.cases)} cases ({single} single-turn, "
+        f"{kinds['conversations']} conversations, {kinds['trajectories']} trajectories)",
+        err=True,
     )
     if report.unused_spans:
         click.echo(f"{len(report.unused_spans)} spans gave no case, e.g.:", err=True)
@@ -51,3 +52,4 @@ def import_command(file: Path, out: Path, unused: Path | None) -> None:
         if unused is not None:
             with atomic_path(unused) as tmp:
                 tmp.write_text(json.dumps(report.unused_spans, indent=2), encoding="utf-8")
+    click.echo(str(out))

@@ -25,4 +25,5 @@ def command(suite: Path, out: Path) -> None:
         raise click.ClickException(f"{suite}: no conversation has an answered assistant turn")
     write_suite(TestSuite(cases), out)
     conversations = len({c.metadata["conversation_id"] for c in cases})
-    click.echo(f"{out}: {len(cases)} turn cases from {conversations} conversations")
+    click.echo(f"{len(cases)} turn cases from {conversations} conversations", err=True)
+    click.echo(str(out))

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 import click
 
-from assay.cli.options import file_argument
+from assay.cli.options import file_argument, format_option
 
 
 @click.command("validate")
 @file_argument("suite")
-def command(suite: Path) -> None:
+@format_option()
+def command(suite: Path, fmt: str) -> None:
     """Validate SUITE; print a summary, or every problem with file, row and field.
 
     Given a validation plan (a .toml file), check the plan before anything runs: its suite, that
@@ -31,6 +33,15 @@ def command(suite: Path) -> None:
         for name, value in case.model_dump(exclude_none=True).items()
         if value not in ({}, [], "")
     )
+    if fmt == "json":
+        summary = {
+            "suite": str(suite),
+            "cases": len(cases),
+            "models": list(cases.models),
+            "fields": dict(sorted(fields.items())),
+        }
+        click.echo(json.dumps(summary, indent=2))
+        return
     click.echo(
         f"{suite}: {len(cases)} valid cases, models: "
         f"{', '.join(m or '(unnamed)' for m in cases.models)}"

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 #: Drill-down entries embedded in one report at most (failing and errored cases first).
 MAX_CASES = 3000
+#: Bytes of drill-down data (its JSON as the page embeds it) one report holds at most: with the
+#: rest of the page (~0.5 MB of tables and drawings, bounded by slices, not cases) the report stays
+#: below 5 MB whatever the suite size; every case stays in the run's results.parquet.
+MAX_BYTES = 4_000_000
 #: Characters of any one text embedded in the report at most.
 MAX_TEXT = 20_000
 #: The keys of one metric's outcome in a drill-down entry.
@@ -111,6 +115,7 @@ def drilldown(
     cases: dict[tuple[str, str], dict[str, Any]],
     *,
     max_cases: int = MAX_CASES,
+    max_bytes: int | None = None,
     redact: bool = False,
     masked_by: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
@@ -125,7 +130,9 @@ def drilldown(
     bounded (see :mod:`assay.report.dialogue_view`).
 
     Returns:
-        ``{"entries": [...], "total": n, "shown": k}``; entries are ordered failing first.
+        ``{"entries": [...], "total": n, "shown": k, "max_bytes": b}``; entries are ordered
+        failing first and, with a ``max_bytes`` budget (the report's), kept while their JSON
+        fits in it (see :func:`within`); without one (the labelling queue) all are kept.
 
     Example:
         >>> frame = pd.DataFrame({"case_id": ["1"], "model": ["m"], "evaluator": ["e"],
@@ -209,7 +216,30 @@ def drilldown(
         entry["metrics"] = [shown[i] for i in rows]
         entries.append((order, entry))
     entries.sort(key=lambda pair: pair[0])
-    return {"entries": [entry for _, entry in entries], "total": total, "shown": len(entries)}
+    kept = [entry for _, entry in entries]
+    if max_bytes is not None:
+        kept = within(kept, max_bytes)
+    return {"entries": kept, "total": total, "shown": len(kept), "max_bytes": max_bytes}
+
+
+def within(entries: list[dict[str, Any]], max_bytes: int) -> list[dict[str, Any]]:
+    """The leading ``entries`` whose JSON, as the page embeds it, fits in ``max_bytes``.
+
+    The size is that of ``json.dumps`` (ASCII, as Jinja's ``tojson`` writes it) plus the five
+    extra bytes of each character ``tojson`` escapes for HTML (``< > & '``).
+
+    Example:
+        >>> [e["i"] for e in within([{"i": 1}, {"i": 2}, {"i": 3}], 20)]
+        [1, 2]
+    """
+    kept, used = [], 0
+    for entry in entries:
+        text = json.dumps(entry, sort_keys=True, default=str)
+        used += len(text) + 2 + 5 * sum(text.count(c) for c in "<>&'")  # ", " between entries
+        if used > max_bytes:
+            break
+        kept.append(entry)
+    return kept
 
 
 def _outcome_counts(
@@ -237,6 +267,7 @@ def run_drilldown(
     directory: Path,
     *,
     max_cases: int = MAX_CASES,
+    max_bytes: int = MAX_BYTES,
     full_rows: Callable[[set[tuple[str, str]]], pd.DataFrame] | None = None,
     redact: bool = True,
     masked_by: frozenset[str] = frozenset(),
@@ -257,8 +288,8 @@ def run_drilldown(
     keys = set(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
     if full_rows is not None:  # ``results`` is lean: fetch the texts of the chosen cases only
         rows = full_rows(keys)
-    out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases, redact=redact,
-                    masked_by=masked_by)
+    out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases,
+                    max_bytes=max_bytes, redact=redact, masked_by=masked_by)
     out["total"] = total
     return out
 

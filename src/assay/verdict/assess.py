@@ -35,11 +35,13 @@ from assay.rundir.layout import (
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import LabelEvidence, label_evidence
+from assay.verdict.left_out import LeftOut, left_out
 from assay.verdict.looks import LookLedger
 from assay.verdict.measures import explain_decisions
 from assay.verdict.overrules import apply_overrules, overrule_records
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
 from assay.verdict.preflight import preflight
+from assay.verdict.provenance import Provenance, provenance
 from assay.verdict.samples import collapse_samples
 from assay.verdict.truncation import unmeasured_truncated
 
@@ -55,6 +57,10 @@ class Assessment:
     verdicts: dict[str, CaseVerdicts]
     run_path: Path | None = None
     models: list[str] = field(default_factory=list)
+    #: The inputs the verdict rests on (hashes, date, the labels' design).
+    provenance: Provenance | None = None
+    #: (check, system) → the cases in the check's scope its n leaves out, with reasons.
+    left_out: dict[tuple[str, str], LeftOut] = field(default_factory=dict)
 
     def dimension_decisions(self, model: str) -> dict[str, str]:
         """Dimension → decision for one system (dimensions without a check are left out)."""
@@ -106,6 +112,11 @@ class Assessment:
             },
             "curves": {name: v.curve for name, v in self.verdicts.items() if v.curve},
             "overrules": overrule_records(self.verdicts),
+            "provenance": self.provenance.as_dict() if self.provenance else None,
+            "left_out": [
+                {"check": check, "model": model, **vars(out)}
+                for (check, model), out in self.left_out.items()
+            ],
         }
 
 
@@ -260,6 +271,7 @@ def decide_run(
     models = sorted(frame.index.get_level_values("model").unique())
     decisions: list[CheckDecision] = []
     verdicts: dict[str, CaseVerdicts] = {}
+    outside: dict[tuple[str, str], LeftOut] = {}
     for check in plan.check:
         unknown = [m for m in check.metrics if m not in direction]
         if len(unknown) == len(check.metrics):
@@ -271,10 +283,15 @@ def decide_run(
         cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
         cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
         verdicts[check.name] = cv
+        metrics = [cv.metric] if cv.calibrated and cv.metric else list(check.metrics)
+        for model, out in left_out(cv, metrics, sampled, run).items():
+            outside[(check.name, model)] = out
         review = plan.calibration.review_in_rates
         decisions.extend(decide_check(check, cv, model, review, ledger) for model in models)
     explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
-    return Assessment(plan, decisions, verdicts, run.path, models)
+    return Assessment(
+        plan, decisions, verdicts, run.path, models, provenance(plan, evidence), outside
+    )
 
 
 def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> None:
@@ -289,6 +306,8 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
                 tables.append(part.assign(check=name))
     cases_table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     verdict = redact(assessment.as_dict())  # shared like the reports: PII and secrets masked
+    if assessment.provenance is not None:  # assay's own hashes: a sha256 is not a secret
+        verdict["provenance"] = assessment.provenance.as_dict()
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
     write_text(out / PLAN_FILE, plan_record(assessment.plan))  # for the labeling queue
     write_text(out / VERDICT_CASES_FILE, cases_table.to_csv(index=False))

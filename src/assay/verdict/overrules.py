@@ -126,6 +126,7 @@ def record_overrule(assessment: Path, overrule: Overrule) -> Path:
         raise InvalidInputError(
             f"{cases_path}: no check named {overrule.check!r} has cases; checks: {known}"
         )
+    rows = rows[rows["source"].notna()]  # out-of-scope cases are listed too, with no verdict
     if not rows["source"].isin([RULE, REVIEWER]).all():
         raise InvalidInputError(f"check {overrule.check!r} {_LABELLED}")
     mine = rows[(rows["case_id"] == overrule.case_id) & (rows["model"] == overrule.model)]
