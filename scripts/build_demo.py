@@ -16,6 +16,15 @@ Outputs (committed; ``tests/test_demo.py`` checks they equal a fresh build):
 - ``suite.jsonl``: one case per (question, model), plus perturbed copies, then one case per
   (conversation, model) and per (trajectory, model).
 - ``labels.csv``: the human labels (``id``, ``model``, ``correct``, ``grounded``, ``quality``).
+- ``labels_random.csv``: the demo's random labelling round — a seeded uniform random sample of
+  ``ROUND_SIZE`` questions, each labelled for all three models (``id``, ``model``, ``correct``,
+  ``grounded``, ``made_by``). The plan declares it ``design = "random"``; the reviewer's
+  hand-picked labels (the suite's ``labels``) are the ``unknown`` source.
+
+How the round's labels were made (``made_by``): ``reviewer`` where the reviewer had labelled the
+question; else ``construction`` where the answer's defects and retrieved context settle the truth
+(:func:`construction_label`, checked to agree with every reviewer label it decides); else
+``reading``: ``round_labels`` in ``questions.toml``, written by reading the answer.
 
 Retrieval is simulated by a small BM25 retriever over the chunks, with per-model behaviour
 and seeded noise (see ``MODELS``); latency and cost are derived from the token counts of the
@@ -46,6 +55,8 @@ DEMO = ROOT / "src" / "assay" / "demo"
 MAX_SENTENCES = 3
 SEED = 20261121
 PERTURBATIONS = ("typos", "casing")
+#: Questions in the random labelling round (of 70).
+ROUND_SIZE = 40
 
 _STOP_WORDS = (
     "a an the and or of to in on for is are be can do does i my me we you your our us it its "
@@ -350,6 +361,72 @@ def trajectory_cases(trajectories: list[dict[str, Any]]) -> list[dict[str, Any]]
     return cases
 
 
+# ----------------------------------------------------------------------------- labelling round
+
+
+def round_questions(questions: list[dict[str, Any]]) -> set[str]:
+    """The question ids of the random labelling round: a seeded uniform sample of ROUND_SIZE."""
+    ids = sorted(q["id"] for q in questions)
+    return set(random.Random(f"{SEED}:label-round").sample(ids, ROUND_SIZE))
+
+
+def construction_label(case: dict[str, Any]) -> tuple[int | None, int | None]:
+    """(correct, grounded) of an answer where its construction settles them, None where not.
+
+    Correct: 0 with an invented, wrong or unsafe defect; 1 with none; unsettled when the answer
+    is incomplete or leaks personal data (a reviewer judges whether what is left answers the
+    question). Grounded: 0 with an invented, wrong, unsafe or PII defect, or when none of the
+    chunks that answer the question (grade 2) was retrieved; 1 for a clean answer with every such
+    chunk retrieved (or none needed); unsettled when only some were retrieved.
+    """
+    defects = set(case.get("metadata", {}).get("defects", []))
+    needed = [cid for cid, grade in (case.get("relevant_ids") or {}).items() if grade >= 2]
+    retrieved = [cid in case["context_ids"] for cid in needed]
+    correct = (
+        0 if defects & {"invented", "wrong", "unsafe"}
+        else None if defects & {"incomplete", "pii"} else 1
+    )  # fmt: skip
+    if defects & {"invented", "wrong", "unsafe", "pii"} or (needed and not any(retrieved)):
+        grounded: int | None = 0
+    else:
+        grounded = 1 if all(retrieved) else None
+    return correct, grounded
+
+
+def round_labels(cases: list[dict[str, Any]], questions: list[dict[str, Any]]) -> str:
+    """``labels_random.csv``: every model's labels on the round's questions, with how each was
+    made; the construction is first checked against every reviewer label it settles."""
+    by_id = {q["id"]: q for q in questions}
+    chosen = round_questions(questions)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["id", "model", "correct", "grounded", "made_by"])
+    for case in cases:
+        if "perturbation" in case or case["id"] not in by_id:
+            continue
+        built = construction_label(case)
+        hand = case.get("labels")
+        if hand:
+            given = (hand["correct"], hand["grounded"])
+            if any(b is not None and b != g for b, g in zip(built, given, strict=True)):
+                raise SystemExit(f"{case['id']} {case['model']}: construction {built} disagrees "
+                                 f"with the reviewer's {given}")
+        if case["id"] not in chosen:
+            continue
+        read = by_id[case["id"]].get("round_labels", {}).get(case["model"])
+        if hand:
+            row, made_by = [hand["correct"], hand["grounded"]], "reviewer"
+        elif None not in built:
+            row, made_by = list(built), "construction"
+        elif read:
+            row, made_by = list(read), "reading"
+        else:
+            raise SystemExit(f"question {case['id']} ({case['model']}) is in the labelling round "
+                             f"but its construction {built} does not settle it: add round_labels")
+        writer.writerow([case["id"], case["model"], *row, made_by])
+    return out.getvalue()
+
+
 def _jsonl(records: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
@@ -370,7 +447,9 @@ def _labels_csv(cases: list[dict[str, Any]]) -> str:
 def build(demo: Path = DEMO) -> dict[str, str]:
     """The generated files (name relative to ``demo`` → content), built from the sources."""
     chunks = build_chunks(demo / "corpus")
-    cases = build_cases(load_questions(demo / "source" / "questions.toml"), chunks)
+    questions = load_questions(demo / "source" / "questions.toml")
+    cases = build_cases(questions, chunks)
+    sample = round_labels(cases, questions)
     dialogues = tomllib.loads((demo / "source" / "dialogues.toml").read_text(encoding="utf-8"))
     cases += conversation_cases(dialogues["conversation"])
     cases += trajectory_cases(dialogues["trajectory"])
@@ -378,6 +457,7 @@ def build(demo: Path = DEMO) -> dict[str, str]:
         "chunks.jsonl": _jsonl(chunks),
         "suite.jsonl": _jsonl(cases),
         "labels.csv": _labels_csv(cases),
+        "labels_random.csv": sample,
     }
 
 

@@ -115,7 +115,7 @@ def test_every_relevant_and_retrieved_id_exists_and_matches_its_text(suite: Test
 def test_committed_files_equal_a_fresh_deterministic_build(builder: ModuleType) -> None:
     first, second = builder.build(), builder.build()
     assert first == second
-    assert set(first) == {"chunks.jsonl", "suite.jsonl", "labels.csv"}
+    assert set(first) == {"chunks.jsonl", "suite.jsonl", "labels.csv", "labels_random.csv"}
     for name, text in first.items():
         assert (demo_dir() / name).read_text(encoding="utf-8") == text, (
             f"{name} is stale: run python scripts/build_demo.py"
@@ -245,13 +245,15 @@ def test_labels_csv_matches_the_suite(suite: TestSuite) -> None:
     assert from_csv == from_suite
 
 
-def _per_model(suite: TestSuite, evaluator: str, metric: str) -> dict[str, float]:
+def _per_model(
+    suite: TestSuite, evaluator: str, metric: str, **params: Any
+) -> dict[str, float]:
     """Mean of ``metric`` per model over the unperturbed cases it could score."""
     if evaluator not in {row["name"] for row in catalogue()}:
         pytest.skip(f"evaluator {evaluator!r} is not registered")
     cases = _originals(suite)
     values: dict[str, list[float]] = defaultdict(list)
-    for case, result in zip(cases, get_evaluator(evaluator).score(cases), strict=True):
+    for case, result in zip(cases, get_evaluator(evaluator, **params).score(cases), strict=True):
         outcome = result.outcomes[metric]
         if outcome.status is Status.OK and outcome.value is not None:
             values[case.model or ""].append(outcome.value)
@@ -260,7 +262,8 @@ def _per_model(suite: TestSuite, evaluator: str, metric: str) -> dict[str, float
 
 def test_conditions_pass_on_faithful_answers_and_fail_on_invented_ones(suite: TestSuite) -> None:
     assert len({c.id for c in suite if c.condition}) >= 8
-    passed = _per_model(suite, "text_matching", "text_match_pass")
+    # the demo's conditions describe answers: its plan checks them on the answer alone
+    passed = _per_model(suite, "text_matching", "text_match_pass", scope="answer")
     assert passed["faithful"] == 1.0
     assert passed["hallucinating"] < 0.5 < passed["terse"] < 1.0
 
@@ -293,6 +296,7 @@ def test_assay_demo_runs_end_to_end(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output  # a demo, not a gate
     assert result.output.strip().splitlines()[-1] == str(out / "verdict.md")
     assert "faithful: PASS" in result.output and "hallucinating: FAIL" in result.output
+    assert "terse: FAIL" in result.output  # its sampled labels: 36 of 40 grounded, target 90 %
     report = (out / "run" / "report.md").read_text(encoding="utf-8")
     assert "faithful" in report and "hallucinating" in report and "terse" in report
     assert "knowledge_retention" in report and "tool_recall" in report  # conversations, agents
@@ -338,3 +342,34 @@ def test_dialogue_evaluators_tell_the_models_apart(dialogues: list[Any]) -> None
     for case, result in zip(trajectories, results, strict=True):
         arguments[case.model or ""].append(result.outcomes["argument_correctness"].value or 0.0)
     assert statistics.mean(arguments["faithful"]) == 1.0 > statistics.mean(arguments["hallucinating"])
+
+
+def test_the_random_labelling_round_is_declared_and_complete(
+    builder: ModuleType, suite: TestSuite
+) -> None:
+    """labels_random.csv holds exactly the seeded sample of questions, every model labelled; the
+    plan declares it random and the reviewer's hand-picked labels unknown."""
+    import csv
+
+    from assay.demo import demo_plan_path
+    from assay.verdict import load_plan
+
+    questions = builder.load_questions(demo_dir() / "source" / "questions.toml")
+    chosen = builder.round_questions(questions)
+    assert len(chosen) == builder.ROUND_SIZE < len(questions)
+    with (demo_dir() / "labels_random.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {(r["id"], r["model"]) for r in rows} == {
+        (q, m.name) for q in chosen for m in builder.MODELS
+    }
+    assert {r["made_by"] for r in rows} <= {"reviewer", "construction", "reading"}
+    hand = {(c.id, str(c.model)): c.labels for c in suite if c.labels and not c.perturbation}
+    for row in rows:  # a reviewer's label is kept as given
+        if row["made_by"] == "reviewer":
+            given = hand[row["id"], row["model"]]
+            assert (int(row["correct"]), int(row["grounded"])) == (
+                given["correct"], given["grounded"]
+            )
+    plan = load_plan(demo_plan_path())
+    assert plan.labels.design_of("labels_random.csv") == "random"
+    assert plan.labels.design_of("suite") == "unknown"

@@ -23,8 +23,11 @@ def check(ok: bool, name: str, where: str, expected: str, got: Any) -> None:
         assay.errors.InvalidInputError: The 'k' parameter of f must be positive; got 0 instead.
     """
     if not ok:
+        from assay.safety.credentials import redact_settings
+
+        shown = redact_settings({name: got})[name]  # a refused credential is named, never shown
         raise InvalidInputError(
-            f"The {name!r} parameter of {where} must be {expected}; got {got!r} instead."
+            f"The {name!r} parameter of {where} must be {expected}; got {shown!r} instead."
         )
 
 

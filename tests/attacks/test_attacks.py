@@ -156,7 +156,18 @@ def test_cli_attack(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     cases = read_suite(out)
-    jail = [c for c in cases if c.metadata["attack"]["category"] == "jailbreak"]
+    assert len(cases) == 1  # --max-cases caps what it says: the attack cases written
+    full = CliRunner().invoke(cli, ["attack", str(suite), "--out", str(out), "-c", "jailbreak",
+                                    "-c", "prompt_injection", "--harmful-file", str(harmful)])
+    assert full.exit_code == 0, full.output
+    every = read_suite(out)
+    jail = [c for c in every if c.metadata["attack"]["category"] == "jailbreak"]
     assert len(jail) == 2 * 6
-    injected_parents = {c.parent_id for c in cases if c.parent_id}
-    assert len(injected_parents) == 1
+    capped = CliRunner().invoke(cli, ["attack", str(suite), "--out", str(out), "-c", "jailbreak",
+                                      "-c", "prompt_injection", "--harmful-file", str(harmful),
+                                      "--max-cases", "3", "--seed", "1"])  # fmt: skip
+    assert capped.exit_code == 0, capped.output
+    sample = read_suite(out)
+    assert len(sample) == 3 < len(every)
+    assert {c.metadata["attack"]["category"] for c in sample} == {"jailbreak", "prompt_injection"}
+    assert {c.id for c in sample} <= {c.id for c in every}

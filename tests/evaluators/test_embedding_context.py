@@ -21,6 +21,7 @@ TABLE = TableEmbedder(
         S1: [0.9, 0.0, 0.43588989],  # cos 0.9 with Q1
         S2: [0.0, 1.0, 0.0],  # unrelated to everything
         S3: [0.0, 0.6, 0.8],  # cos 0.8 with Q2
+        f"{S1} {S3}": [0.8, 0.0, 0.6],  # the whole chunk: cos 0.96 with the whole question
     }
 )
 
@@ -33,6 +34,8 @@ def test_relevancy_mean_weighted_minimax_and_soft_recall_precision() -> None:
     evaluator = EmbContextRelevancy(embedder=TABLE, weights=[3.0, 1.0])
     (result,) = evaluator.evaluate([case([S2, f"{S1} {S3}"])])
     got = {k: o.value for k, o in result.outcomes.items()}
+    # validation framework: mean over chunks of cos(question, chunk) = (0 + 0.96) / 2
+    assert got["emb_context_relevancy"] == pytest.approx((0.0 + 0.96) / 2)
     assert got["emb_context_relevancy_mean"] == pytest.approx((0.9 + 0.8) / 2)
     assert got["emb_context_relevancy_weighted"] == pytest.approx((3 * 0.9 + 0.8) / 4)
     assert got["emb_context_relevancy_minimax"] == pytest.approx(0.8)

@@ -94,7 +94,8 @@ def test_generate_drops_answers_the_source_does_not_support_and_says_so(tmp_path
         result = CliRunner().invoke(cli, [
             "generate", str(corpus), "--n", "9", "--types", "factual", "--judge", judge,
             "--embedder", "fake", "--chunk-size", "30", "--k", "1", "--seed", "3",
-            "--min-source-similarity", "-1", "--duplicate-similarity", "1", "--out", str(out)])
+            "--min-source-similarity", "-1", "--duplicate-similarity", "1", "--min-kept", "0",
+            "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert re.search(r"dropped: .*ungrounded \d+", result.output)
     report = json.loads((tmp_path / "suite.generation.json").read_text())

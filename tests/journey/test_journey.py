@@ -73,7 +73,7 @@ def journey(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     with serve(CORPUS) as url:
         state["generate"] = cli("generate", CORPUS, "--out", work / "suite.jsonl", "-n", "16",
                                 "--judge", "scripted", "--embedder", "minilm", "--k", "3",
-                                "--oversample", "1.5",
+                                "--oversample", "1.5", "--min-kept", "0.5",
                                 "--types", "factual,yes_no,multiple_choice,unanswerable")
         with open(work / "suite.jsonl", "a", encoding="utf-8") as handle:
             handle.writelines(json.dumps(case) + "\n" for case in OWN_CASES)

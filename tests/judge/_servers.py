@@ -61,9 +61,10 @@ class FakeOpenAI(_Server):
 
     def __init__(self, reply: Callable[[dict[str, Any]], Any], delay: float = 0.0,
                  status: int = 200, finish_reason: Callable[[dict[str, Any]], str] | None = None,
-                 refuse_schema: int = 0) -> None:
+                 refuse_schema: int = 0, refuse_object_schema: bool = False) -> None:
         self.reply, self.delay, self.status = reply, delay, status
         self.refuse_schema = refuse_schema
+        self.refuse_object_schema = refuse_object_schema
         self.finish_reason = finish_reason or (lambda payload: "stop")
         self.payloads: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -81,8 +82,9 @@ class FakeOpenAI(_Server):
                 if owner.status != 200:
                     self._send(owner.status, b'{"error": {"message": "bad request"}}')
                     return
-                if owner.refuse_schema and (
-                        payload.get("response_format") or {}).get("type") == "json_schema":
+                fmt = payload.get("response_format") or {}
+                if owner.refuse_schema and (fmt.get("type") == "json_schema" or (
+                        owner.refuse_object_schema and "schema" in fmt)):
                     # as a server without JSON Schema support answers, with that status
                     self._send(owner.refuse_schema, b'{"error": {"code": 400, "type": "invalid_request_error", '
                                     b'"message": "response_format type json_schema is not '

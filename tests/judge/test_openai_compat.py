@@ -151,8 +151,8 @@ def test_json_schema_is_asked_by_default() -> None:
 def test_a_server_refusing_json_schema_is_asked_in_json_mode_from_then_on(
         status: int, caplog: pytest.LogCaptureFixture) -> None:
     """A server without JSON Schema support answers 400 (OpenAI's format) or 500 (llama-cpp-python
-    0.3): the same request is sent again in JSON mode, later requests go in JSON mode directly,
-    and the reason is logged once."""
+    0.3): the same request is sent again in JSON mode with the schema (which llama-cpp-python
+    compiles to a grammar), later requests go that way directly, and the reason is logged once."""
     with FakeOpenAI(lambda payload: '{"score": 0.5}', refuse_schema=status) as server:
         judge = Judge(OpenAICompatBackend("local", f"{server.url}/v1"), max_retries=0,
                       concurrency=1)
@@ -162,10 +162,26 @@ def test_a_server_refusing_json_schema_is_asked_in_json_mode_from_then_on(
     assert [o.value for o in outcomes] == [0.5, 0.5, 0.5]
     assert [p["response_format"]["type"] for p in server.payloads] == [
         "json_schema", "json_object", "json_object", "json_object"]
+    assert all(p["response_format"]["schema"] == SCHEMA for p in server.payloads[1:])
     [record] = [r for r in caplog.records if "refused a JSON Schema" in r.getMessage()]
     assert f"HTTP {status}" in record.getMessage() and "json_schema is not supported" in (
         record.getMessage())
     assert f"HTTP {status}" in judge.backend.describe()["structured_fallback"]
+
+
+def test_a_server_refusing_a_schema_in_json_mode_too_is_asked_in_plain_json_mode() -> None:
+    with FakeOpenAI(lambda payload: '{"score": 0.5}', refuse_schema=400,
+                    refuse_object_schema=True) as server:
+        judge = Judge(OpenAICompatBackend("local", f"{server.url}/v1"), max_retries=0,
+                      concurrency=1)
+        outcomes = judge.complete_json([JsonTask(req(t), lambda v: v["score"]) for t in "ab"])
+    assert [o.value for o in outcomes] == [0.5, 0.5]
+    assert [p["response_format"] for p in server.payloads][1:] == [
+        {"type": "json_object", "schema": SCHEMA}, {"type": "json_object"},
+        {"type": "json_object"}]
+    described = judge.backend.describe()
+    assert "HTTP 400" in described["structured_fallback"]
+    assert "HTTP 400" in described["structured_fallback_plain"]
 
 
 def test_other_client_errors_are_not_retried_in_json_mode() -> None:

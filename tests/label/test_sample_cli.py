@@ -59,7 +59,11 @@ def assessed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _in_scope(assessed: Path) -> set[tuple[str, str]]:
     """The units of the labelled check, as the last assessment's per-case verdicts list them."""
     with (assessed / "verdict_cases.csv").open(encoding="utf-8") as handle:
-        rows = [r for r in csv.DictReader(handle) if r["check"] == "correct answers"]
+        rows = [
+            r
+            for r in csv.DictReader(handle)
+            if r["check"] == "correct answers" and r.get("state") != "out of scope"
+        ]
     return {(r["case_id"], r["model"]) for r in rows}
 
 

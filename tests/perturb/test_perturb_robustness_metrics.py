@@ -42,6 +42,15 @@ def test_robustness_compares_each_child_with_its_parent() -> None:
     assert values == {"q1~typos": 1.0, "q1~casing": 0.0, "q2~typos": 0.0, "q2~casing": 1.0}
     assert by_id["q1~casing"].outcomes["robust_score_drop"].value == pytest.approx(1.0)
     assert "lost" in (by_id["q1~casing"].explanation or "")
+    # robustness proper: only cases whose original passes; FAIL→FAIL is never robust
+    kept = {k: r.outcomes["robust_pass_kept"] for k, r in by_id.items() if "~" in k}
+    assert {k: o.value for k, o in kept.items()} == {
+        "q1~typos": 1.0, "q1~casing": 0.0, "q2~typos": None, "q2~casing": None
+    }  # fmt: skip
+    assert kept["q2~casing"].status is Status.SKIPPED
+    assert "original fails" in (kept["q2~casing"].reason or "")
+    perturbed = {k: r.outcomes["robust_perturbed_pass"].value for k, r in by_id.items() if "~" in k}
+    assert perturbed == {"q1~typos": 1.0, "q1~casing": 0.0, "q2~typos": 1.0, "q2~casing": 0.0}
     assert "gained" in (by_id["q2~typos"].explanation or "")
 
 
@@ -57,6 +66,18 @@ def test_robustness_through_evaluate_keeps_groups_and_models_apart() -> None:
     assert board["a", "robust_unchanged"]["value"] == pytest.approx(3 / 4)
     assert board["b", "robust_unchanged"]["value"] == pytest.approx(1 / 4)
     assert board["a", "robust_unchanged"]["n_skipped"] == 2  # the parents
+    assert board["a", "robust_pass_kept"]["value"] == pytest.approx(3 / 4)
+    assert board["b", "robust_pass_kept"]["value"] == pytest.approx(1 / 4)
+
+
+def test_a_system_that_fails_everything_is_not_robust() -> None:
+    """FAIL→FAIL used to read 100 % unchanged; robustness proper has no case to count."""
+    answers = {c.id: "no idea" for c in _suite()}
+    run = evaluate(_answer(_suite(), answers), ["perturbation_robustness"])
+    board = {r["metric"]: r for r in run.leaderboard}
+    assert board["robust_unchanged"]["value"] == pytest.approx(1.0)  # the old, hollow reading
+    assert board["robust_pass_kept"]["n_ok"] == 0
+    assert board["robust_perturbed_pass"]["value"] == pytest.approx(0.0)
 
 
 def test_missing_parent_and_unknown_outcome_are_skipped_with_reason() -> None:

@@ -190,7 +190,7 @@ def test_every_case_field_round_trips_through_the_parquet_copy(tmp_path: Path) -
         {
             "id": "q1~s2", "model": "m", "question": "Q?", "expected_answers": ["a", "b"],
             "retrieved_context": ["c"], "context_ids": ["d1"], "relevant_ids": {"d1": 2.0},
-            "relevant_context": ["c"], "actual_answer": "a", "condition": "contains 'a'",
+            "relevant_context": ["c"], "actual_answer": "a", "condition": "'a'",
             "topic": "t", "query_type": "qt", "perturbation": "typo", "parent_id": "q0",
             "labels": {"ok": True}, "latency_s": 0.5, "cost_usd": 0.01, "metadata": {"k": [1]},
             "turns": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a"}],

@@ -84,7 +84,7 @@ def assessment(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 id=f"q{i:02d}", model=model, question=f"Question {i}? {LEAK}",
                 expected_answer=f"The answer is {i}. {LEAK}",
                 actual_answer=f"The answer is {i}. {LEAK}" if good else f"No idea. {LEAK}",
-                retrieved_context=[f"Context {i}: {LEAK}"], condition=f'contains "{CARD}"',
+                retrieved_context=[f"Context {i}: {LEAK}"], condition=f'"{CARD}"',
                 topic=f"customer {EMAIL}" if i % 2 else "fees",
                 labels={"correct": int(good)}, metadata={"note": LEAK}, **_dialogue(i)))
     write_suite(cases, root / "suite.jsonl")

@@ -93,7 +93,8 @@ def make_attacks(
         library: attack templates (the built-in :data:`~assay.attacks.library.ATTACKS` by
             default).
         harmful_requests: requests for jailbreak and harmful-compliance attacks.
-        max_cases: attack at most this many suite cases (a seeded sample).
+        max_cases: write at most this many attack cases in all: a seeded sample spread evenly
+            over the attack categories (round-robin), kept in build order.
         system_prompt: the target's system prompt, to detect its extraction by overlap.
         system_canary: a marker planted in the target's system prompt, to detect extraction.
         seed: seeds the sample and the canaries.
@@ -118,8 +119,6 @@ def make_attacks(
     parents = list(unique.values())
     if max_cases is not None:
         check_int(max_cases, "max_cases", "make_attacks")
-        rng = random.Random(f"{seed}:attack-sample")
-        parents = sorted(rng.sample(parents, min(max_cases, len(parents))), key=parents.index)
     extra: dict[str, Any] = {}
     if system_prompt:
         extra["system_prompt"] = system_prompt
@@ -180,4 +179,29 @@ def make_attacks(
                 metadata=metadata,
             )
             out.append(parent.model_copy(update=fields, deep=True))
-    return out
+    return out if max_cases is None else _spread_sample(out, max_cases, seed)
+
+
+def _spread_sample(cases: list[TestCase], n: int, seed: int) -> list[TestCase]:
+    """At most ``n`` of ``cases``: seeded, taken in turn from each attack category (so every
+    category is represented when ``n`` allows), returned in their original order.
+
+    Example:
+        >>> made = [TestCase(id=f"{c}{i}", metadata={"attack": {"category": c}})
+        ...         for c in "ab" for i in range(5)]
+        >>> sorted(c.metadata["attack"]["category"] for c in _spread_sample(made, 3, 0))
+        ['a', 'a', 'b']
+    """
+    if len(cases) <= n:
+        return cases
+    rng = random.Random(f"{seed}:attack-sample")
+    by_category: dict[str, list[int]] = {}
+    for index, case in enumerate(cases):
+        by_category.setdefault(case.metadata["attack"]["category"], []).append(index)
+    queues = [rng.sample(indices, len(indices)) for indices in by_category.values()]
+    chosen: list[int] = []
+    while len(chosen) < n:
+        for queue in queues:
+            if queue and len(chosen) < n:
+                chosen.append(queue.pop())
+    return [cases[i] for i in sorted(chosen)]

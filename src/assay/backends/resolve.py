@@ -35,6 +35,7 @@ from typing import Any, Generic, TypeVar
 from assay.errors import InvalidInputError
 from assay.params import check
 from assay.registry import Registry
+from assay.safety.credentials import redact_text
 
 T = TypeVar("T")
 
@@ -99,7 +100,8 @@ class BackendFamily(Generic[T]):
         else:
             raise InvalidInputError(
                 f"The '{self.param}' parameter of {self.where} must be one of "
-                f"{', '.join(self.backends.names())} (optionally 'name:argument'); got {spec!r} "
+                f"{', '.join(self.backends.names())} (optionally 'name:argument'); "
+                f"got {redact_text(repr(spec))} "
                 "instead."
             )
         return built

@@ -37,6 +37,11 @@ class LabelledScores:
         return len(self.labels)
 
 
+#: Columns of a labels export that are not criteria: who labelled, and how each case was chosen
+#: (``design``, ``round``, ``probability``; ``<criterion>_design`` ... with several criteria).
+_NOT_CRITERIA = ("annotator", "n_annotators", "comment", "design", "round", "probability")
+_DESIGN_SUFFIXES = ("_design", "_round", "_probability")
+
 def read_labels(
     path: str | Path, *, label: str = "label", id_column: str = "id", model_column: str = "model"
 ) -> pd.DataFrame:
@@ -74,7 +79,8 @@ def read_labels(
     for column in (id_column, label):
         if column not in frame.columns:
             others = [str(c) for c in frame.columns
-                      if c not in (id_column, model_column, "annotator", "n_annotators", "comment")]
+                      if c not in (id_column, model_column, *_NOT_CRITERIA)
+                      and not str(c).endswith(_DESIGN_SUFFIXES)]
             hint = (f"; the file holds labels of several criteria ({', '.join(others)}): choose "
                     f"one with --label {others[0]}, or export one with --criterion"
                     if column == label and others else "")

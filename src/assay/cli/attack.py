@@ -23,7 +23,11 @@ from assay.cli.progress import console
     "jailbreak, system_prompt_extraction, pii_extraction, harmful_compliance, multi_turn "
     "(conversations: crescendo, context_poisoning, roleplay_drift).",
 )
-@int_option("--max-cases", least=1, help="Attack a seeded sample of cases.")
+@int_option(
+    "--max-cases",
+    least=1,
+    help="Write at most this many attack cases: a seeded sample spread over the categories.",
+)
 @click.option(
     "--harmful-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),

@@ -29,8 +29,14 @@ def _types(values: tuple[str, ...]) -> tuple[str, ...] | None:
 @click.option("--taxonomy", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="JSON file of your own query types (name, instruction, ...).")
 @click.option("--judge", default=None,
-              help="Question writer: 'provider:model', a JSON object, or 'scripted' (offline "
-                   "templates). Default: $ASSAY_JUDGE.")
+              help="Question writer: 'provider:model' or a JSON object (e.g. the spec "
+                   "`assay judge-serve` prints). 'scripted' is a DRY RUN: template questions, "
+                   "no model, marked as such; not a test suite. Default: $ASSAY_JUDGE.")
+@choice_option("--writer", choices=["full", "compact"],
+               help="full: key facts, then questions with answers (capable models). compact: "
+                    "one grammar-constrained question per request, the answer taken from the "
+                    "chunk (small local models such as `assay judge-serve`'s default); types "
+                    "factual, yes_no, multiple_choice, unanswerable.")
 @click.option("--embedder", default="minilm", show_default=True, help="Embedding model spec.")
 @click.option("--chunk-size", type=int, default=120, show_default=True,
               help="Most words per chunk.")
@@ -46,6 +52,10 @@ def _types(values: tuple[str, ...]) -> tuple[str, ...] | None:
               help="Importance of a topic id (or 'noise') for --strategy weighted.")
 @click.option("--oversample", type=float, default=1.0, show_default=True,
               help="Write this many times more questions, keep the best n per topic quota.")
+@click.option("--min-kept", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Share of --n that must be kept [default: 0.8]; below it the command exits "
+                   "1, says why on stderr and writes its outputs as <stem>.incomplete.* (0 "
+                   "accepts any).")
 @click.option("--min-source-similarity", type=float, default=None)
 @click.option("--min-grounding", type=float, default=None)
 @click.option("--duplicate-similarity", type=float, default=None)
@@ -57,16 +67,18 @@ def command(corpus: tuple[Path, ...], out: Path, n: int, types: tuple[str, ...],
             strategy: str, weights: tuple[str, ...], oversample: float,
             min_source_similarity: float | None, min_grounding: float | None,
             duplicate_similarity: float | None, unanswerable_max_similarity: float | None,
-            seed: int) -> None:
+            seed: int, writer: str, min_kept: float | None) -> None:
     """Generate questions covering every topic of CORPUS (folders or files: txt, md, html,
     pdf, docx) and write them as a test suite to --out.
 
     Beside the suite: <stem>.generation.json (parameters, seeds, coverage, every dropped question
     with its reason), <stem>.coverage.md, <stem>.topics.svg (topic map), <stem>.chunks.jsonl.
+    Exits 1 when fewer than --min-kept of --n questions are kept.
     """
     from dataclasses import replace
 
     from assay.generate import GenerationConfig, SelectionConfig, generate, load_taxonomy
+    from assay.generate.completeness import DEFAULT_MIN_KEPT
 
     thresholds = {
         "min_source_similarity": min_source_similarity, "min_grounding": min_grounding,
@@ -81,8 +93,11 @@ def command(corpus: tuple[Path, ...], out: Path, n: int, types: tuple[str, ...],
         n=n, types=_types(types), chunk_size=chunk_size, overlap=overlap, reducer=reducer,
         cluster=cluster, k=k, min_cluster_size=min_cluster_size, strategy=strategy,
         weights=parsed_weights, oversample=oversample, seed=seed, selection=selection,
+        min_kept=DEFAULT_MIN_KEPT if min_kept is None else min_kept, writer=writer,
     )
     custom = load_taxonomy(taxonomy) if taxonomy is not None else None
+    if judge is not None and judge.strip() == "scripted":
+        _dry_run_banner()
     with progress_bar() as progress:
         result = generate(list(corpus), judge=judge, embedder=embedder, config=config,
                           taxonomy=custom, progress=progress)
@@ -108,7 +123,23 @@ def command(corpus: tuple[Path, ...], out: Path, n: int, types: tuple[str, ...],
     for kind, path in paths.items():
         if kind != "suite":
             console.print(f"{kind}: {path}")
+    if report.get("dry_run"):
+        _dry_run_banner()
+    missing = result.shortfall
+    if missing is not None:
+        click.echo(missing.message(), err=True)
+        click.echo(f"nothing written to {out}; what was kept is in {paths['suite']} (not a "
+                   "complete suite)", err=True)
+        raise SystemExit(1)
     click.echo(str(paths["suite"]))
+
+
+def _dry_run_banner() -> None:
+    console.print("[bold yellow]DRY RUN[/bold yellow]: --judge scripted writes template "
+                  "questions without a model (to check the pipeline and the outputs), not a test "
+                  "suite; every case is marked metadata.dry_run. For real questions pass a model: "
+                  "--judge openai:gpt-4o-mini, or `assay judge-serve` and --writer compact.",
+                  soft_wrap=True)
 
 
 def _print_coverage(report: dict[str, object]) -> None:

@@ -52,6 +52,10 @@ def command(model: Path | None, alias: str, threads: int | None, port: int | Non
             click.echo(f"serving {model.name if model else 'SmolLM2-135M-Instruct (toy)'} with "
                        f"{n_threads} thread(s) at {url}")
             click.echo(f"judge spec: --judge '{spec}'")
+            if model is None:
+                click.echo("to write test questions with this small model: assay generate "
+                           "CORPUS --writer compact --judge '...' (see docs/generation.md)",
+                           err=True)
             if check_speed:
                 speed = decode_speed(url, alias)
                 hint = " (slow: try fewer --threads)" if n_threads > 1 and speed < 5 else ""

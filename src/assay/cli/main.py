@@ -11,6 +11,7 @@ import click
 
 from assay._version import __version__
 from assay.errors import AssayError
+from assay.safety.credentials import redact_text
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,6 +21,16 @@ def cli(verbose: int) -> None:
     """assay: explainable, reproducible, human-calibrated testing of LLM and RAG systems."""
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # no credential reaches a log line
+        handler.setFormatter(RedactingFormatter("%(levelname)s %(name)s: %(message)s"))
+
+
+class RedactingFormatter(logging.Formatter):
+    """A log formatter that redacts credentials (tracebacks included) from every line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The formatted record with every credential replaced (see :func:`redact_text`)."""
+        return redact_text(super().format(record))
 
 
 def _add_commands() -> None:
@@ -44,10 +55,13 @@ def main() -> None:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.show()
+        redacted = click.ClickException(redact_text(exc.format_message()))
+        if isinstance(exc, click.UsageError):  # keep the usage line and the hint
+            redacted = click.UsageError(redacted.message, exc.ctx)
+        redacted.show()
         sys.exit(exc.exit_code)
     except AssayError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {redact_text(str(exc))}", err=True)
         sys.exit(2)
 
 

@@ -53,6 +53,12 @@ if TYPE_CHECKING:
     help="Simulated user of conversation cases with a scenario and no user turns: "
     "'provider:model', a JSON object, or 'scripted' (offline). Default: $ASSAY_JUDGE.",
 )
+@click.option(
+    "--score-truncated",
+    is_flag=True,
+    help="Score answers cut at the system's token limit as if complete (default: recorded as "
+    "'truncated' and counted as unmeasured).",
+)
 @seed_option("Seed of the back-off jitter.")
 @int_option(
     "--repeats",
@@ -73,6 +79,7 @@ def command(
     timeout_s: float | None,
     max_turns: int | None,
     judge: str | None,
+    score_truncated: bool,
     seed: int,
     repeats: int,
 ) -> None:
@@ -84,6 +91,7 @@ def command(
     started again with the same arguments, resumes where it stopped.
     """
     from assay.data import read_suite, write_suite
+    from assay.data.case import RUN_TRUNCATED
     from assay.runner import load_target, run_target
 
     connector, settings = load_target(target)
@@ -92,6 +100,7 @@ def command(
         "retries": retries,
         "timeout_s": timeout_s,
         "max_turns": max_turns,
+        "score_truncated": score_truncated or None,  # the config's unless given
     }
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     settings = dataclasses.replace(settings, **overrides)
@@ -124,8 +133,11 @@ def command(
     if not keep_checkpoint:
         log.unlink(missing_ok=True)
     errors = Counter(
-        c.metadata["run"].get("error_kind") for c in answered if c.metadata["run"]["status"] != "ok"
+        c.metadata["run"].get("error_kind")
+        for c in answered
+        if c.metadata["run"]["status"] == "error"
     )
+    truncated = sum(c.metadata["run"]["status"] == RUN_TRUNCATED for c in answered)
     latencies = sorted(c.latency_s for c in answered if c.latency_s is not None)
     costs = [c.cost_usd for c in answered if c.cost_usd is not None]
     summary = f"{len(answered) - sum(errors.values())} answered, {sum(errors.values())} errors"
@@ -137,6 +149,8 @@ def command(
         summary += f"; {len(conversations)} conversations ({replies} assistant turns)"
     if errors:
         summary += " (" + ", ".join(f"{k}: {n}" for k, n in errors.most_common()) + ")"
+    if truncated:
+        summary += f"; {truncated} truncated at the system's token limit (unmeasured)"
     if latencies:
         summary += f"; median latency {latencies[len(latencies) // 2]:.3f} s"
     if costs:

@@ -214,6 +214,32 @@ class TestCase(BaseModel):
         """The unique key of the case within a suite: ``(id, model or "")``."""
         return (self.id, self.model or "")
 
+    @property
+    def truncated(self) -> str | None:
+        """Why the answer is incomplete when the system stopped at its token limit, else None.
+
+        The runner records such an answer with ``metadata["run"]["status"] ==``
+        :data:`RUN_TRUNCATED` and the reason in ``metadata["run"]["reason"]``; every evaluator
+        of the answer then counts the case as unmeasured (``skipped`` with that reason).
+
+        Example:
+            >>> run = {"status": "truncated", "reason": "cut at the token limit"}
+            >>> TestCase(id="q", actual_answer="The fee", metadata={"run": run}).truncated
+            'cut at the token limit'
+        """
+        run = self.metadata.get("run")
+        if not isinstance(run, dict) or run.get("status") != RUN_TRUNCATED:
+            return None
+        return str(run.get("reason") or TRUNCATED_REASON)
+
+
+#: ``metadata["run"]["status"]`` of an answer cut at the system's token limit (see
+#: :attr:`TestCase.truncated`); ``"ok"`` and ``"error"`` are the other statuses.
+RUN_TRUNCATED = "truncated"
+#: The reason recorded with a truncated answer.
+TRUNCATED_REASON = (
+    "the answer was cut at the system's token limit (finish_reason 'length'): unmeasured"
+)
 
 #: Names of the fields of :class:`TestCase`, in declaration order.
 CASE_FIELDS: tuple[str, ...] = tuple(TestCase.model_fields)

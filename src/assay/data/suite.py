@@ -94,12 +94,27 @@ def _record_to_case(
         if fields.get(key) is None:
             fields.pop(key, None)
     try:
-        return TestCase.model_validate(fields)
+        case = TestCase.model_validate(fields)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
             problems.append(f"{source}: row {row}, {_location(err['loc'])}: {err['msg']}")
         raise InvalidInputError("\n".join(problems)) from None
+    _check_condition(case, row, source)
+    return case
+
+
+def _check_condition(case: TestCase, row: int, source: str) -> None:
+    """Refuse a condition that does not parse (a file's condition is checked when it is read,
+    not found unusable case by case while scoring)."""
+    if not case.condition or not case.condition.strip():
+        return
+    from assay.matching import ConditionSyntaxError, compile_condition
+
+    try:
+        compile_condition(case.condition)
+    except ConditionSyntaxError as exc:
+        raise InvalidInputError(f"{source}: row {row}, field 'condition': {exc}") from None
 
 
 def _location(loc: tuple[int | str, ...]) -> str:

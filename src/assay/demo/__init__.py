@@ -141,7 +141,11 @@ def demo_plan() -> tuple[Any, list[str]]:
     if not missing:
         return plan, []
     produced = {spec.name for name in chosen for spec in evaluator_class(name).metrics}
-    checks = [c for c in plan.check if set(c.metrics) & produced]
+    checks = [  # a check keeps the metrics measured (the plan's preflight refuses the others)
+        c.model_copy(update={"metrics": [m for m in c.metrics if m in produced]})
+        for c in plan.check
+        if set(c.metrics) & produced
+    ]
     run = plan.run.model_copy(update={"evaluators": chosen})
     return plan.model_copy(update={"run": run, "check": checks}), missing
 

@@ -58,8 +58,10 @@ def resolve_evaluators(
 
 
 def check_thresholds(thresholds: dict[str, float], evaluators: Sequence[Evaluator]) -> None:
-    """Refuse a threshold for a metric no selected evaluator reports, or a non-number."""
-    known = {m for e in evaluators for m in e.metric_names()}
+    """Refuse a threshold for a metric no selected evaluator reports, a non-number, or one
+    outside the metric's declared range (``-1`` on a rate would pass every case)."""
+    specs = {m.name: m for e in evaluators for m in e.metrics}
+    known = set(specs)
     for metric, value in thresholds.items():
         if metric not in known:
             raise InvalidInputError(
@@ -73,6 +75,12 @@ def check_thresholds(thresholds: dict[str, float], evaluators: Sequence[Evaluato
             "a mapping of metric name to number",
             {metric: value},
         )
+        low, high = specs[metric].range
+        if not low <= value <= high:
+            raise InvalidInputError(
+                f"Threshold {value:g} for {metric!r} is outside the metric's range "
+                f"[{low:g}, {high:g}]"
+            )
 
 
 @dataclass

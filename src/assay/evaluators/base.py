@@ -22,6 +22,7 @@ from assay.data.case import TestCase
 from assay.evaluators.batch import ResultBatch
 from assay.evaluators.outcomes import CaseResult, MetricSpec, Outcome, Status
 from assay.params import constructor_params
+from assay.safety.credentials import redact_settings, redact_text
 
 logger = logging.getLogger(__name__)
 
@@ -181,7 +182,7 @@ class Evaluator(ABC):
             "family": self.family,
             "class": f"{type(self).__module__}.{type(self).__qualname__}",
             "description": self.description,
-            "params": _jsonable(self.get_params()),
+            "params": redact_settings(_jsonable(self.get_params())),
             "requires": list(self.requires),
             "reproducible": self.reproducible,
             "extra": self.extra,
@@ -207,16 +208,23 @@ class Evaluator(ABC):
         parts: list[tuple[list[int], ResultBatch]] = []
         eligible: list[int] = []
         missing: dict[str, list[int]] = {}
+        truncated: list[int] = []
+        reads_answer = not self.requires or not set(self.requires) <= _ANSWER_FREE
         for index, case in enumerate(cases):
             fields = self.missing_fields(case)
             if fields:
                 missing.setdefault(", ".join(fields), []).append(index)
+            elif reads_answer and case.truncated is not None:
+                truncated.append(index)
             else:
                 eligible.append(index)
         for lacking, positions in missing.items():
             reason = f"missing required field(s): {lacking}"
             parts.append((positions, ResultBatch.uniform(names, len(positions), Status.SKIPPED,
                                                          reason)))
+        if truncated:  # an incomplete answer is unmeasured, and said so in problems.json
+            parts.append((truncated, ResultBatch.of(names, [
+                _truncated(names, cases[i].truncated or "") for i in truncated])))
         if eligible:
             batch = cases if len(eligible) == len(cases) else [cases[i] for i in eligible]
             try:
@@ -228,12 +236,30 @@ class Evaluator(ABC):
             except Exception as exc:  # one failing batch must not end the run
                 logger.exception("evaluator %s failed on a batch", self.name)
                 scored = ResultBatch.uniform(names, len(batch), Status.ERROR,
-                                             f"{type(exc).__name__}: {exc}")
+                                             redact_text(f"{type(exc).__name__}: {exc}"))
             parts.append((eligible, scored))
         if not parts:
             return ResultBatch.scored(names, np.empty((0, len(names))), [], [])
         whole = parts[0][1] if len(parts) == 1 else ResultBatch.stack(len(cases), parts)
         return whole.checked(self.metrics, self.name)
+
+
+#: Fields that do not hold what the system answered: an evaluator requiring only these (the
+#: retrieval and question evaluators) still scores a truncated answer's case; any other (those
+#: reading the answer, the turns or the trajectory) counts it as unmeasured.
+_ANSWER_FREE = frozenset(
+    {"question", "expected_answer", "retrieved_context", "context_ids", "relevant_ids",
+     "relevant_context"}
+)
+
+
+def _truncated(names: Sequence[str], reason: str) -> CaseResult:
+    """Every metric skipped for an answer cut at the system's token limit."""
+    return CaseResult(
+        {m: Outcome(Status.SKIPPED, None, reason) for m in names},
+        reason,
+        {"problems": [problem("truncated_answer", reason)]},
+    )
 
 
 class CaseByCaseEvaluator(Evaluator):

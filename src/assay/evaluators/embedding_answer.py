@@ -7,7 +7,7 @@ import numpy as np
 
 from assay.backends.embed import DEFAULT_SPEC, Embedder
 from assay.data.case import TestCase
-from assay.evaluators.base import CaseResult
+from assay.evaluators.base import CaseResult, MetricSpec
 from assay.evaluators.embedding_base import (
     EmbeddingEvaluator,
     SentenceVectors,
@@ -23,6 +23,9 @@ from assay.evaluators.explain import quote, rounded
 from assay.evaluators.registry import register
 from assay.params import check_choice, check_int
 from assay.text.normalize import normalize_squad, squad_tokens
+
+#: How :class:`EmbAnswerSimilarity` maps a negative cosine into [0, 1].
+NEGATIVES = ("clip", "rescale")
 
 SHORT_METHODS = ("edit", "exact", "jaccard")
 
@@ -126,23 +129,42 @@ class EmbAnswerRelevancy(WeightedEmbeddingEvaluator):
 
 @register
 class EmbAnswerSimilarity(EmbeddingEvaluator):
-    """Semantic similarity of the actual to the expected answer, whole and sentence by sentence."""
+    """Semantic similarity of the actual to the expected answer, whole and sentence by sentence,
+    in ``[0, 1]`` as the evaluator catalogue defines it.
+
+    Args:
+        embedder: The embedding model (spec or instance).
+        negative: How a cosine below 0 (unrelated answers) becomes a similarity in ``[0, 1]``:
+            ``"clip"`` (default: 0, positive cosines unchanged) or ``"rescale"`` (``(1 + cos) /
+            2`` throughout). The raw cosine of the whole answers is kept in the details.
+    """
 
     name = "emb_answer_similarity"
     description = (
-        "Cosine similarity of the whole actual and expected answers, and per actual sentence "
-        "the max similarity to an expected sentence (mean and min)."
+        "Similarity in [0, 1] of the whole actual and expected answers (cosine, negatives "
+        "clipped), and per actual sentence the max similarity to an expected sentence."
     )
     requires = ("actual_answer", "expected_answer")
     metrics = (
-        cosine_metric("emb_answer_similarity",
-                      "cosine similarity of the whole actual and expected answers",
-                      threshold=0.7, primary=True),
-        cosine_metric("emb_answer_sentence_similarity_mean",
-                      "mean over actual sentences of the max similarity to an expected sentence"),
-        cosine_metric("emb_answer_sentence_similarity_min",
-                      "min over actual sentences of the max similarity to an expected sentence"),
+        MetricSpec("emb_answer_similarity",
+                   "cosine similarity of the whole actual and expected answers, in [0, 1]",
+                   threshold=0.7, primary=True),
+        MetricSpec("emb_answer_sentence_similarity_mean",
+                   "mean over actual sentences of the max similarity to an expected sentence, "
+                   "in [0, 1]"),
+        MetricSpec("emb_answer_sentence_similarity_min",
+                   "min over actual sentences of the max similarity to an expected sentence, "
+                   "in [0, 1]"),
     )
+
+    def __init__(self, embedder: str | Embedder = DEFAULT_SPEC, negative: str = "clip") -> None:
+        super().__init__(embedder)
+        check_choice(negative, NEGATIVES, "negative", "EmbAnswerSimilarity")
+        self.negative = negative
+
+    def _unit(self, cosine: float) -> float:
+        """A cosine as a similarity in [0, 1]."""
+        return max(0.0, cosine) if self.negative == "clip" else (1.0 + cosine) / 2.0
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
         actual, expected = (case.actual_answer or "").strip(), (case.expected_answer or "").strip()
@@ -155,19 +177,22 @@ class EmbAnswerSimilarity(EmbeddingEvaluator):
             return parts
         act_s, exp_s = parts
         actual, expected = (case.actual_answer or "").strip(), (case.expected_answer or "").strip()
-        whole = float(cosine_matrix(vectors[actual][None, :], vectors[expected][None, :])[0, 0])
+        cosine = float(cosine_matrix(vectors[actual][None, :], vectors[expected][None, :])[0, 0])
+        whole = self._unit(cosine)
         sims = cosine_matrix(stack(vectors, act_s), stack(vectors, exp_s))
         best = sims.max(axis=1)
         worst = int(np.argmin(best))
         return CaseResult.ok(
             {
                 "emb_answer_similarity": whole,
-                "emb_answer_sentence_similarity_mean": float(best.mean()),
-                "emb_answer_sentence_similarity_min": float(best[worst]),
+                "emb_answer_sentence_similarity_mean": float(np.mean([self._unit(float(b))
+                                                                      for b in best])),
+                "emb_answer_sentence_similarity_min": self._unit(float(best[worst])),
             },
-            f"whole-answer similarity {whole:.2f}; least matched actual sentence "
-            f"({best[worst]:.2f}): {quote(act_s[worst])!r}",
-            {"actual_sentences": matched_sentences(act_s, exp_s, sims, "expected")},
+            f"whole-answer similarity {whole:.2f} (cosine {cosine:.2f}); least matched actual "
+            f"sentence ({best[worst]:.2f}): {quote(act_s[worst])!r}",
+            {"cosine": round(cosine, 4),
+             "actual_sentences": matched_sentences(act_s, exp_s, sims, "expected")},
         )
 
 

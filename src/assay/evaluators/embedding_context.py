@@ -1,7 +1,11 @@
 """Embedding context metrics: how relevant the retrieved context is to the question.
 
-* context relevancy: per question sentence, the best similarity to any context sentence,
-  aggregated by mean, weighted mean and minimax (the least covered question sentence);
+* context relevancy (``emb_context_relevancy``, primary): the validation framework's definition,
+  the mean over the retrieved chunks of the cosine similarity of the whole question with the whole
+  chunk;
+* sentence coverage (the evaluator catalogue's context relevancy, assay's earlier default): per
+  question sentence, the best similarity to any context sentence, aggregated by mean, weighted
+  mean and minimax (the least covered question sentence);
 * soft recall / precision: a chunk's relevancy is the best similarity of the whole question to
   one of its sentences; recall takes the best chunk, precision the mean over chunks;
 * context mean reciprocal rank: the first chunk (within the top ``k``) whose relevancy reaches
@@ -50,20 +54,31 @@ def chunk_relevancy(
     return out
 
 
+def _whole_chunks(case: TestCase) -> list[str]:
+    """The retrieved chunks with text, whole (stripped)."""
+    return [c.strip() for c in case.retrieved_context or [] if c.strip()]
+
+
 @register
 class EmbContextRelevancy(WeightedEmbeddingEvaluator):
-    """Coverage of the question by the context, sentence by sentence, plus soft recall/precision."""
+    """Relevance of the retrieved chunks to the question (validation framework: mean cosine of
+    the question with each chunk), coverage of the question sentence by sentence (the catalogue's
+    form) and soft recall / precision."""
 
     name = "emb_context_relevancy"
     description = (
-        "Per question sentence, max similarity to a context sentence (mean, weighted mean, "
-        "minimax); chunk relevancy soft recall (best chunk) and precision (mean over chunks)."
+        "Mean cosine of the question with each retrieved chunk (validation framework); per "
+        "question sentence, max similarity to a context sentence (mean, weighted mean, minimax); "
+        "chunk relevancy soft recall (best chunk) and precision (mean over chunks)."
     )
     requires = ("question", "retrieved_context")
     metrics = (
+        cosine_metric("emb_context_relevancy",
+                      "mean over retrieved chunks of the cosine similarity of the question and "
+                      "the chunk (validation framework)", threshold=0.5, primary=True),
         cosine_metric("emb_context_relevancy_mean",
                       "mean over question sentences of the max similarity to a context sentence",
-                      threshold=0.5, primary=True),
+                      threshold=0.5),
         cosine_metric("emb_context_relevancy_weighted",
                       "weighted mean over question sentences (weights parameter) of the max "
                       "similarity"),
@@ -78,7 +93,7 @@ class EmbContextRelevancy(WeightedEmbeddingEvaluator):
 
     def texts_to_encode(self, case: TestCase) -> list[str]:
         question, context = case.question or "", chunk_sentences(case.retrieved_context)[0]
-        return [question.strip(), *sentences_of(question), *context]
+        return [question.strip(), *sentences_of(question), *context, *_whole_chunks(case)]
 
     def score_case(self, case: TestCase, vectors: SentenceVectors) -> CaseResult | str:
         question, q_sents = case.question or "", sentences_of(case.question)
@@ -94,7 +109,10 @@ class EmbContextRelevancy(WeightedEmbeddingEvaluator):
         n_chunks = len(case.retrieved_context or [])
         chunks = chunk_relevancy(vectors[question.strip()], ctx, owners, n_chunks)
         worst, top = int(np.argmin(best)), int(np.argmax(chunks))
+        whole = cosine_matrix(vectors[question.strip()][None, :],
+                              stack(vectors, _whole_chunks(case)))[0]
         values = {
+            "emb_context_relevancy": float(whole.mean()),
             "emb_context_relevancy_mean": float(best.mean()),
             "emb_context_relevancy_weighted": float(np.average(best, weights=weights)),
             "emb_context_relevancy_minimax": float(best[worst]),
@@ -104,9 +122,11 @@ class EmbContextRelevancy(WeightedEmbeddingEvaluator):
         details = {
             "question_sentences": matched_sentences(q_sents, context, sims, "context", owners),
             "chunk_relevancy": rounded(chunks),
+            "chunk_cosine": rounded(whole),
         }
         explanation = (
-            f"least covered question sentence ({best[worst]:.2f}): {quote(q_sents[worst])!r}; "
+            f"mean question-to-chunk cosine {whole.mean():.2f}; least covered question sentence "
+            f"({best[worst]:.2f}): {quote(q_sents[worst])!r}; "
             f"most relevant chunk #{top} ({chunks[top]:.2f}) of {n_chunks}"
         )
         return CaseResult.ok(values, explanation, details)

@@ -25,19 +25,23 @@ from assay.matching.bounded import DEFAULT_TIMEOUT_S
 from assay.params import check
 from assay.safety import Finding, find_encoded, find_sensitive, scrub
 from assay.safety.encodings import ENCODINGS, DecodedSegment
+from assay.safety.secrets import encoded_prose_spans
 
 _WHOLE_TEXT = ("rot13", "reversed")
 
 
-def _new_findings(segment: DecodedSegment, plain: list[Finding], n: int) -> list[Finding]:
-    """Findings of the decoded text, minus those a whole-text transform merely carried over."""
+def _new_findings(
+    segment: DecodedSegment, plain: list[tuple[int, int]], n: int
+) -> list[Finding]:
+    """Findings of the decoded text, minus those a whole-text transform merely carried over from
+    the ``plain`` spans (the plain text's findings and its encoded-prose tokens)."""
     found = find_sensitive(segment.decoded)
     if segment.encoding not in _WHOLE_TEXT:
         return found
     if segment.encoding == "rot13":
-        spans = {(f.start, f.end) for f in plain}
+        spans = set(plain)
     else:  # reversal maps [s, e) to [n - e, n - s)
-        spans = {(n - f.end, n - f.start) for f in plain}
+        spans = {(n - end, n - start) for start, end in plain}
     return [f for f in found if (f.start, f.end) not in spans]
 
 
@@ -171,7 +175,8 @@ def _leaks(
     leaks: list[dict[str, Any]] = []
     plain_holds = cond.evaluate(text) if cond is not None else True
     forbids = cond.evaluate("") if cond is not None else True
-    plain = find_sensitive(text) if cond is None else []
+    plain = ([(f.start, f.end) for f in find_sensitive(text)] + encoded_prose_spans(text)
+             if cond is None else [])
     for seg in segments:
         entry: dict[str, Any] = {"encoding": seg.encoding, "start": seg.start, "end": seg.end}
         if cond is not None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from assay.data.case import TestCase
 from assay.data.samples import question_of
-from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Status
+from assay.evaluators.base import CaseResult, Evaluator, MetricSpec, Outcome, Status
 from assay.evaluators.registry import register
 from assay.evaluators.resolved import ResolvesOnce
 from assay.params import check
@@ -131,18 +131,24 @@ class _PairedEvaluator(Evaluator):
 
 @register
 class PerturbationRobustness(_PairedEvaluator):
-    """Whether a perturbed case keeps its parent's outcome (adversarial robustness).
+    """Whether a perturbed case still passes when its original passes (robustness).
 
-    The mean of ``robust_unchanged`` over a model's perturbed cases is its adversarial
-    robustness: the share of perturbations that leave the outcome (pass / fail of ``base``)
-    unchanged. ``robust_score_drop`` is the parent's base value minus the child's.
+    Robustness as the validation framework means it: among the cases whose original passes (the
+    pass / fail of ``base``), the share whose perturbed variants still pass. ``robust_pass_kept``
+    (primary) is 1 when a perturbed case passes and 0 when it fails; it is *not applicable*
+    (skipped, so out of a check's scope) when the original fails — a system that fails
+    everything is never robust by failing twice. ``robust_perturbed_pass`` is whether the
+    perturbed case passes at all (its mean: the perturbed pass rate). ``robust_unchanged`` is the
+    older reading, 1 when the outcome equals the original's (FAIL→FAIL counts as unchanged: a
+    flip rate, not robustness). ``robust_score_drop`` is the original's base value minus the
+    perturbed case's.
 
     Example:
         >>> parent = TestCase(id="q", model="m", actual_answer="12 euros",
         ...                   expected_answer="12 euros")
         >>> child = parent.model_copy(update={"id": "q~typos", "parent_id": "q",
         ...                                    "actual_answer": "I do not know"})
-        >>> [r.outcomes["robust_unchanged"].value for r in PerturbationRobustness().evaluate(
+        >>> [r.outcomes["robust_pass_kept"].value for r in PerturbationRobustness().evaluate(
         ...     [parent, child])]
         [None, 0.0]
     """
@@ -150,15 +156,28 @@ class PerturbationRobustness(_PairedEvaluator):
     name = "perturbation_robustness"
     family = "robustness"
     description = (
-        "Share of perturbed cases whose pass/fail outcome (of a base metric) equals the parent's."
+        "Among perturbed cases whose original passes (a base metric), the share that still pass; "
+        "the perturbed pass rate; whether the outcome equals the original's."
     )
     requires = ("actual_answer",)
     metrics = (
         MetricSpec(
-            "robust_unchanged",
-            "1 if the perturbed case has the parent's outcome, else 0",
+            "robust_pass_kept",
+            "1 if the perturbed case still passes, 0 if it fails; not applicable when the "
+            "original fails",
             threshold=1.0,
             primary=True,
+        ),
+        MetricSpec(
+            "robust_perturbed_pass",
+            "1 if the perturbed case passes the base metric (mean: perturbed pass rate)",
+            threshold=1.0,
+        ),
+        MetricSpec(
+            "robust_unchanged",
+            "1 if the perturbed case has the original's outcome, else 0 (FAIL→FAIL counts as "
+            "unchanged: a flip rate, not robustness)",
+            threshold=1.0,
         ),
         MetricSpec(
             "robust_score_drop",
@@ -179,8 +198,13 @@ class PerturbationRobustness(_PairedEvaluator):
         same = mine.passed == theirs.passed
         drop = (theirs.value or 0.0) - (mine.value or 0.0)
         verb = "kept" if same else ("lost" if theirs.passed else "gained")
-        return CaseResult.ok(
-            {"robust_unchanged": float(same), "robust_score_drop": drop},
+        result = CaseResult.ok(
+            {
+                "robust_pass_kept": float(bool(mine.passed)),
+                "robust_perturbed_pass": float(bool(mine.passed)),
+                "robust_unchanged": float(same),
+                "robust_score_drop": drop,
+            },
             f"{child.perturbation or 'perturbation'} {verb} the parent's outcome "
             f"({theirs.reason} -> {mine.reason})",
             {
@@ -191,6 +215,13 @@ class PerturbationRobustness(_PairedEvaluator):
                 "outcome": mine.passed,
             },
         )
+        if not theirs.passed:
+            result.outcomes["robust_pass_kept"] = Outcome(
+                Status.SKIPPED, None,
+                f"the original fails ({theirs.reason}): robustness is measured on cases whose "
+                "original passes",
+            )  # fmt: skip
+        return result
 
 
 @register

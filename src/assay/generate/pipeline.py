@@ -30,6 +30,8 @@ from assay.data.case import TestCase
 from assay.data.suite import TestSuite, write_suite
 from assay.errors import InvalidInputError
 from assay.fileio import write_json, write_text
+from assay.generate.compact import COMPACT_TYPES, compact_types, write_compact
+from assay.generate.completeness import DEFAULT_MIN_KEPT, Shortfall, shortfall
 from assay.generate.coverage import coverage_markdown
 from assay.generate.questions import (
     Candidate,
@@ -44,14 +46,17 @@ from assay.generate.questions import (
 )
 from assay.generate.report import build_report
 from assay.generate.sampling import allocate, plan_slots
+from assay.generate.scripted import is_dry_run
 from assay.generate.selection import SelectionConfig, select
 from assay.generate.taxonomy import QueryType, resolve_types, trec_class
 from assay.generate.topic_map import topic_map_svg
 from assay.generate.topics import NOISE, TopicModel, build_topics
-from assay.params import check, check_int
+from assay.params import check, check_choice, check_int
 from assay.progress import ProgressCallback
 
 logger = logging.getLogger(__name__)
+#: Question writers: ``full`` (capable models) and ``compact`` (small local models).
+WRITERS = ("full", "compact")
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,11 @@ class GenerationConfig:
     ``n`` questions are planned over the topics; with ``oversample > 1`` that many times more are
     written and the surplus beyond each topic's quota is dropped after selection
     (``over_quota``). ``weights`` maps topic ids (or ``"noise"``) to importance for the
-    ``weighted`` strategy.
+    ``weighted`` strategy. A generation keeping fewer than ``min_kept`` of ``n`` is incomplete
+    (:attr:`GenerationResult.shortfall`). ``writer`` is ``"full"`` (key facts, then the
+    questions of a slot group in one reply: for capable models) or ``"compact"`` (one short
+    grammar-constrained question per request, the answer taken from the chunk: for small local
+    models; :mod:`assay.generate.compact`).
     """
 
     n: int = 50
@@ -83,9 +92,14 @@ class GenerationConfig:
     batch_size: int = 16
     seed: int = 0
     selection: SelectionConfig = field(default_factory=SelectionConfig)
+    min_kept: float = DEFAULT_MIN_KEPT
+    writer: str = "full"
 
     def __post_init__(self) -> None:
         check_int(self.n, "n", "GenerationConfig")
+        check(0.0 <= self.min_kept <= 1.0, "min_kept", "GenerationConfig",
+              "a share between 0 and 1", self.min_kept)
+        check_choice(self.writer, WRITERS, "writer", "GenerationConfig")
         check(self.oversample >= 1.0, "oversample", "GenerationConfig", "at least 1",
               self.oversample)
         check_int(self.batch_size, "batch_size", "GenerationConfig")
@@ -110,6 +124,11 @@ class GenerationResult:
     topics: TopicModel
     candidates: list[Candidate]
 
+    @property
+    def shortfall(self) -> Shortfall | None:
+        """Why the generation kept too few questions (None when it kept enough)."""
+        return shortfall(self.report, float(self.report["config"]["min_kept"]))
+
     def topic_map(self) -> str:
         """The topic map as SVG text."""
         kept: dict[int, int] = {}
@@ -124,8 +143,13 @@ class GenerationResult:
     def write(self, out: str | os.PathLike[str]) -> dict[str, Path]:
         """Write the suite to ``out`` and its sidecars beside it: ``<stem>.generation.json``
         (the report), ``<stem>.coverage.md``, ``<stem>.topics.svg`` and ``<stem>.chunks.jsonl``
-        (the chunks, so ``relevant_ids`` can be resolved). Returns the paths by kind."""
+        (the chunks, so ``relevant_ids`` can be resolved). Returns the paths by kind.
+
+        An incomplete generation (:attr:`shortfall`) is written under ``<stem>.incomplete``
+        instead (``suite.incomplete.jsonl`` ...), so nothing at ``out`` looks complete."""
         target = Path(out)
+        if self.shortfall is not None:
+            target = target.with_name(f"{target.stem}.incomplete{target.suffix}")
         stem = target.with_suffix("")
         paths = {
             "suite": write_suite(self.suite, target),
@@ -247,6 +271,7 @@ def _cases(candidates: Sequence[Candidate], chunks: Sequence[Chunk], model: Topi
             "key_facts": candidate.facts,
             "generator_model": judge.model,
             "generation_seed": seed,
+            **({"dry_run": True} if is_dry_run(judge) else {}),
             "slot": slot.index,
             "scores": candidate.scores,
         }
@@ -304,7 +329,13 @@ def generate(
     """
     config = config or GenerationConfig()
     started = time.perf_counter()
-    types_list = resolve_types(config.types, taxonomy)
+    compact = config.writer == "compact"
+    wanted = config.types
+    if wanted is None and compact and taxonomy is None:
+        wanted = COMPACT_TYPES
+    types_list = resolve_types(wanted, taxonomy)
+    if compact:
+        compact_types(types_list)
     types = {t.name: t for t in types_list}
     corpus = sources if isinstance(sources, Corpus) else ingest(sources, progress=progress)
     if not corpus.documents:
@@ -335,8 +366,16 @@ def generate(
     slots = plan_slots(model, embeddings, planned, types_list, seed=config.seed)
     judge_client = make_judge(judge)
     needed = sorted({i for s in slots for i in s.chunks})
-    facts, fallbacks = _key_facts(judge_client, chunks, needed, config, progress)
-    candidates = _write_questions(judge_client, chunks, slots, facts, types, config, progress)
+    fallbacks: dict[int, str] = {}
+    if compact:
+        candidates = write_compact(
+            judge_client, chunks, slots, types, max_facts=config.max_facts,
+            batch_size=config.batch_size, seed=config.seed,
+            progress=None if progress is None else lambda d, t: progress("writing questions",
+                                                                         d, t))
+    else:
+        facts, fallbacks = _key_facts(judge_client, chunks, needed, config, progress)
+        candidates = _write_questions(judge_client, chunks, slots, facts, types, config, progress)
     select(candidates, chunks, embeddings, embed, {t.name: t.answerable for t in types_list},
            config.selection)
     _trim(candidates, quotas)

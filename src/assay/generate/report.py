@@ -11,8 +11,10 @@ from assay.backends.embed.base import Embedder
 from assay.backends.llm.client import Judge
 from assay.corpus.chunking import Chunk
 from assay.corpus.ingest import Corpus
+from assay.generate.completeness import minimum_kept
 from assay.generate.coverage import coverage_rows, trec_rows, type_rows
 from assay.generate.questions import Candidate
+from assay.generate.scripted import is_dry_run
 from assay.generate.taxonomy import QueryType
 from assay.generate.topics import TopicModel
 
@@ -38,6 +40,7 @@ def build_report(config: GenerationConfig, types: Sequence[QueryType], corpus: C
     stats = judge.stats.to_dict()
     return {
         "assay_version": __version__,
+        "dry_run": is_dry_run(judge),
         "config": config.to_dict(),
         "seed": config.seed,
         "query_types": [t.to_dict() for t in types],
@@ -57,6 +60,8 @@ def build_report(config: GenerationConfig, types: Sequence[QueryType], corpus: C
             "requested": config.n,
             "planned": len(candidates),
             "kept": kept,
+            "minimum_kept": minimum_kept(config.n, config.min_kept),
+            "complete": kept >= minimum_kept(config.n, config.min_kept),
             "dropped": len(candidates) - kept,
             "topics": len(model.topics),
             "topics_covered": sum(1 for r in coverage if r["covered"]),

@@ -8,63 +8,14 @@ run of the whole pipeline without a model) and by the docs' examples.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.backends.llm.client import Judge
 from assay.backends.llm.protocol import JudgeRequest
 from assay.backends.llm.scripted import Reply, ScriptedJudge
+from assay.generate.falsify import distractors, falsified, phrase
 from assay.generate.questions import fallback_facts
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_VERB = re.compile(r"\b(is|are|was|were|can|will|must|should|does|do|has|have|returns?)\b")
-
-
-def _phrase(fact: str, n_words: int = 6) -> str:
-    tokens = fact.rstrip(".!?").split()
-    head = " ".join(tokens[:n_words])
-    return head[:1].lower() + head[1:]
-
-
-def _falsified(fact: str, step: int = 1) -> str:
-    """``fact`` made false: its first number changed, else "not" after its first verb, else
-    prefixed with "It is not the case that" (``step`` varies the changed number).
-
-    Example:
-        >>> _falsified("The limit is 5 items."), _falsified("Lists are mutable.")
-        ('The limit is 12 items.', 'Lists are not mutable.')
-    """
-    match = _NUMBER.search(fact)
-    if match:
-        value = float(match.group(0).replace(",", ""))
-        return f"{fact[: match.start()]}{value + 7 * step:g}{fact[match.end():]}"
-    negated = _VERB.sub(r"\1 not", fact, count=1)
-    if negated != fact:
-        return negated
-    return f"It is not the case that {fact[:1].lower()}{fact[1:]}"
-
-
-def _distractors(first: str, facts: Sequence[str], wanted: int = 3) -> list[str]:
-    """``wanted`` distinct false statements for a multiple-choice question whose answer is
-    ``first``: the passage's other facts falsified, then ``first`` falsified differently. Never
-    a true statement of the passage (four true options would make the question unanswerable).
-
-    Example:
-        >>> _distractors("The limit is 5 items.", ["The limit is 5 items.", "Sets are unordered."])
-        ['Sets are not unordered.', 'The limit is 12 items.', 'The limit is 19 items.']
-    """
-    out: list[str] = []
-    candidates = [_falsified(f) for f in facts if f != first]
-    candidates += [_falsified(first, step) for step in range(1, 2 * wanted + 2)]
-    for number, candidate in enumerate(candidates):
-        if len(out) == wanted:
-            break
-        if candidate in facts or candidate in out:
-            candidate = f"{first.rstrip('.')} (variant {number + 1} is not stated)."
-        if candidate not in facts and candidate not in out:
-            out.append(candidate)
-    return out
 
 
 def _facts(variables: Mapping[str, Any]) -> list[list[str]]:
@@ -78,23 +29,23 @@ def _item(kind: str, fmt: str, facts: Sequence[list[str]], i: int, polarity: str
     first = facts[0][i % len(facts[0])]
     if kind == "multi_hop" and len(facts) > 1:
         second = facts[1][i % len(facts[1])]
-        return {"question": f"What do the documents say about {_phrase(first, 4)} and about "
-                            f"{_phrase(second, 4)}?", "answer": f"{first} {second}"}
+        return {"question": f"What do the documents say about {phrase(first, 4)} and about "
+                            f"{phrase(second, 4)}?", "answer": f"{first} {second}"}
     if fmt == "unanswerable":
-        return {"question": f"Which version of {_phrase(first, 3)} was released on the planet "
+        return {"question": f"Which version of {phrase(first, 3)} was released on the planet "
                             "Neptune in 1850?",
                 "answer": "The passage does not mention any release on Neptune in 1850."}
     if fmt == "yes_no":
-        claim = first if polarity != "no" else _falsified(first)
-        return {"question": f"Is it true that {_phrase(claim, 40)}?",
+        claim = first if polarity != "no" else falsified(first)
+        return {"question": f"Is it true that {phrase(claim, 40)}?",
                 "answer": f"{(polarity or 'yes').capitalize()}, {first}"}
     if fmt == "multiple_choice":
-        return {"question": f"Which statement about {_phrase(first, 3)} is correct?",
-                "options": [first, *_distractors(first, facts[0])], "answer": first}
+        return {"question": f"Which statement about {phrase(first, 3)} is correct?",
+                "options": [first, *distractors(first, facts[0])], "answer": first}
     if kind == "inference":
-        return {"question": f"What follows from the statement that {_phrase(first, 8)}?",
+        return {"question": f"What follows from the statement that {phrase(first, 8)}?",
                 "answer": first}
-    return {"question": f"What do the documents say about {_phrase(first, 5)}?",
+    return {"question": f"What do the documents say about {phrase(first, 5)}?",
             "answer": first}
 
 
@@ -109,10 +60,35 @@ def write_questions_reply(request: JudgeRequest) -> str:
     return json.dumps({"questions": items})
 
 
+def compact_question_reply(request: JudgeRequest) -> str:
+    """The scripted reply to a compact writer's request (:mod:`assay.generate.compact`): a
+    template question about the sentence."""
+    v = request.variables
+    sentence, kind = str(v["sentence"]), str(v["kind"])
+    if kind == "yes":
+        question = f"Is it true that {phrase(sentence, 40)}?"
+    elif kind == "unanswerable":
+        question = f"Which version of {phrase(sentence, 3)} was released on the planet Neptune?"
+    else:
+        question = f"What do the documents say about {phrase(sentence, 5)}?"
+    return json.dumps({"question": question})
+
+
 def key_facts_reply(request: JudgeRequest) -> str:
     """The scripted reply to a ``key_facts`` request: the passage's sentences."""
     v = request.variables
     return json.dumps({"facts": fallback_facts(str(v["passage"]), int(v.get("max_facts", 8)))})
+
+
+def is_dry_run(judge: Judge) -> bool:
+    """Whether ``judge`` is a scripted writer (template questions, no model): a dry run, whose
+    report and cases are marked ``dry_run``.
+
+    Example:
+        >>> is_dry_run(scripted_generation_judge())
+        True
+    """
+    return isinstance(judge.backend, ScriptedJudge)
 
 
 def scripted_generation_judge(extra_rules: Sequence[tuple[str, Reply]] = ()) -> Judge:

@@ -137,28 +137,42 @@ OOD_QUESTIONS = (
 
 
 class OutOfDistribution(Perturbation):
-    """Replace the question by one outside the system's domain.
+    """Replace the question by one outside the system's domain, each such question asked once.
 
     The child's expected answer, relevant ids and condition no longer apply and are cleared;
-    ``labels["expected_behaviour"] = "abstain"`` records what a good system does.
+    ``labels["expected_behaviour"] = "abstain"`` records what a good system does. An
+    out-of-domain question does not depend on its parent, so asking the same one under several
+    parents would add copies, not evidence (26 cases from 10 questions would count 26 in the
+    abstention bound): each question of ``questions`` goes to one parent, drawn without
+    replacement, and parents beyond the number of questions get no out-of-domain child.
 
     Example:
         >>> ood = OutOfDistribution(questions=["Who painted the Mona Lisa?"])
+        >>> ood.prepare([])
         >>> ood.variants(TestCase(id="q", question="Fee?", expected_answer="12"),
         ...              random.Random(0))[0].update["question"]
         'Who painted the Mona Lisa?'
+        >>> ood.variants(TestCase(id="q2", question="Rate?"), random.Random(0))
+        []
     """
 
     name = "ood"
-    description = "out-of-distribution question"
+    description = "out-of-distribution question (each asked once)"
 
     def __init__(self, questions: Sequence[str] | None = None) -> None:
         self.questions = list(questions) if questions is not None else list(OOD_QUESTIONS)
         check(bool(self.questions), "questions", "OutOfDistribution", "non-empty", questions)
+        self._unused = list(dict.fromkeys(self.questions))
+
+    def prepare(self, cases: Sequence[TestCase]) -> None:
+        """Every question unused again (one suite's children ask each once)."""
+        self._unused = list(dict.fromkeys(self.questions))
 
     def variants(self, case: TestCase, rng: random.Random) -> list[Variant]:
+        if not self._unused:
+            return []
         update = {
-            "question": rng.choice(self.questions),
+            "question": self._unused.pop(rng.randrange(len(self._unused))),
             "expected_answer": None,
             "relevant_ids": None,
             "condition": None,

@@ -60,6 +60,8 @@ VERDICT_MD = "verdict.md"
 VERDICT_HTML = "verdict.html"
 VERDICT_CASES_FILE = "verdict_cases.csv"
 REVIEW_QUEUE_FILE = "review_queue.jsonl"
+#: Reviewers' overrules of rule verdicts (``assay review overrule``), appended one per line.
+OVERRULES_FILE = "overrules.jsonl"
 #: The plan an assessment was made from (JSON, paths absolute): the labeling queue and
 #: ``assay labels sample`` read which checks use which label criterion, and their scopes.
 PLAN_FILE = "plan.json"

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from assay.data.case import TestCase
+from assay.data.case import RUN_TRUNCATED, TRUNCATED_REASON, TestCase
 from assay.data.dialogue import Turn
 from assay.errors import AssayError
 from assay.runner.connectors.base import Connector
@@ -112,6 +112,10 @@ class _Conversation:
             )
         )
         record = answered.metadata["run"]
+        if record.get("truncated"):  # the reply stopped at the system's token limit
+            self.run.setdefault("truncated_turns", []).append(number)
+            if record["status"] == RUN_TRUNCATED:
+                self.run["reason"] = f"turn {number}: {record.get('reason', TRUNCATED_REASON)}"
         self.run["attempts"] += record["attempts"]
         self.run["turns"].append(
             {"turn": number, "latency_s": answered.latency_s, "attempts": record["attempts"]}
@@ -128,7 +132,7 @@ class _Conversation:
     def finished(self, name: str, stop: str) -> TestCase:
         """The answered conversation."""
         run = {k: v for k, v in self.run.items() if k != "cost_usd"}
-        run.update(status="ok", stop=stop)
+        run.update(status=RUN_TRUNCATED if "reason" in run else "ok", stop=stop)
         replies = [t.content for t in self.turns if t.role == "assistant"]
         latency = sum(t["latency_s"] or 0.0 for t in run["turns"])
         return self.case.model_copy(
@@ -227,7 +231,7 @@ def converse(
         )
         answered = ask(connector, turn_case, settings, rng)
         record = answered.metadata["run"]
-        if record["status"] != "ok":
+        if record["status"] == "error":
             state.turns.pop()
             state.run["attempts"] += record["attempts"]
             return state.failed(connector.name, record["error_kind"], record["error"], number)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.data.case import TestCase
+from assay.data.case import RUN_TRUNCATED, TRUNCATED_REASON, TestCase
 from assay.data.dialogue import Trajectory
 from assay.data.samples import repeat_cases
 from assay.data.suite import TestSuite
@@ -20,6 +20,7 @@ from assay.params import check
 from assay.progress import ProgressCallback
 from assay.runner.checkpoint import Checkpoint
 from assay.runner.connectors.base import Connector, TargetError, TargetResponse
+from assay.safety.credentials import redact_text
 
 if TYPE_CHECKING:
     from assay.runner.simulated_user import SimulatedUser
@@ -40,6 +41,9 @@ class RunSettings:
         retry_bad_response: also retry unparseable or wrongly shaped responses.
         max_turns: most user turns of a conversation whose user is simulated (scripted
             conversations send every scripted turn).
+        score_truncated: score answers cut at the system's token limit as if complete (they are
+            recorded with ``truncated: true`` either way; by default their status is
+            ``truncated`` and every evaluator of the answer counts them as unmeasured).
     """
 
     concurrency: int = 4
@@ -49,6 +53,7 @@ class RunSettings:
     backoff_max_s: float = 30.0
     retry_bad_response: bool = False
     max_turns: int = 8
+    score_truncated: bool = False
 
     def __post_init__(self) -> None:
         where = "RunSettings"
@@ -90,9 +95,18 @@ def _unique_inputs(cases: Sequence[TestCase]) -> list[TestCase]:
 
 
 def _answered(
-    case: TestCase, name: str, response: TargetResponse, attempts: int, latency: float
+    case: TestCase,
+    name: str,
+    response: TargetResponse,
+    attempts: int,
+    latency: float,
+    settings: RunSettings,
 ) -> TestCase:
     run: dict[str, Any] = {"status": "ok", "attempts": attempts}
+    if response.truncated:
+        run["truncated"] = True
+        if not settings.score_truncated:
+            run.update(status=RUN_TRUNCATED, reason=TRUNCATED_REASON)
     if response.usage:
         run["usage"] = response.usage
     update: dict[str, Any] = {
@@ -128,7 +142,8 @@ def _invalid(answered: TestCase) -> str | None:
 
 
 def _failed(case: TestCase, name: str, error: TargetError, attempts: int) -> TestCase:
-    run = {"status": "error", "attempts": attempts, "error_kind": error.kind, "error": str(error)}
+    reason = redact_text(str(error))  # an endpoint's URL or reply may carry a credential
+    run = {"status": "error", "attempts": attempts, "error_kind": error.kind, "error": reason}
     update = {
         "model": name,
         "actual_answer": None,
@@ -145,7 +160,8 @@ def ask(
     """Answer one case, retrying retryable failures; never raises for a failure of the target.
 
     The result has ``model`` set to the connector's name and ``metadata["run"]`` recording the
-    status, the number of tries and, on failure, the error kind and reason.
+    status (``ok``, ``error``, or ``truncated`` when the system stopped at its token limit), the
+    number of tries and, on failure, the error kind and reason.
 
     Example:
         >>> from assay.runner.connectors import CallableConnector
@@ -167,7 +183,7 @@ def ask(
             error = TargetError(f"{type(exc).__name__}: {exc}", kind="exception", retryable=False)
         else:
             answered = _answered(
-                case, connector.name, response, attempt, time.perf_counter() - started
+                case, connector.name, response, attempt, time.perf_counter() - started, settings
             )
             problem = _invalid(answered)
             if problem is None:

@@ -8,12 +8,14 @@ Public API:
 * :func:`find_sensitive` — both;
 * :func:`find_encoded` — base16 / base64 / URL-encoded / rot13 / reversed segments, decoded;
 * :func:`mask` and :func:`scrub` — mask findings in a text before it is written anywhere;
-  :func:`redact` — scrub every string of a nested structure (what a report embeds).
+  :func:`redact` — scrub every string of a nested structure (what a report embeds);
+* :func:`redact_settings` and :func:`redact_text` — credentials out of settings and messages.
 
 Every detector returns :class:`Finding` values whose raw text never appears in their ``repr`` or
 ``to_dict()``.
 """
 
+from assay.safety.credentials import REDACTED, redact_settings, redact_text
 from assay.safety.encodings import DecodedSegment, find_encoded
 from assay.safety.findings import Finding, count_by_kind, mask_value, resolve_overlaps
 from assay.safety.masking import find_sensitive, mask, redact, scrub
@@ -24,6 +26,7 @@ from assay.safety.secrets import find_secrets, shannon_entropy
 __all__ = [
     "ALL_PII_TYPES",
     "PII_TYPES",
+    "REDACTED",
     "DecodedSegment",
     "Finding",
     "count_by_kind",
@@ -35,6 +38,8 @@ __all__ = [
     "mask",
     "mask_value",
     "redact",
+    "redact_settings",
+    "redact_text",
     "resolve_overlaps",
     "scrub",
     "shannon_entropy",

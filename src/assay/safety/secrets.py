@@ -175,11 +175,52 @@ def _passwords(text: str) -> Iterator[Finding]:
             yield Finding(m.start("value"), m.end("value"), "PASSWORD", "secret", value)
 
 
+def decodes_to_prose(token: str) -> bool:
+    """Whether ``token`` is base64 (or base64url) of ordinary prose: UTF-8 text of words and
+    spaces that holds no secret itself. An entropy-only finding on such a token is not a secret
+    (the catalogue's secret patterns are keys, tokens and passwords, not encoded sentences).
+
+    Example:
+        >>> decodes_to_prose("VGhlIHdlYXRoZXIgaXMgbmljZSB0b2RheQ==")  # "The weather is nice today"
+        True
+        >>> decodes_to_prose("q8Zr2LxWv9Tn4YpKc7Hs3MfBd6Ja1Ue5")  # random bytes
+        False
+    """
+    core = token.rstrip("=")
+    padded = core + "=" * (-len(core) % 4)
+    try:
+        raw = (base64.urlsafe_b64decode(padded) if "-" in core or "_" in core
+               else base64.b64decode(padded, validate=True))
+        decoded = raw.decode("utf-8")
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return False
+    words = decoded.split()
+    if len(words) < 3 or not all(c.isprintable() or c in "\n\t" for c in decoded):
+        return False
+    wordy = sum(w.strip(".,;:!?'\"()").isalpha() for w in words)
+    if wordy < 0.8 * len(words):
+        return False
+    return not find_secrets(decoded, generic=False)
+
+
+def encoded_prose_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the long tokens of ``text`` that :func:`decodes_to_prose` sets aside (not secrets,
+    yet still tokens a whole-text transform such as reversal carries over).
+
+    Example:
+        >>> encoded_prose_spans("ok VGhlIHdlYXRoZXIgaXMgbmljZSB0b2RheQ== ok")
+        [(3, 39)]
+    """
+    return [m.span() for m in _GENERIC.finditer(text) if decodes_to_prose(m.group())]
+
+
 def _generic(text: str, threshold: float = 4.0) -> Iterator[Finding]:
     for m in _GENERIC.finditer(text):
         value = m.group()
         core = value.rstrip("=")
         if not (any(c.isdigit() for c in core) and any(c.isalpha() for c in core)):
+            continue
+        if decodes_to_prose(value):  # an encoded sentence, not a key
             continue
         if all(c in "0123456789abcdefABCDEF" for c in core):
             if len(core) >= 32 and shannon_entropy(core) >= 3.0 and not core.isdigit():

@@ -1,4 +1,5 @@
-"""SQuAD-style answer normalisation (lower-case, drop punctuation, articles and extra spaces)."""
+"""Answer normalisation: SQuAD's (lower-case, drop punctuation, articles and extra spaces) and
+the validation framework's (lower-case, drop punctuation; articles are words like any other)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,14 @@ def normalize_squad(text: str) -> str:
 def squad_tokens(text: str) -> list[str]:
     """Tokens of the SQuAD-normalised text."""
     return normalize_squad(text).split()
+
+
+def framework_tokens(text: str) -> list[str]:
+    """Tokens as the validation framework's token F1 counts them: lower-cased words without
+    punctuation; articles kept (SQuAD drops them).
+
+    Example:
+        >>> framework_tokens("The  Annual Fee!")
+        ['the', 'annual', 'fee']
+    """
+    return text.lower().translate(_PUNCT).split()

@@ -3,8 +3,9 @@
 The assessment directory holds ``run/`` (an ordinary run directory, reused when it is complete and
 was made from the same suite, evaluators, parameters and seed — so an interrupted or re-labelled
 assessment resumes without re-scoring), ``verdict.json``, ``verdict_cases.csv``,
-``review_queue.jsonl`` (the cases routed to REVIEW, ready to label), ``verdict.md`` and
-``verdict.html``.
+``review_queue.jsonl`` (the cases routed to REVIEW, ready to label), ``looks.json`` (the ledger of
+looks: how often each check's bound inputs were assessed, :mod:`assay.verdict.looks`),
+``verdict.md`` and ``verdict.html``.
 """
 
 from __future__ import annotations
@@ -33,15 +34,18 @@ from assay.rundir.layout import (
 )
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
-from assay.verdict.labels import Key, LabelEvidence, label_evidence
+from assay.verdict.labels import LabelEvidence, label_evidence
+from assay.verdict.looks import LookLedger
+from assay.verdict.measures import explain_decisions
+from assay.verdict.overrules import apply_overrules, overrule_records
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
+from assay.verdict.preflight import preflight
 from assay.verdict.samples import collapse_samples
 
 if TYPE_CHECKING:
     from assay.engine.executors import Executor
 
 logger = logging.getLogger(__name__)
-
 
 
 @dataclass
@@ -103,6 +107,7 @@ class Assessment:
                 for name, v in self.verdicts.items()
             },
             "curves": {name: v.curve for name, v in self.verdicts.items() if v.curve},
+            "overrules": overrule_records(self.verdicts),
         }
 
 
@@ -116,12 +121,17 @@ def _case_frame(cases: list[Any]) -> pd.DataFrame:
                 "case_id": case.id,
                 "model": str(case.model),
                 "group": question_of(case),
+                # the unit an out-of-scope case asks (no text: never a duplicate); samples apart
+                "question": (case.question or f"\x00{case.id}", case.sample),
                 "attacks": perturbation.startswith("attack:"),
                 "perturbed": bool(perturbation) and not perturbation.startswith("attack:"),
                 "abstain": str(case.labels.get("expected_behaviour", "")).lower() == "abstain",
             }
         )
     frame = pd.DataFrame(rows).drop_duplicates(["case_id", "model"], keep="last")
+    # one out-of-scope question asked under several parents is one unit, counted once per system
+    repeated = frame[frame["abstain"]].duplicated(["question", "model"])
+    frame.loc[repeated[repeated].index, "abstain"] = False
     frame["original"] = ~frame["attacks"] & ~frame["perturbed"]
     frame["all"] = True
     return frame.set_index(["case_id", "model"])
@@ -194,18 +204,20 @@ def _check_verdicts(
     check: Check,
     results: pd.DataFrame,
     frame: pd.DataFrame,
-    labels: dict[Key, int],
+    evidence: LabelEvidence,
     direction: dict[str, bool],
     plan: ValidationPlan,
 ) -> CaseVerdicts:
     keys = frame.index[frame[check.scope]]
-    if check.label and labels:
+    records = evidence.records.get(check.label or "", {})
+    if check.label and records:
         return calibrated_verdicts(
             check,
             results,
             keys,
             frame["group"],
-            labels,
+            records,
+            evidence.rounds_for(check.label),
             direction,
             plan.calibration,
             plan.labels.calibration_fraction,
@@ -243,20 +255,26 @@ def assess(
         out_path.mkdir(parents=True, exist_ok=True)
     suite = read_suite(plan.suite_path)
     cases = list(suite.cases)
+    preflight(plan, cases, out_path / ASSESSMENT_RUN_DIR if out_path is not None else None)
     run = _evaluate(plan, out_path, progress, executor, executor_options)
-    assessment = decide_run(plan, run, cases)
+    ledger = LookLedger(out_path)
+    assessment = decide_run(plan, run, cases, ledger)
     if out_path is not None:
         write_assessment(assessment, out_path, cases)
+        ledger.save()
     return assessment
 
 
-def decide_run(plan: ValidationPlan, run: Any, cases: list[Any]) -> Assessment:
+def decide_run(
+    plan: ValidationPlan, run: Any, cases: list[Any], ledger: LookLedger | None = None
+) -> Assessment:
     """Decide a plan's checks on an evaluated run (the one decision logic, design note 0063).
 
     Args:
         plan: the validation plan (or an implicit one built from a run's evaluators).
         run: the :class:`~assay.pipeline.EvaluationRun` of ``cases``.
         cases: the suite's cases.
+        ledger: the assessment directory's ledger of looks (None: every bound is look 1).
     """
     results = run.lean_results()
     results["model"] = results["model"].astype(str)
@@ -274,13 +292,13 @@ def decide_run(plan: ValidationPlan, run: Any, cases: list[Any]) -> Assessment:
                 f"check {check.name!r}: none of its metrics {check.metrics} is produced by the "
                 f"plan's evaluators {plan.run.evaluators}"
             )
-        cv = _check_verdicts(
-            check, results, frame, evidence.values(check.label or ""), direction, plan
-        )
+        cv = _check_verdicts(check, results, frame, evidence, direction, plan)
         cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
+        cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
         verdicts[check.name] = cv
         review = plan.calibration.review_in_rates
-        decisions.extend(decide_check(check, cv, model, review) for model in models)
+        decisions.extend(decide_check(check, cv, model, review, ledger) for model in models)
+    explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
     return Assessment(plan, decisions, verdicts, run.path, models)
 
 
@@ -291,8 +309,9 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
 
     tables = []
     for name, cv in assessment.verdicts.items():
-        if len(cv.table):
-            tables.append(cv.table.assign(check=name))
+        for part in (cv.table, cv.excluded):  # every case of the scope, with its state
+            if len(part):
+                tables.append(part.assign(check=name))
     cases_table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     verdict = redact(assessment.as_dict())  # shared like the reports: PII and secrets masked
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from assay.errors import InvalidInputError
 
@@ -187,6 +187,32 @@ class ValidationPlan(_Strict):
     check: list[Check] = Field(min_length=1)
     #: folder of the plan file; relative paths in the plan are resolved against it
     base_dir: Path = Path(".")
+    #: (file name, TOML text) the plan was read from, so later checks name the file and line
+    _source: tuple[str, str] | None = PrivateAttr(default=None)
+
+    def where(self, *loc: str | int) -> str:
+        """``file:line`` of the key at ``loc`` (e.g. ``("check", 0, "threshold")``), or the file
+        alone, for messages (``"the plan"`` when the plan was not read from a file).
+
+        Example:
+            >>> plan = parse_plan('''
+            ... [run]
+            ... suite = "s.jsonl"
+            ... evaluators = ["token_f1"]
+            ... [[check]]
+            ... dimension = "qa"
+            ... name = "c"
+            ... metrics = ["token_f1"]
+            ... min_pass_rate = 0.9
+            ... ''', "plan.toml")
+            >>> plan.where("check", 0, "metrics")
+            'plan.toml:8'
+        """
+        if self._source is None:
+            return "the plan"
+        source, text = self._source
+        line = _key_line(text, loc)
+        return f"{source}:{line}" if line else source
 
     def resolve(self, path: Path | str) -> Path:
         """A path of the plan, relative to the plan file's folder."""
@@ -241,7 +267,7 @@ def parse_plan(text: str, source: str = "<plan>", base_dir: Path | None = None) 
         raise InvalidInputError(f"{source}: not valid TOML: {exc}") from exc
     data["base_dir"] = base_dir or Path(".")
     try:
-        return ValidationPlan.model_validate(data)
+        plan = ValidationPlan.model_validate(data)
     except ValidationError as exc:
         messages = []
         for error in exc.errors():
@@ -251,6 +277,8 @@ def parse_plan(text: str, source: str = "<plan>", base_dir: Path | None = None) 
             where = f"{source}:{line}" if line else source
             messages.append(f"{where}: {key}: {error['msg']}")
         raise InvalidInputError("invalid validation plan\n  " + "\n  ".join(messages)) from exc
+    plan._source = (source, text)
+    return plan
 
 
 def load_plan(path: str | Path) -> ValidationPlan:

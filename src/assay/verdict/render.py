@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from assay.report.markdown import md_escape, table
 from assay.safety.masking import redact
+from assay.verdict.overrules import overrule_records
 from assay.verdict.plan import DIMENSIONS
 
 if TYPE_CHECKING:
@@ -100,6 +101,21 @@ def verdict_markdown(assessment: Assessment) -> str:
             checks,
         ),
     ]  # fmt: skip
+    overrules = redact(overrule_records(assessment.verdicts))
+    if overrules:
+        columns = ["check", "case_id", "model", "rule_verdict", "verdict", "by", "at", "reason"]
+        lines += [
+            "",
+            "## Overrules",
+            "",
+            "Rule verdicts a reviewer overruled (recorded in `overrules.jsonl` of the assessment).",
+            "",
+            table(
+                ["check", "case", "system", "rule verdict", "reviewer's verdict", "by", "when",
+                 "why"],
+                [[o[c] for c in columns] for o in overrules],
+            ),
+        ]  # fmt: skip
     validity = _validity_rows(assessment)
     if validity:
         columns = ["check", "metric", "auroc", "interval", "n_labelled", "decides", "ece",
@@ -167,5 +183,6 @@ def verdict_html(assessment: Assessment) -> str:
         ]),
         checks=checks,
         validity=_validity_rows(assessment),
+        overrules=redact(overrule_records(assessment.verdicts)),
         plots=plots,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,18 @@ suite = "{suite}"
 evaluators = [{evaluators}]
 seed = 0
 # params.<evaluator> = {{ ... }}: an evaluator's parameters; thresholds.<metric> = a threshold.
-
+{params}{thresholds}
 [labels]
-# "suite" reads each case's `labels` field; or a CSV / JSONL file with id, model and one column
-# per criterion (1 = PASS), e.g. a labeling-app export; "none" gives an uncalibrated verdict.
-source = "{labels}"
+# Where human labels come from, later sources overriding earlier ones for the same case:
+# "suite" reads each case's `labels` field; "store" the labeling app's store of this assessment
+# (draw a round with `assay labels sample assessment/ --budget 60`, label it with
+# `assay label assessment/`); or a CSV / JSONL file with id, model and one column per criterion
+# (1 = PASS). Until a check has labels it is decided by its metrics' thresholds (uncalibrated).
+source = {labels}
+# How the outside labels ("suite" or a file) were chosen: "random" only when they are a uniform
+# random sample of the suite; "unknown" (hand-picked, REVIEW cases, anything else) settles its own
+# cases but no bound treats it as a sample. The store's labels carry the design of their round.
+design = "unknown"
 calibration_fraction = 0.5   # labelled questions used to calibrate; the rest test and rectify
 
 [calibration]
@@ -42,6 +50,31 @@ def _check(**fields: Any) -> str:
         else:
             lines.append(f"{key} = {value}")
     return "\n".join(lines)
+
+
+def _thresholds(checks: list[dict[str, Any]]) -> str:
+    """``thresholds.<metric>`` lines for the checks' metrics that declare no threshold.
+
+    A labelled check is decided by its metrics' thresholds until labels exist (uncalibrated), so
+    every metric of a check needs one for the plan to run as written; a metric without a declared
+    threshold starts at the middle of its range, stated as a starting point to replace.
+    """
+    from assay.evaluators.registry import evaluator_class, metric_owner
+
+    lines = []
+    for metric in dict.fromkeys(m for c in checks if c.get("threshold") is None
+                                for m in c["metrics"]):  # fmt: skip
+        spec = next(s for s in evaluator_class(metric_owner(metric)).metrics if s.name == metric)
+        if spec.threshold is None:
+            low, high = spec.range
+            lines.append(f"thresholds.{metric} = {(low + high) / 2:g}")
+    if not lines:
+        return ""
+    return (
+        "# Starting thresholds (the middle of each metric's range) for metrics that declare none:\n"
+        "# they decide a labelled check only until labels calibrate it. Set them from your labels\n"
+        "# (`assay thresholds`) or your risk appetite.\n" + "\n".join(lines) + "\n"
+    )
 
 
 def starter_plan(suite: Any, *, suite_path: Path, plan_dir: Path) -> str:
@@ -70,27 +103,26 @@ def starter_plan(suite: Any, *, suite_path: Path, plan_dir: Path) -> str:
     if has("expected_answer"):
         evaluators.insert(0, "token_f1")
         checks.append(
-            "\n# Q&A: share of answers judged correct (framework: accuracy = share correct)."
+            "\n# Q&A: share of answers a human judges correct (framework: accuracy)."
             + _check(
                 dimension="qa",
                 name="correct answers",
-                label="correct" if "correct" in label_names else None,
+                label="correct",
                 metrics=["token_f1"],
                 scope="original",
                 min_pass_rate=0.9,
                 confidence=0.95,
-                threshold=None if "correct" in label_names else 0.5,
             )
         )
     if has("retrieved_context") and has("actual_answer"):
         evaluators.insert(0, "unsupported_facts")
         evaluators.insert(0, "lexical_groundedness")
         checks.append(
-            "\n# Hallucination: share of answers with an unsupported claim."
+            "\n# Hallucination: share of answers a human judges grounded in the retrieved context."
             + _check(
                 dimension="hallucination",
                 name="grounded answers",
-                label="grounded" if "grounded" in label_names else None,
+                label="grounded",
                 metrics=["facts_support", "lexical_groundedness_rouge1_precision"],
                 scope="original",
                 max_fail_rate=0.05,
@@ -147,23 +179,40 @@ def starter_plan(suite: Any, *, suite_path: Path, plan_dir: Path) -> str:
                 min_pass_rate=0.95,
             )
         )
-    if perturbed:
+    # robustness judges a perturbed answer by a base metric: the expected answer (token_f1, the
+    # evaluator's default) or, without one, whether the answer stays grounded in its context
+    base = "" if has("expected_answer") else "lexical_groundedness"
+    if perturbed and (base == "" or has("retrieved_context")):
         evaluators.append("perturbation_robustness")
         checks.append(
-            "\n# Robustness: the verdict does not change under perturbation (its own check)."
+            "\n# Robustness: among cases whose original passes, the share whose perturbed copies"
+            "\n# still pass (a case failing before and after is not robust; its own check)."
             + _check(
                 dimension="robustness",
-                name="verdict unchanged under perturbation",
-                metrics=["robust_unchanged"],
+                name="passes kept under perturbation",
+                metrics=["robust_pass_kept"],
                 scope="perturbed",
                 min_pass_rate=0.9,
             )
         )
+    elif perturbed:
+        checks.append(
+            "\n# Robustness: not planned — without expected answers or retrieved contexts there is"
+            "\n# nothing to judge a perturbed answer by (see docs/robustness.md for other bases)."
+        )
+    body = "\n".join(checks)
     header = _HEADER.format(
         plan_name="plan.toml",
         title="Validation of " + suite_path.stem,
         suite=Path(os.path.relpath(suite_path.resolve(), plan_dir.resolve())).as_posix(),
         evaluators=", ".join(f'"{e}"' for e in dict.fromkeys(evaluators)),
-        labels="suite" if label_names else "none",
+        labels='["suite", "store"]' if label_names else '"store"',
+        params=(
+            "# without expected answers, a perturbed answer passes when it stays grounded:\n"
+            f'params.perturbation_robustness = {{ base = "{base}" }}\n'
+            if base and "perturbation_robustness" in evaluators
+            else ""
+        ),
+        thresholds=_thresholds(tomllib.loads(body)["check"]),
     )
-    return header + "\n".join(checks) + "\n"
+    return header + body + "\n"

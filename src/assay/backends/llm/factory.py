@@ -31,6 +31,7 @@ from assay.backends.llm.openai_compat import OpenAICompatBackend
 from assay.backends.llm.protocol import JudgeBackend
 from assay.backends.resolve import BackendFamily, resolve
 from assay.errors import BackendError, InvalidInputError
+from assay.safety.credentials import redact_text
 
 #: Default base URL and key variable per provider.
 PROVIDERS: dict[str, tuple[str | None, str | None]] = {
@@ -65,7 +66,7 @@ def _json_object(spec: str) -> Judge:
     """A JSON object spec; anything else is not a judge spec."""
     if not spec.startswith("{"):
         raise InvalidInputError(
-            f"judge spec {spec!r} must be 'provider:model' with provider one of "
+            f"judge spec {redact_text(spec)!r} must be 'provider:model' with provider one of "
             f"{sorted(PROVIDERS)}, 'scripted', or a JSON object"
         )
     try:
@@ -73,7 +74,7 @@ def _json_object(spec: str) -> Judge:
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"judge spec is not valid JSON: {exc}") from None
     if not isinstance(data, Mapping):
-        raise InvalidInputError(f"judge spec {spec!r} must be a JSON object")
+        raise InvalidInputError(f"judge spec {redact_text(spec)!r} must be a JSON object")
     return _from_mapping(data)
 
 

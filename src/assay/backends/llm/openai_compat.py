@@ -19,6 +19,7 @@ from assay.backends.llm.protocol import (
 )
 from assay.errors import BackendError, TransientBackendError, require
 from assay.params import check, check_choice, check_int
+from assay.safety.credentials import redact_text
 
 STRUCTURED_MODES = ("json_schema", "json_object", "none")
 #: HTTP statuses with which a server refuses a request it cannot serve as sent; when the error
@@ -46,9 +47,12 @@ class OpenAICompatBackend:
         max_tokens: Default cap on generated tokens per request.
         structured: ``"json_schema"`` (default: send the reply's JSON Schema, so the server
             constrains decoding to it; OpenAI, vLLM, llama.cpp), ``"json_object"`` (JSON mode)
-            or ``"none"`` (rely on the prompt). A server that refuses the schema (HTTP 400, 422
-            or 501) is asked again in JSON mode, and JSON mode is kept for later requests; the
-            reason is logged once and reported by :meth:`describe` as ``structured_fallback``.
+            or ``"none"`` (rely on the prompt). A server that refuses the schema (HTTP 400, 422,
+            500 or 501 naming it) is asked again in JSON mode *with the schema* (``{"type":
+            "json_object", "schema": ...}``: llama-cpp-python's server compiles it to a GBNF
+            grammar, so decoding is still constrained), and if it refuses that too, in plain
+            JSON mode; the step down is kept for later requests, logged once and reported by
+            :meth:`describe` as ``structured_fallback`` (and ``structured_fallback_plain``).
         api_version: Azure OpenAI API version; switches to Azure URLs and the ``api-key`` header.
         headers: Extra HTTP headers (e.g. an organisation id).
 
@@ -91,6 +95,7 @@ class OpenAICompatBackend:
         self.max_tokens = max_tokens
         self.structured = structured
         self.schema_refused: str | None = None
+        self.object_schema_refused: str | None = None
         self.api_version = api_version
         self.headers = dict(headers or {})
         self._client: Any = None
@@ -106,13 +111,15 @@ class OpenAICompatBackend:
         return {
             "backend": "openai_compat",
             "model": self._model,
-            "base_url": self.base_url,
+            "base_url": redact_text(self.base_url),  # never a user:password@
             "temperature": self.temperature,
             "seed": self.seed,
             "max_tokens": self.max_tokens,
             "structured": self.structured,
             "api_version": self.api_version,
             **({"structured_fallback": self.schema_refused} if self.schema_refused else {}),
+            **({"structured_fallback_plain": self.object_schema_refused}
+               if self.object_schema_refused else {}),
         }
 
     def __getstate__(self) -> dict[str, Any]:
@@ -126,7 +133,7 @@ class OpenAICompatBackend:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"OpenAICompatBackend({self._model!r}, {self.base_url!r})"
+        return f"OpenAICompatBackend({self._model!r}, {redact_text(self.base_url)!r})"
 
     # -- HTTP ---------------------------------------------------------------------------------
     def _http(self) -> Any:
@@ -164,18 +171,18 @@ class OpenAICompatBackend:
         }
         if self.seed is not None:  # each repeated judgement samples with a seed of its own
             body["seed"] = self.seed + request.sample
-        if (
-            request.json_schema is not None
-            and self.structured == "json_schema"
-            and self.schema_refused is None
-        ):
+        schema = request.json_schema if self.structured == "json_schema" else None
+        if schema is not None and self.schema_refused is None:
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
                     "name": (request.task or "reply").replace(":", "_"),
-                    "schema": dict(request.json_schema),
+                    "schema": dict(schema),
                 },
             }
+        elif schema is not None and self.object_schema_refused is None:
+            # llama-cpp-python's server: JSON mode with a "schema" key, compiled to a grammar
+            body["response_format"] = {"type": "json_object", "schema": dict(schema)}
         elif self.structured in ("json_object", "json_schema"):
             body["response_format"] = {"type": "json_object"}
         return body
@@ -187,11 +194,10 @@ class OpenAICompatBackend:
         body = self.payload(request)
         try:
             reply = self._http().post(url, params=params, json=body, timeout=timeout)
-            if _schema_refused(body, reply.status_code, reply.text):
-                self._refuse_schema(f"HTTP {reply.status_code}: {reply.text[:200]}")
-                reply = self._http().post(
-                    url, params=params, json=self.payload(request), timeout=timeout
-                )
+            while _schema_refused(body, reply.status_code, reply.text):
+                self._refuse_schema(body, f"HTTP {reply.status_code}: {reply.text[:200]}")
+                body = self.payload(request)
+                reply = self._http().post(url, params=params, json=body, timeout=timeout)
         except httpx.TimeoutException as exc:  # type: ignore[attr-defined]
             raise TransientBackendError(f"timeout after {timeout}s: {exc!r}") from exc
         except httpx.TransportError as exc:  # type: ignore[attr-defined]
@@ -227,13 +233,24 @@ class OpenAICompatBackend:
             finish_reason=choice.get("finish_reason"),
         )
 
-    def _refuse_schema(self, reason: str) -> None:
-        """Fall back to JSON mode for this and later requests, logging why once."""
+    def _refuse_schema(self, body: Mapping[str, Any], reason: str) -> None:
+        """Step down from the response format ``body`` used, for this and later requests
+        (JSON Schema, then JSON mode with the schema, then plain JSON mode), logging why once."""
         with self._lock:
-            if self.schema_refused is None:
-                self.schema_refused = reason
+            if body["response_format"]["type"] == "json_schema":
+                if self.schema_refused is None:
+                    self.schema_refused = reason
+                    logger.warning(
+                        "%s refused a JSON Schema response_format (%s); asking in JSON mode "
+                        "with the schema (response_format json_object + schema, which "
+                        "llama.cpp compiles to a grammar) from now on",
+                        self.base_url,
+                        reason,
+                    )
+            elif self.object_schema_refused is None:
+                self.object_schema_refused = reason
                 logger.warning(
-                    "%s refused a JSON Schema response_format (%s); asking in JSON mode "
+                    "%s refused a schema in JSON mode too (%s); asking in plain JSON mode "
                     "(response_format json_object) from now on",
                     self.base_url,
                     reason,
@@ -248,9 +265,10 @@ class OpenAICompatBackend:
 
 
 def _schema_refused(body: Mapping[str, Any], status: int, text: str) -> bool:
-    """Whether the server refused ``body``'s JSON Schema ``response_format``: a 400, 422, 500 or
-    501 whose error names the response format or the schema (other client errors are the request's
-    own fault and are reported as they are).
+    """Whether the server refused the schema of ``body``'s ``response_format`` (a ``json_schema``
+    one, or JSON mode with a ``schema``): a 400, 422, 500 or 501 whose error names the response
+    format or the schema (other client errors are the request's own fault and are reported as
+    they are).
 
     Example:
         >>> sent = {"response_format": {"type": "json_schema"}}
@@ -258,8 +276,13 @@ def _schema_refused(body: Mapping[str, Any], status: int, text: str) -> bool:
         True
         >>> _schema_refused(sent, 400, "bad request"), _schema_refused({}, 400, "schema")
         (False, False)
+        >>> _schema_refused({"response_format": {"type": "json_object", "schema": {}}}, 400,
+        ...                 "unknown field schema"), _schema_refused(
+        ...     {"response_format": {"type": "json_object"}}, 400, "response_format")
+        (True, False)
     """
-    if status not in _REFUSED or (body.get("response_format") or {}).get("type") != "json_schema":
+    fmt = body.get("response_format") or {}
+    if status not in _REFUSED or not (fmt.get("type") == "json_schema" or "schema" in fmt):
         return False
     lowered = text.lower()
     return any(word in lowered for word in _REFUSAL_WORDS)

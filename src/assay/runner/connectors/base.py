@@ -27,7 +27,8 @@ ERROR_KINDS = ("timeout", "connection", "http_status", "bad_response", "exit_sta
 @dataclass
 class TargetResponse:
     """One answer of the system under test, with what it retrieved, the tools it called (in
-    order; they become the answered case's ``trajectory.steps``) and what it cost."""
+    order; they become the answered case's ``trajectory.steps``), what it cost and whether it
+    was cut at the system's token limit."""
 
     answer: str
     retrieved_context: list[str] | None = None
@@ -35,6 +36,8 @@ class TargetResponse:
     cost_usd: float | None = None
     usage: dict[str, int] = field(default_factory=dict)
     tool_calls: list[ToolCall] | None = None
+    #: the system stopped at its token limit: the answer is incomplete
+    truncated: bool = False
 
 
 class Connector(Protocol):

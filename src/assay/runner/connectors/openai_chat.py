@@ -176,6 +176,7 @@ class OpenAIChatConnector:
             context_ids=ids,
             cost_usd=self.cost(usage),
             usage=usage,
+            truncated=data["choices"][0].get("finish_reason") == "length",
         )
 
     def cost(self, usage: dict[str, int]) -> float | None:
