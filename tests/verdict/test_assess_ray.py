@@ -172,7 +172,12 @@ def _light_plan_text(plan: ValidationPlan) -> str:
     head, *checks = demo_plan_path().read_text().split("\n[[check]]")
     evaluators = json.dumps(plan.run.evaluators)
     head = re.sub(r"evaluators = \[.*?\]", f"evaluators = {evaluators}", head, flags=re.S)
-    head = head.replace('suite = "suite.jsonl"', f"suite = {json.dumps(str(plan.suite_path))}")
+    folder = demo_plan_path().parent  # the plan's files (suite, label files), made absolute
+    head = re.sub(
+        r'"([\w./-]+\.(?:jsonl|csv))"',
+        lambda m: json.dumps(str(folder / m[1])) if (folder / m[1]).is_file() else m[0],
+        head,
+    )
     names = {c.name for c in plan.check}
     kept = [c for c in checks if tomllib.loads(c)["name"] in names]
     return head + "".join("\n[[check]]" + c for c in kept)
