@@ -66,3 +66,27 @@ def test_invalid_toml_and_missing_file_are_named(tmp_path: Path) -> None:
         parse_plan("[run\n", "p.toml")
     with pytest.raises(InvalidInputError, match="cannot read the validation plan"):
         load_plan(tmp_path / "absent.toml")
+
+
+def test_the_run_executor_and_its_ray_options() -> None:
+    from assay.verdict.assess import _run_fingerprint
+
+    ray = GOOD.replace(
+        'evaluators = ["token_f1"]\n',
+        'evaluators = ["token_f1"]\nexecutor = "ray"\n[run.ray]\naddress = "auto"\nworkers = 4\n',
+    )
+    plan = parse_plan(ray, "p")
+    assert plan.run.executor == "ray"
+    assert plan.run.ray.executor_options() == {
+        "address": "auto", "num_workers": 4, "num_cpus": 1.0, "num_gpus": 0.0,
+    }  # fmt: skip
+    local = parse_plan(GOOD, "p")
+    assert local.run.executor == "local" and local.run.ray.address is None
+    # where the run is evaluated is not one of its inputs: a complete run serves both
+    assert _run_fingerprint(plan, "sha") == _run_fingerprint(local, "sha")
+    with pytest.raises(InvalidInputError, match=r"p:\d+: run\.ray\.adress"):
+        parse_plan(ray.replace("address =", "adress ="), "p")
+    with pytest.raises(InvalidInputError, match=r"run\.executor"):
+        parse_plan(ray.replace('executor = "ray"', 'executor = "dask"'), "p")
+    with pytest.raises(InvalidInputError, match=r"run\.ray\.workers"):
+        parse_plan(ray.replace("workers = 4", "workers = 0"), "p")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from assay.cli.options import file_argument, out_option
+from assay.cli.options import executor_options, file_argument, out_option, ray_options
 from assay.cli.progress import console, progress_bar
 
 
@@ -18,8 +18,20 @@ from assay.cli.progress import console, progress_bar
     directory=True,
     required=True,
 )
-def command(plan: Path, out: Path) -> None:
+@executor_options(from_plan=True)
+def command(
+    plan: Path,
+    out: Path,
+    executor: str | None,
+    address: str | None,
+    workers: int | None,
+    worker_cpus: float | None,
+    worker_gpus: float | None,
+) -> None:
     """Evaluate, calibrate to human labels and decide each dimension of PLAN (a TOML file).
+
+    --executor ray runs every evaluator of the plan on a Ray cluster (docs/distributed.md); the
+    decisions are the same as locally.
 
     Exit status: 0 every system PASSes, 1 a system FAILs, 3 undecided (INCONCLUSIVE),
     2 an error in the plan or the input.
@@ -30,7 +42,13 @@ def command(plan: Path, out: Path) -> None:
     validation = load_plan(plan)
     console.print(f"Assessing {validation.title!r}: {len(validation.check)} checks ...")
     with progress_bar() as progress:
-        assessment = assess(validation, out, progress=progress)
+        assessment = assess(
+            validation,
+            out,
+            progress=progress,
+            executor=executor,
+            executor_options=ray_options(address, workers, worker_cpus, worker_gpus) or None,
+        )
     for model in assessment.models:
         decisions = ", ".join(
             f"{dim} {decision}" for dim, decision in assessment.dimension_decisions(model).items()

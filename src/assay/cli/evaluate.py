@@ -7,14 +7,15 @@ from pathlib import Path
 import click
 
 from assay.cli.options import (
-    choice_option,
     evaluators_option,
+    executor_options,
     file_argument,
     int_option,
     out_option,
     param_option,
     parse_params,
     parse_thresholds,
+    ray_options,
     seed_option,
     split_names,
     threshold_option,
@@ -39,26 +40,7 @@ from assay.cli.progress import console, progress_bar
     help="Calibrator file from 'assay calibrate': adds calibrated probabilities and prediction "
     "sets (calibrated.parquet/.csv); repeatable.",
 )
-@choice_option(
-    "--executor",
-    choices=["local", "ray"],
-    help="Where batches run: in this process, or on a Ray cluster (pip install 'assay[ray]').",
-)
-@click.option(
-    "--address",
-    default=None,
-    help="Ray cluster address (e.g. 'auto' or 'ray://head:10001'); default: RAY_ADDRESS, "
-    "else a local Ray instance.",
-)
-@int_option("--workers", least=1, help="Ray workers per evaluator.")
-@click.option(
-    "--worker-cpus", type=click.FloatRange(min=0), default=1.0, show_default=True,
-    help="CPUs per Ray worker.",
-)  # fmt: skip
-@click.option(
-    "--worker-gpus", type=click.FloatRange(min=0), default=0.0, show_default=True,
-    help="GPUs per Ray actor of a model-based evaluator (fractions allowed).",
-)  # fmt: skip
+@executor_options()
 @int_option(
     "--judge-probes", least=0, default=0,
     help="Probe each judge evaluator for verbosity and context-order bias on up to N cases "
@@ -111,8 +93,7 @@ def command(
             judge_repeats=judge_repeats,
             executor=executor,
             executor_options=(
-                {"address": address, "num_workers": workers, "num_cpus": worker_cpus,
-                 "num_gpus": worker_gpus}
+                ray_options(address, workers, worker_cpus, worker_gpus)
                 if executor == "ray"
                 else None
             ),

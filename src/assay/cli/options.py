@@ -89,6 +89,62 @@ def choice_option(*decls: str, choices: list[str], help: str | None = None) -> C
     )
 
 
+def executor_options(*, from_plan: bool = False) -> Callable[[_F], _F]:
+    """``--executor``, ``--address``, ``--workers``, ``--worker-cpus``, ``--worker-gpus`` (where
+    evaluators run; docs/distributed.md), read by :func:`ray_options`. With ``from_plan`` every
+    default is "not given": the validation plan's ``[run] executor`` and ``[run.ray]`` apply."""
+    plan = " (default: the plan's [run] executor)" if from_plan else ""
+    plan_ray = " (default: the plan's [run.ray])" if from_plan else ""
+    decorators = [
+        click.option(
+            "--executor",
+            type=click.Choice(["local", "ray"]),
+            help="Where evaluator batches run: in this process, or on a Ray cluster "
+            f"(pip install 'assay[ray]'){plan}.",
+            **_shown(None if from_plan else "local"),
+        ),
+        click.option(
+            "--address",
+            default=None,
+            help="Ray cluster address (e.g. 'auto', 'HOST:6379' or 'ray://HOST:10001'); default: "
+            f"RAY_ADDRESS, else a local Ray instance{plan_ray}.",
+        ),
+        int_option("--workers", least=1, help=f"Ray workers per evaluator{plan_ray}."),
+        click.option(
+            "--worker-cpus",
+            type=click.FloatRange(min=0),
+            help=f"CPUs per Ray worker{plan_ray}.",
+            **_shown(None if from_plan else 1.0),
+        ),
+        click.option(
+            "--worker-gpus",
+            type=click.FloatRange(min=0),
+            help=f"GPUs per Ray actor of a model-based evaluator (fractions allowed){plan_ray}.",
+            **_shown(None if from_plan else 0.0),
+        ),
+    ]
+
+    def apply(function: _F) -> _F:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return apply
+
+
+def ray_options(
+    address: str | None, workers: int | None, cpus: float | None, gpus: float | None
+) -> dict[str, Any]:
+    """The Ray executor's keyword options from :func:`executor_options`, those not given left out.
+
+    Example:
+        >>> ray_options("auto", None, 1.0, None)
+        {'address': 'auto', 'num_cpus': 1.0}
+    """
+    given = {"address": address, "num_workers": workers, "num_cpus": cpus, "num_gpus": gpus}
+    return {key: value for key, value in given.items() if value is not None}
+
+
 def evaluators_option(help: str) -> Callable[[_F], _F]:
     """``-e/--evaluators`` (required, repeatable, comma-separated), read by :func:`split_names`."""
     return click.option("-e", "--evaluators", "names", required=True, multiple=True, help=help)

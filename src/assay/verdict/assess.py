@@ -15,7 +15,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -44,6 +44,9 @@ from assay.verdict.preflight import preflight
 from assay.verdict.provenance import Provenance, provenance
 from assay.verdict.samples import collapse_samples
 from assay.verdict.truncation import unmeasured_truncated
+
+if TYPE_CHECKING:
+    from assay.engine.executors import Executor
 
 logger = logging.getLogger(__name__)
 
@@ -158,8 +161,20 @@ def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def _evaluate(plan: ValidationPlan, out: Path | None, progress: ProgressCallback | None) -> Any:
-    """The plan's run: reused from ``out/run`` when complete and made from the same inputs."""
+def _evaluate(
+    plan: ValidationPlan,
+    out: Path | None,
+    progress: ProgressCallback | None,
+    executor: str | Executor | None = None,
+    executor_options: dict[str, Any] | None = None,
+) -> Any:
+    """The plan's run: reused from ``out/run`` when complete and made from the same inputs.
+
+    The run is evaluated on ``executor`` (default: the plan's ``[run] executor``) with the plan's
+    ``[run.ray]`` options updated by ``executor_options``. Where it ran is not part of the
+    fingerprint: every executor gives the same results (docs/distributed.md), so a complete run
+    made locally is reused by a Ray assessment of the same inputs and the other way round.
+    """
     from assay.pipeline import evaluate
     from assay.rundir import load_run
 
@@ -175,6 +190,12 @@ def _evaluate(plan: ValidationPlan, out: Path | None, progress: ProgressCallback
         if run is not None and stamp.read_text(encoding="utf-8").strip() == fingerprint:
             logger.info("reusing the complete run in %s", run_dir)
             return run
+    spec = plan.run.executor if executor is None else executor
+    options = None
+    if spec == "ray":
+        options = {**plan.run.ray.executor_options(), **(executor_options or {})}
+    elif executor_options:
+        options = executor_options  # get_executor names what the executor does not take
     run = evaluate(
         plan.suite_path,
         plan.run.evaluators,
@@ -184,6 +205,8 @@ def _evaluate(plan: ValidationPlan, out: Path | None, progress: ProgressCallback
         overwrite=True,
         seed=plan.run.seed,
         progress=progress,
+        executor=spec,
+        executor_options=options,
     )
     if stamp is not None:
         write_text(stamp, fingerprint + "\n")
@@ -224,6 +247,8 @@ def assess(
     out: str | Path | None = None,
     *,
     progress: ProgressCallback | None = None,
+    executor: str | Executor | None = None,
+    executor_options: dict[str, Any] | None = None,
 ) -> Assessment:
     """Run a validation plan: evaluate (or reuse the complete run), calibrate, decide, write.
 
@@ -232,6 +257,11 @@ def assess(
         out: assessment directory (``run/``, ``verdict.json``, ``verdict.md``, ``verdict.html``,
             ``verdict_cases.csv``, ``review_queue.jsonl``); None keeps everything in memory.
         progress: called as ``progress(evaluator, done, total)`` while evaluating.
+        executor: where the plan's evaluators run: ``"local"``, ``"ray"`` or an
+            :class:`~assay.engine.executors.Executor`; None: the plan's ``[run] executor``.
+        executor_options: Ray options (``address``, ``num_workers``, ``num_cpus``, ``num_gpus``,
+            ... as :class:`~assay.engine.executors.ray_executor.RayExecutor` takes them) over the
+            plan's ``[run.ray]``; the decisions do not depend on the executor.
     """
     from assay.data import read_suite
 
@@ -242,7 +272,7 @@ def assess(
     suite = read_suite(plan.suite_path)
     cases = list(suite.cases)
     preflight(plan, cases, out_path / ASSESSMENT_RUN_DIR if out_path is not None else None)
-    run = _evaluate(plan, out_path, progress)
+    run = _evaluate(plan, out_path, progress, executor, executor_options)
     ledger = LookLedger(out_path)
     assessment = decide_run(plan, run, cases, ledger)
     if out_path is not None:

@@ -36,14 +36,45 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class RaySection(_Strict):
+    """Options of the Ray executor (``[run.ray]``), as ``assay evaluate --executor ray`` takes them.
+
+    Used when the run's executor is ``"ray"`` (from the plan or ``assay assess --executor ray``);
+    see ``docs/distributed.md``.
+    """
+
+    #: ``"auto"``, ``"HOST:6379"`` or ``"ray://HOST:10001"``; None: ``RAY_ADDRESS``, else local
+    address: str | None = None
+    #: workers per evaluator; None: the cluster's CPUs ÷ ``worker_cpus``
+    workers: int | None = Field(default=None, ge=1)
+    worker_cpus: float = Field(default=1.0, ge=0.0)
+    worker_gpus: float = Field(default=0.0, ge=0.0)
+
+    def executor_options(self) -> dict[str, Any]:
+        """The keyword options of :class:`~assay.engine.executors.ray_executor.RayExecutor`."""
+        return {
+            "address": self.address,
+            "num_workers": self.workers,
+            "num_cpus": self.worker_cpus,
+            "num_gpus": self.worker_gpus,
+        }
+
+
 class RunSection(_Strict):
-    """What to evaluate: the suite, the evaluators and their parameters."""
+    """What to evaluate: the suite, the evaluators and their parameters, and where they run.
+
+    ``executor`` (``"local"`` or ``"ray"``) and ``[run.ray]`` say where the evaluators run; they
+    change neither the results nor the run's fingerprint (a complete run is reused whichever
+    executor made it).
+    """
 
     suite: Path
     evaluators: list[str] = Field(min_length=1)
     params: dict[str, dict[str, Any]] = Field(default_factory=dict)
     thresholds: dict[str, float] = Field(default_factory=dict)
     seed: int = 0
+    executor: Literal["local", "ray"] = "local"
+    ray: RaySection = Field(default_factory=RaySection)
 
 
 class LabelsSection(_Strict):

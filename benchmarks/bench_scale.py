@@ -1,0 +1,203 @@
+"""Scaling of ``assay evaluate``: the demo suite replicated to 12k / 119k (/ 1M) cases, locally and
+on Ray with 2 workers — wall, CPU, peak RSS, run directory and report sizes, with the load.
+
+Run: ``python benchmarks/bench_scale.py [--sizes 12000,119100] [--executors local,ray]``
+(1,000,000 is accepted; it takes tens of minutes on two cores). Writes
+``benchmarks/results/scale.md``.
+
+The bundled demo suite (300 cases: three systems, perturbed variants, attacks) is written
+``ceil(N / 300)`` times with ids (and parent ids) suffixed per copy, cut to N rows, and evaluated
+as a user would: ``assay evaluate SUITE -e rouge,bleu,exact_match,token_f1,retrieval,
+text_statistics --out DIR`` in a fresh process (the whole run directory: results, leaderboard,
+analysis, reports). Ray: ``--executor ray --workers 2`` on a local Ray instance that the command
+starts itself (its start-up included), on the same two cores.
+
+Figures per run: wall seconds; CPU seconds of the ``assay`` process and, separately, of every
+process under it (Ray's GCS, raylet and workers, which run the batches; sampled every 0.2 s with
+psutil); peak RSS of the ``assay`` process (the driver that reads the suite and writes the run
+directory) and of the processes under it; the run directory's size and ``report.html``'s. The
+1-minute load average is read before and after each run: the machine is shared, so wall seconds
+carry other people's work; CPU seconds are steadier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from results_file import publish  # noqa: E402
+
+EVALUATORS = "rouge,bleu,exact_match,token_f1,retrieval,text_statistics"
+
+
+def demo_rows() -> list[dict[str, object]]:
+    """The bundled demo suite's rows, as JSON objects."""
+    from assay.demo import demo_suite_path
+
+    with demo_suite_path().open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def write_replicated(path: Path, n: int) -> None:
+    """``n`` rows: the demo suite copied with ids and parent ids suffixed ``~K`` per copy."""
+    rows = demo_rows()
+    written = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for copy in range(math.ceil(n / len(rows))):
+            for row in rows:
+                if written == n:
+                    return
+                out = dict(row)
+                out["id"] = f"{row['id']}~{copy}"
+                for key in ("parent_id", "sample_of"):
+                    if out.get(key):
+                        out[key] = f"{out[key]}~{copy}"
+                handle.write(json.dumps(out, ensure_ascii=False) + "\n")
+                written += 1
+
+
+def directory_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
+
+
+class TreeSampler(threading.Thread):
+    """Every 0.2 s: the CPU seconds of each process under ``pid`` (kept per process, so one that
+    exits keeps its last reading) and the peak of their summed resident memory."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.cpu: dict[int, float] = {}
+        self.peak_rss = 0.0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        import psutil
+
+        while not self._done.wait(0.2):
+            try:
+                children = psutil.Process(self.pid).children(recursive=True)
+            except psutil.Error:
+                continue
+            rss = 0.0
+            for child in children:
+                try:
+                    times = child.cpu_times()
+                    self.cpu[child.pid] = times.user + times.system
+                    rss += child.memory_info().rss
+                except psutil.Error:
+                    continue
+            self.peak_rss = max(self.peak_rss, rss / 2**20)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+
+def run_once(suite: Path, out: Path, executor: str) -> dict[str, float]:
+    """One ``assay evaluate`` in a fresh process; its own and its descendants' figures."""
+    command = [sys.executable, "-m", "assay.cli.main", "evaluate", str(suite), "-e", EVALUATORS,
+               "--out", str(out), "--overwrite"]  # fmt: skip
+    if executor == "ray":
+        command += ["--executor", "ray", "--workers", "2"]
+    env = {**os.environ, "RAY_ADDRESS": ""}
+    load_before = os.getloadavg()[0]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    sampler = TreeSampler(process.pid)
+    sampler.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    sampler.stop()
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{executor} {suite.name} failed: {stderr[-2000:]}")
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "cpu_descendants": sum(sampler.cpu.values()),
+        "rss_descendants": sampler.peak_rss,
+        "rss_mib": usage.ru_maxrss / 1024,
+        "run_mb": directory_mb(out),
+        "report_mb": (out / "report.html").stat().st_size / 1e6,
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="12000,119100")
+    parser.add_argument("--executors", default="local,ray")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    executors = [e for e in args.executors.split(",") if e]
+    rows = []
+    per_case: dict[str, dict[int, float]] = {e: {} for e in executors}
+    with tempfile.TemporaryDirectory(prefix="assay-bench-scale-") as name:
+        tmp = Path(name)
+        for n in sizes:
+            suite = tmp / f"suite-{n}.jsonl"
+            write_replicated(suite, n)
+            for executor in executors:
+                out = tmp / f"run-{executor}-{n}"
+                r = run_once(suite, out, executor)
+                shutil.rmtree(out)
+                per_case[executor][n] = r["wall"] / n
+                rows.append(
+                    [f"{n:,}", executor if executor == "local" else "ray, 2 workers",
+                     f"{r['wall']:.1f}", f"{r['cpu']:.1f}", f"{r['cpu_descendants']:.1f}",
+                     f"{1e3 * r['wall'] / n:.2f}", f"{r['rss_mib']:.0f}",
+                     f"{r['rss_descendants']:.0f}", f"{r['run_mb']:.1f}",
+                     f"{r['report_mb']:.1f}", f"{r['load_before']:.1f} → {r['load_after']:.1f}"]
+                )  # fmt: skip
+                print(" | ".join(rows[-1]), flush=True)
+            suite.unlink()
+    command = f"python benchmarks/bench_scale.py --sizes {args.sizes} --executors {args.executors}"
+    headers = ["cases", "executor", "wall (s)", "CPU assay (s)", "CPU Ray processes (s)",
+               "wall per case (ms)", "peak RSS assay (MiB)", "peak RSS Ray processes (MiB)",
+               "run directory (MB)",
+               "report.html (MB)", "load (1 min) before → after"]  # fmt: skip
+    lines = [
+        "# Scaling: `assay evaluate` on the replicated demo suite, local and Ray",
+        "",
+        f"Generated by `{command}`. Python {platform.python_version()} on {os.cpu_count()} "
+        "CPUs shared with other engineers' work (the load column: the 1-minute load average "
+        "before and after each run; with a load above the CPU count wall seconds measure the "
+        "neighbours as much as assay, CPU seconds are the steadier figure). "
+        f"Evaluators: `{EVALUATORS}`; the demo suite (300 cases) replicated with suffixed ids; "
+        "one run each, a fresh process, the whole run directory written. Ray: a local instance "
+        "started by the command, 2 workers of 1 CPU (start-up included). *Ray processes*: every "
+        "process under the command (GCS, raylet, workers), sampled every 0.2 s — CPU seconds "
+        "summed over processes, RSS summed at its peak (shared pages counted in each process).",
+        "",
+        "| " + " | ".join(headers) + " |",
+        "|" + "---|" * len(headers),
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
+    for executor, times in per_case.items():
+        if len(times) >= 2:
+            small, large = min(times), max(times)
+            lines.append(
+                f"\n{executor}: wall per case at {large:,} is {times[large] / times[small]:.2f}× "
+                f"that at {small:,}."
+            )
+    publish(HERE / "results" / "scale.md", lines)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
