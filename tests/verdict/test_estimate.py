@@ -1,0 +1,205 @@
+"""The design-based bound (design note 0063): parity with ppi-python and scipy, census, edges."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, hypergeom, norm
+
+from assay.verdict.bounds import betting_lower_bound, hypergeometric_bound
+from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
+from assay.verdict.estimate import design_bounds, design_labels_to_decide
+from assay.verdict.looks import look_level
+
+UNITS: list[Key] = [(f"q{i}", "m") for i in range(400)]
+
+
+def _uniform(number: int, drawn: list[Key], known: frozenset[Key] = frozenset()) -> DesignRound:
+    pool = len(UNITS) - len(known)
+    draws = tuple(Draw(c, m, 1.0 / pool) for c, m in drawn)
+    return DesignRound(number, "ok", "all", UNIFORM, "", known, {"m": pool}, draws)
+
+
+def _records(
+    values: dict[Key, int], design: str = UNIFORM, number: int | None = 1
+) -> dict[Key, LabelRecord]:
+    return {k: LabelRecord(*k, "ok", v, design, "store", number) for k, v in values.items()}
+
+
+def test_one_uniform_round_matches_ppi_mean_ci_up_to_the_finite_population_terms() -> None:
+    """Nothing known, λ fixed, predictions fixed: the same estimate as ``ppi_mean_ci`` and the
+    same interval once its imputation term is removed and the finite-population correction and
+    the unbiased (n − 1) variance are applied."""
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    rng = np.random.default_rng(3)
+    truth = rng.binomial(1, 0.7, len(UNITS))
+    f = np.clip(truth * 0.6 + rng.random(len(UNITS)) * 0.4, 0, 1)
+    drawn_index = rng.choice(len(UNITS), 120, replace=False)
+    drawn = [UNITS[i] for i in drawn_index]
+    labels = {UNITS[i]: int(truth[i]) for i in drawn_index}
+    predictions = dict(zip(UNITS, f.tolist(), strict=True))
+    lam = 0.6
+    low, high = design_bounds(
+        UNITS,
+        _records(labels),
+        [_uniform(1, drawn)],
+        predictions=predictions,
+        lam=lam,
+        confidence=0.95,
+    )
+    assert low.method == high.method == "design-normal"
+    y, yhat = truth[drawn_index].astype(float), f[drawn_index]
+    point = float(np.ravel(ppi_mean_pointestimate(y, yhat, f, lam=lam))[0])
+    assert low.estimate == pytest.approx(point, abs=1e-12)
+    assert high.estimate == pytest.approx(point, abs=1e-12)
+    level = look_level(0.95, 1)
+    ci_low, ci_high = ppi_mean_ci(y, yhat, f, alpha=2 * (1 - level), lam=lam)
+    half_ppi = (float(np.ravel(ci_high)[0]) - float(np.ravel(ci_low)[0])) / 2
+    z, n, big = norm.ppf(level), len(y), len(UNITS)
+    rectifier = half_ppi**2 - (z * lam) ** 2 * np.var(f) / big
+    expected = math.sqrt((1 - n / big) * n / (n - 1) * rectifier)
+    assert point - low.bound == pytest.approx(expected, rel=1e-9)
+    assert high.bound - point == pytest.approx(expected, rel=1e-9)
+    assert low.n_design == 120 and low.rounds == (1,) and low.lam == lam and low.look == 1
+
+
+@pytest.mark.parametrize(
+    ("k", "m", "pool"), [(0, 10, 50), (7, 10, 50), (18, 18, 40), (30, 40, 400)]
+)
+def test_hypergeometric_bound_inverts_scipy_hypergeometric_test(k: int, m: int, pool: int) -> None:
+    low = hypergeometric_bound(k, m, pool, 0.95, "lower")
+    high = hypergeometric_bound(k, m, pool, 0.95, "upper")
+    # the bound is the least / largest count whose test does not reject at 5 %
+    assert hypergeom.sf(k - 1, pool, low, m) > 0.05 and (
+        low == k or hypergeom.sf(k - 1, pool, low - 1, m) <= 0.05
+    )
+    assert hypergeom.cdf(k, pool, high, m) > 0.05
+    assert high == pool - (m - k) or hypergeom.cdf(k, pool, high + 1, m) <= 0.05
+    # never looser than Clopper–Pearson on the same draws (a finite pool is known better)
+    ci = binomtest(k, m).proportion_ci(confidence_level=0.90, method="exact")
+    assert low / pool >= ci.low - 1 / pool and high / pool <= ci.high + 1 / pool
+
+
+def test_hypergeometric_bound_covers_exactly() -> None:
+    pool, m = 60, 15
+    for count in range(0, pool + 1, 6):
+        covered = sum(
+            hypergeom.pmf(k, pool, count, m)
+            for k in range(m + 1)
+            if hypergeometric_bound(k, m, pool, 0.95, "lower") <= count
+        )
+        assert covered >= 0.95 - 1e-12
+
+
+def test_betting_bound_covers_a_skewed_weighted_mean() -> None:
+    rng = np.random.default_rng(0)
+    mu, hits = 0.3, 0
+    for _ in range(200):
+        x = rng.exponential(mu, 60)
+        hits += betting_lower_bound(x, 0.95) <= mu
+    assert hits / 200 >= 0.95
+
+
+def test_without_a_design_round_the_census_decides_and_a_full_census_is_exact() -> None:
+    units = UNITS[:50]
+    some = _records({k: 1 for k in units[:30]}, UNKNOWN, None)
+    low, high = design_bounds(units, some, [])
+    assert (low.method, low.bound, high.bound) == ("census", 30 / 50, 1.0)
+    assert low.n_unknown_design == 30 and low.n_design == 0
+    every = _records({k: int(i % 5 != 0) for i, k in enumerate(units)}, UNKNOWN, None)
+    low, high = design_bounds(units, every, [])
+    assert low.bound == high.bound == 40 / 50
+
+
+def test_hand_picked_labels_are_known_units_for_the_next_round_only() -> None:
+    """REVIEW labels (unknown design) never rectify; they are known exactly to a later round."""
+    rng = np.random.default_rng(5)
+    truth = {k: int(rng.random() < 0.8) for k in UNITS}
+    picked = UNITS[:60]
+    records = _records({k: truth[k] for k in picked}, UNKNOWN, None)
+    later = [UNITS[i] for i in rng.choice(range(60, 400), 80, replace=False)]
+    records |= _records({k: truth[k] for k in later}, UNIFORM, 1)
+    low, high = design_bounds(UNITS, records, [_uniform(1, later, frozenset(picked))])
+    assert low.n_design == 80 and low.n_known == 140 and low.n_unknown_design == 60
+    assert low.bound <= sum(truth.values()) / 400 <= high.bound
+
+
+def test_draws_awaiting_a_label_count_as_fail_below_and_pass_above() -> None:
+    drawn = UNITS[:40]
+    labelled = _records({k: 1 for k in drawn[:20]} | {k: 0 for k in drawn[20:35]})
+    complete = _records({k: 1 for k in drawn[:20]} | {k: 0 for k in drawn[20:]})
+    low, high = design_bounds(UNITS, labelled, [_uniform(1, drawn)])
+    low_full, high_full = design_bounds(UNITS, complete, [_uniform(1, drawn)])
+    assert low.n_missing == 5 and low.bound <= low_full.bound and high.bound >= high_full.bound
+
+
+def test_constant_predictions_never_give_nan() -> None:
+    drawn = UNITS[:50]
+    records = _records({k: int(i % 3 != 0) for i, k in enumerate(drawn)})
+    for constant in (0.0, 0.5, 1.0):
+        low, high = design_bounds(
+            UNITS, records, [_uniform(1, drawn)], predictions=dict.fromkeys(UNITS, constant)
+        )
+        assert math.isfinite(low.bound) and math.isfinite(high.bound) and low.bound <= high.bound
+        assert math.isfinite(low.estimate)
+
+
+def test_cross_fitted_predictions_see_only_labels_known_before_and_other_folds() -> None:
+    drawn = UNITS[100:160]
+    known = frozenset(UNITS[:10])
+    records = _records({k: 1 for k in known}, UNKNOWN, None) | _records(
+        {k: int(i % 4 != 0) for i, k in enumerate(drawn)}
+    )
+    seen: list[set[Key]] = []
+
+    def fit_predict(train: dict[Key, int]) -> dict[Key, float]:
+        seen.append(set(train))
+        rate = sum(train.values()) / len(train)
+        return dict.fromkeys(UNITS, rate)
+
+    design_bounds(UNITS, records, [_uniform(1, drawn, known)], fit_predict=fit_predict, folds=3)
+    assert len(seen) >= 3
+    for train in seen[:3]:
+        assert known <= train and len(train & set(drawn)) == 40  # two of three folds
+
+
+def test_an_active_round_of_another_scope_does_not_rectify() -> None:
+    drawn = UNITS[:40]
+    rnd = DesignRound(
+        1,
+        "ok",
+        "original",
+        ACTIVE,
+        "",
+        frozenset(),
+        {"m": 400},
+        tuple(Draw(*k, 1 / 400) for k in drawn),
+    )
+    records = _records({k: 1 for k in drawn})
+    low, _ = design_bounds(UNITS, records, [rnd], scope="all")
+    assert low.method == "census" and low.rounds == ()
+
+
+def test_nothing_in_scope_is_never_a_pass() -> None:
+    low, high = design_bounds([], {}, [])
+    assert low.bound == 0.0 and high.bound == 1.0
+
+
+def test_labels_to_decide_shrinks_with_a_better_machine() -> None:
+    drawn = UNITS[:40]
+    rng = np.random.default_rng(9)
+    truth = {k: int(rng.random() < 0.85) for k in UNITS}
+    records = _records({k: truth[k] for k in drawn})
+    good = {k: 0.9 * truth[k] + 0.05 for k in UNITS}
+    bad = dict.fromkeys(UNITS, 0.5)
+    needed = {
+        name: design_labels_to_decide(
+            *design_bounds(UNITS, records, [_uniform(1, drawn)], predictions=p), 0.8
+        )
+        for name, p in (("good", good), ("bad", bad))
+    }
+    assert needed["good"] is not None and needed["bad"] is not None
+    assert needed["good"] < needed["bad"]
