@@ -1,4 +1,4 @@
-"""The populations bench_label_designs.py labels: real human labels, each system a finite population.
+"""The populations bench_label_designs.py labels: real human labels, each system a population.
 
 * FRANK (``../shared/data/calibration/frank``): each ``model_name`` is a system under validation;
   the label is human ``Factuality == 1``; the machine is the precomputed ``BertScore P Art`` score
@@ -170,7 +170,9 @@ def populations(which: list[str]) -> tuple[list[Population], list[str]]:
         title = "FRANK" if base == "frank" else "SummEdits"
         if name.endswith("-judge"):
             loaded.append(
-                _population(f"{title} · simulated judge (AUROC {JUDGE_AUROC})", with_judge(frames[base]))
+                _population(
+                    f"{title} · simulated judge (AUROC {JUDGE_AUROC})", with_judge(frames[base])
+                )
             )
         else:
             metric = FRANK_METRIC if base == "frank" else SUMMEDITS_METRIC

@@ -27,17 +27,17 @@ Workflows (labels in all, split evenly across the systems by :func:`split_budget
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from label_designs_data import Population
 
 from assay.calibrate import IsotonicCalibrator
 from assay.label.sample import split_budget
 from assay.verdict.bounds import LOWER, UPPER, clopper_pearson
 from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, LabelRecord
+from label_designs_data import Population
 
 Key = tuple[str, str]
 CONFIDENCE = 0.95
@@ -46,7 +46,7 @@ ROUND = 100
 #: Rounds at most (the cap of label-until-decided): 800 labels in all.
 ROUNDS = 8
 #: Rounds after which the uniform and active workflows are assessed.
-ASSESSED = (1, 2, 3, 4, 6, 8)
+ASSESSED = (1, 2, 4, 8)
 #: Labels in all at which the REVIEW-first workflow is assessed.
 REVIEW_BUDGETS = (200, 400, 800)
 #: Conformal level of the REVIEW sets (the plan's default ``calibration.confidence``).
@@ -54,22 +54,6 @@ REVIEW_CONFIDENCE = 0.9
 #: Targets of label-until-decided: the truth plus each of these.
 DELTAS = (-0.05, -0.02, 0.02, 0.05)
 CRITERION = "pass"
-
-
-class ByRow(Mapping[Key, float]):
-    """P(PASS) of every unit of a population, looked up by (case id, system) without a dict."""
-
-    def __init__(self, values: np.ndarray, rows: Mapping[Key, int]) -> None:
-        self.values, self.rows = values, rows
-
-    def __getitem__(self, key: Key) -> float:
-        return float(self.values[self.rows[key]])
-
-    def __iter__(self) -> Iterator[Key]:
-        return iter(self.rows)
-
-    def __len__(self) -> int:
-        return len(self.rows)
 
 
 class Calibrated:
@@ -94,7 +78,8 @@ class Calibrated:
             return {}  # no calibrator from one class: no prediction (the bound goes labels-only)
         rows = np.fromiter((pop.row[k] for k in train), dtype=np.int64, count=len(train))
         calibrator = IsotonicCalibrator().fit(pop.score[rows], y)
-        return ByRow(calibrator.predict_pass_proba(pop.score), pop.row)
+        # a plain dict: the estimator looks units up one by one
+        return dict(zip(pop.keys, calibrator.predict_pass_proba(pop.score).tolist(), strict=True))
 
 
 @dataclass
@@ -114,8 +99,9 @@ class Labelling:
             out[system] -= 1
         return out
 
-    def draw(self, design: str, budget: int | Mapping[str, int], p_pass: Mapping[Key, float] | None
-             ) -> None:
+    def draw(
+        self, design: str, budget: int | Mapping[str, int], p_pass: Mapping[Key, float] | None
+    ) -> None:
         """Draw a round by ``design`` (shipped :func:`draw_round`) and label its units."""
         from assay.label.sample import draw_round
 
@@ -145,14 +131,14 @@ class Labelling:
 
 
 def bounds(
-    lab: Labelling, machine: Calibrated, look: int, seed: int
+    lab: Labelling, machine: Calibrated, look: int, seed: int, systems: list[str] | None = None
 ) -> dict[str, tuple[Any, Any]]:
-    """The shipped design-based bounds per system (look ``look``)."""
+    """The shipped design-based bounds per system (look ``look``; every system by default)."""
     from assay.verdict.estimate import design_bounds
 
     pop = lab.population
     out = {}
-    for system in pop.systems:
+    for system in pop.systems if systems is None else systems:
         units = [k for k in pop.keys if k[1] == system]
         out[system] = design_bounds(
             units, lab.records, lab.rounds, confidence=CONFIDENCE, look=look,
@@ -161,8 +147,9 @@ def bounds(
     return out
 
 
-def _row(workflow: str, n_all: int, lab: Labelling, system: str, low: Any, high: Any
-         ) -> dict[str, Any]:
+def _row(
+    workflow: str, n_all: int, lab: Labelling, system: str, low: Any, high: Any
+) -> dict[str, Any]:
     n_system = sum(1 for _, s in lab.records if s == system)
     return {
         "workflow": workflow, "n_all": n_all, "system": system, "n_system": n_system,
@@ -189,12 +176,14 @@ def sequential(population: Population, design: str, seed: int) -> tuple[list[dic
     rows: list[dict] = []
     looks: list[dict[str, tuple[Any, Any]]] = []
     labelled: list[dict[str, int]] = []
+    open_ = list(population.systems)  # systems some target of label-until-decided still awaits
     for number in range(1, ROUNDS + 1):
         use = UNIFORM if design == UNIFORM or number == 1 else ACTIVE
         p_pass = _active_p(lab, machine) if use == ACTIVE else None
         lab.draw(use, split_budget(ROUND, lab.pools(), use), p_pass)
+        per = bounds(lab, machine, 1, seed) if number in ASSESSED else {}
         if number in ASSESSED:
-            for system, (low, high) in bounds(lab, machine, 1, seed).items():
+            for system, (low, high) in per.items():
                 row = _row(design, number * ROUND, lab, system, low, high)
                 if design == UNIFORM:
                     ys = [r.value for k, r in lab.records.items() if k[1] == system]
@@ -203,10 +192,26 @@ def sequential(population: Population, design: str, seed: int) -> tuple[list[dic
                     row["cp_upper"] = clopper_pearson(k, n, CONFIDENCE, UPPER).bound
                 rows.append(row)
         if design == ACTIVE:
-            looks.append(bounds(lab, machine, number, seed))
-            labelled.append({s: sum(1 for _, t in lab.records if t == s) for s in population.systems})
+            look = per if number == 1 else bounds(lab, machine, number, seed, open_)
+            looks.append(look)
+            labelled.append(
+                {s: sum(1 for _, t in lab.records if t == s) for s in population.systems}
+            )
+            open_ = [s for s in open_ if not _all_decided(population, s, look[s])]
     decisions = _decisions(population, looks, labelled) if design == ACTIVE else []
     return rows, decisions
+
+
+def targets(truth: float) -> list[tuple[float, float]]:
+    """(offset, target) of label-until-decided for a true rate: the truth plus each of
+    :data:`DELTAS`, where inside (0, 1)."""
+    return [(d, round(truth + d, 6)) for d in DELTAS if 0.0 < round(truth + d, 6) < 1.0]
+
+
+def _all_decided(population: Population, system: str, bound: tuple[Any, Any]) -> bool:
+    """Whether the system's bound decides every target of label-until-decided."""
+    low, high = bound
+    return all(low.bound >= t or high.bound < t for _, t in targets(population.truth(system)))
 
 
 def _decisions(
@@ -215,13 +220,11 @@ def _decisions(
     """Each system's decision at each target: its first decided look, else INCONCLUSIVE."""
     out = []
     for system in population.systems:
-        truth = population.truth(system)
-        for delta in DELTAS:
-            target = round(truth + delta, 6)
-            if not 0.0 < target < 1.0:
-                continue
+        for delta, target in targets(population.truth(system)):
             decision, used, at = "INCONCLUSIVE", labelled[-1][system], len(looks)
             for k, per in enumerate(looks, start=1):
+                if system not in per:
+                    break  # decided at every target at an earlier look
                 low, high = per[system]
                 if low.bound >= target:
                     decision, used, at = "PASS", labelled[k - 1][system], k

@@ -1,0 +1,411 @@
+"""Do the verdict's rate bounds hold the way people label? (issue 45, item 8 and its goals)
+
+Simulations on real human labels: every system of FRANK and SummEdits is a finite population
+under validation whose true pass rate is the share of its units humans labelled PASS. Four
+workflows label it (``label_designs_sim.py``): uniform rounds, active rounds, REVIEW first as the
+app ordered it, and label-until-decided with the ledger of looks. Every draw is the shipped
+``assay.label.sample.draw_round``, every bound the shipped ``assay.verdict.estimate.design_bounds``
+(cross-fitted isotonic calibration, PPI++ λ, the exact branch for few labels, the census clamp),
+every label-only reference the shipped exact bounds. Reported per system and workflow: each
+side's coverage, the mean width, the false-decision rate of label-until-decided, and the labels
+saved at equal width against the labels-only exact bounds and against uniform PPI; then the
+issue's goals, met or not.
+
+Writes ``benchmarks/results/label_designs.md``.
+
+Run: ``python benchmarks/bench_label_designs.py`` (500 repetitions per cell, 2 processes;
+``--quick`` for a 40-repetition look, ``--reps N``, ``--populations frank summedits ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from label_designs_data import JUDGE_AUROC, Population, populations  # noqa: E402
+from label_designs_sim import (  # noqa: E402
+    ASSESSED,
+    CONFIDENCE,
+    ROUND,
+    ROUNDS,
+    repetition,
+)
+from results_file import publish  # noqa: E402
+
+OUT = HERE / "results" / "label_designs.md"
+SEED = 45
+POPULATIONS = ("frank", "summedits", "summedits-judge")
+#: Coverage each side must reach (goal), and the false-PASS rate the loop must stay under.
+GOAL_COVERAGE, GOAL_FALSE_PASS = 0.93, 0.05
+GOAL_ACTIVE, GOAL_PPI = 1.3, 1.5
+#: Savings below this count as "needs more labels than labels-only" (Monte Carlo slack).
+NEVER_MORE = 0.95
+
+_POPS: list[Population] = []
+
+
+def _work(task: tuple[int, int, int]) -> tuple[int, dict[str, list[dict]]]:
+    index, rep, seed = task
+    return index, repetition(_POPS[index], rep, seed)
+
+
+def simulate(
+    pops: list[Population], reps: int, workers: int, seed: int
+) -> dict[str, dict[str, pd.DataFrame]]:
+    """Every repetition of every population, in ``workers`` processes."""
+    _POPS[:] = pops
+    tasks = [(i, rep, seed + i) for i in range(len(pops)) for rep in range(reps)]
+    out: dict[int, dict[str, list[dict]]] = {
+        i: {"bounds": [], "decisions": []} for i in range(len(pops))
+    }
+    done, started = 0, time.perf_counter()
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers) as pool:
+        for index, result in pool.imap_unordered(_work, tasks, chunksize=4):
+            out[index]["bounds"] += result["bounds"]
+            out[index]["decisions"] += result["decisions"]
+            done += 1
+            if done % max(1, len(tasks) // 20) == 0:
+                rate = (time.perf_counter() - started) / done
+                print(
+                    f"{done}/{len(tasks)} repetitions, {rate * (len(tasks) - done):.0f} s left",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return {
+        pops[i].name: {k: pd.DataFrame(v) for k, v in parts.items()} for i, parts in out.items()
+    }
+
+
+def cells(pop: Population, frame: pd.DataFrame) -> pd.DataFrame:
+    """Coverage, width and methods per system × workflow × labels in all."""
+    truth = frame["system"].map({s: pop.truth(s) for s in pop.systems})
+    frame = frame.assign(
+        cover_low=frame["lower"] <= truth + 1e-12,
+        cover_up=frame["upper"] >= truth - 1e-12,
+        width=frame["upper"] - frame["lower"],
+        normal=frame["method_lower"] == "design-normal",
+        exact=frame["method_lower"].isin(["design-hypergeometric", "design-betting"]),
+    )
+    if "cp_lower" in frame:
+        frame = frame.assign(cp_width=frame["cp_upper"] - frame["cp_lower"])
+    agg = {
+        "reps": ("rep", "nunique"), "labels": ("n_system", "mean"),
+        "cover_low": ("cover_low", "mean"), "cover_up": ("cover_up", "mean"),
+        "width": ("width", "mean"), "normal": ("normal", "mean"), "exact": ("exact", "mean"),
+        "lam": ("lam", "mean"),
+    }  # fmt: skip
+    if "cp_width" in frame:
+        agg["cp_width"] = ("cp_width", "mean")
+    return frame.groupby(["workflow", "n_all", "system"]).agg(**agg).reset_index()
+
+
+def savings(pop: Population, table: pd.DataFrame) -> pd.DataFrame:
+    """Labels saved at equal width: uniform PPI against the labels-only exact bounds (Clopper–
+    Pearson and the finite-pool hypergeometric one), active against uniform PPI."""
+    from label_designs_reference import exact_width_curve, labels_for_width
+
+    rows = []
+    for system in pop.systems:
+        size = pop.size(system)
+        curve = exact_width_curve(size, round(pop.truth(system) * size), CONFIDENCE)
+        uni = table[(table["workflow"] == "uniform") & (table["system"] == system)]
+        act = table[(table["workflow"] == "active") & (table["system"] == system)]
+        for n_all in ASSESSED:
+            u = uni[uni["n_all"] == n_all * ROUND]
+            a = act[act["n_all"] == n_all * ROUND]
+            if not len(u) or not len(a):
+                continue
+            n_u, w_u = float(u["labels"].iloc[0]), float(u["width"].iloc[0])
+            n_a, w_a = float(a["labels"].iloc[0]), float(a["width"].iloc[0])
+            cp_n, cp_rel = labels_for_width(curve["n"], curve["clopper_pearson"], w_u)
+            hg_n, hg_rel = labels_for_width(curve["n"], curve["hypergeometric"], w_u)
+            un_n, un_rel = labels_for_width(uni["labels"].to_numpy(), uni["width"].to_numpy(), w_a)
+            rows.append({
+                "system": system, "n_all": n_all * ROUND, "n_uniform": n_u, "w_uniform": w_u,
+                "n_active": n_a, "w_active": w_a,
+                "vs_cp": cp_n / n_u, "vs_cp_rel": cp_rel,
+                "vs_hg": hg_n / n_u, "vs_hg_rel": hg_rel,
+                "active": un_n / n_a, "active_rel": un_rel,
+            })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def decisions(pop: Population, frame: pd.DataFrame) -> pd.DataFrame:
+    """False-decision rate, decided share and labels at the stop per system × target offset."""
+    if not len(frame):
+        return frame
+    false = np.where(frame["delta"] > 0, frame["decision"] == "PASS", frame["decision"] == "FAIL")
+    right = np.where(frame["delta"] > 0, frame["decision"] == "FAIL", frame["decision"] == "PASS")
+    frame = frame.assign(false=false, right=right)
+    return frame.groupby(["delta", "system"]).agg(
+        reps=("rep", "nunique"), target=("target", "first"), false=("false", "mean"),
+        right=("right", "mean"), labels=("labels", "mean"), look=("look", "mean"),
+    ).reset_index()  # fmt: skip
+
+
+def _rate(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def _saving(x: float, rel: str) -> str:
+    return f"{'≥' if rel == '>' else '≤' if rel == '<' else ''}{x:.2f}×"
+
+
+def goals(results: dict[str, dict[str, pd.DataFrame]]) -> list[tuple[str, str, str]]:
+    """The issue's goals: (goal, measured, met / not met)."""
+    out = []
+    worst: list[tuple[float, str]] = []
+    for name, r in results.items():
+        t = r["cells"]
+        at = t[(t["n_all"] == 800) & t["workflow"].isin(["uniform", "review-first"])]
+        for row in at.itertuples():
+            worst.append((row.cover_low, f"{name} · {row.system} · {row.workflow} · lower"))
+            worst.append((row.cover_up, f"{name} · {row.system} · {row.workflow} · upper"))
+    low, where = min(worst)
+    out.append((
+        f"each side covers in ≥ {GOAL_COVERAGE:.0%} under uniform and REVIEW-first at 800 labels",
+        f"lowest {low:.3f} ({where}); {sum(c < GOAL_COVERAGE for c, _ in worst)} of "
+        f"{len(worst)} system × workflow × side cells below",
+        "met" if low >= GOAL_COVERAGE else "not met",
+    ))  # fmt: skip
+    fp: list[tuple[float, str]] = []
+    for name, r in results.items():
+        d = r["decisions"]
+        for row in d[d["delta"] > 0].itertuples():
+            fp.append((row.false, f"{name} · {row.system} · target truth + {row.delta}"))
+    high, where = max(fp)
+    out.append((
+        f"label-until-decided (active rounds of {ROUND}, looks ledger): a system truly below "
+        f"target PASSes in ≤ {GOAL_FALSE_PASS:.0%} of runs",
+        f"highest {high:.3f} ({where})",
+        "met" if high <= GOAL_FALSE_PASS else "not met",
+    ))  # fmt: skip
+    for name, r in results.items():
+        s = r["savings"]
+        judge = f"AUROC {JUDGE_AUROC}" in name
+        top = s[s["n_all"].isin([400, 800])]
+        med_active = float(top["active"].median())
+        out.append((
+            f"{name}: active reaches uniform PPI's width with ≥ {GOAL_ACTIVE}× fewer labels",
+            f"median over systems at 400 and 800 labels {med_active:.2f}× "
+            f"(range {top['active'].min():.2f}–{top['active'].max():.2f})",
+            "met" if med_active >= GOAL_ACTIVE else "not met",
+        ))  # fmt: skip
+        if judge:
+            med_ppi = float(top["vs_cp"].median())
+            med_hg = float(top["vs_hg"].median())
+            out.append((
+                f"{name}: PPI reaches the labels-only exact width with ≥ {GOAL_PPI}× fewer labels",
+                f"median at 400 and 800 labels: {med_ppi:.2f}× against Clopper–Pearson, "
+                f"{med_hg:.2f}× against the finite-pool exact bound",
+                "met" if min(med_ppi, med_hg) >= GOAL_PPI else
+                ("met against Clopper–Pearson only" if med_ppi >= GOAL_PPI else "not met"),
+            ))  # fmt: skip
+        least = float(s["vs_hg"].min())
+        where = s.loc[s["vs_hg"].idxmin()]
+        out.append((
+            f"{name}: PPI never needs more labels than labels-only (finite-pool exact bound; "
+            f"below {NEVER_MORE} counts as more)",
+            f"least {least:.2f}× ({where['system']}, {int(where['n_all'])} labels); against "
+            f"Clopper–Pearson least {s['vs_cp'].min():.2f}×",
+            "met" if least >= NEVER_MORE else "not met",
+        ))  # fmt: skip
+    return out
+
+
+def report(
+    pops: list[Population],
+    results: dict[str, dict[str, pd.DataFrame]],
+    skipped: list[str],
+    args: argparse.Namespace,
+    seconds: float,
+) -> list[str]:
+    lines = [
+        "# Labelling designs: do the verdict's bounds hold the way people label?",
+        "",
+        f"Generated by `python benchmarks/bench_label_designs.py --reps {args.reps}` "
+        f"({args.reps} repetitions per cell, seeds {args.seed} + population index × repetition "
+        f"through `numpy.random.SeedSequence`; {seconds / 60:.1f} min with {args.workers} "
+        f"processes on {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}). Confidence {CONFIDENCE:.0%} on each side; width = upper − "
+        "lower of the two one-sided bounds.",
+        "",
+        "Each system of a data set is a finite population; its true rate is the share of its "
+        "units humans labelled PASS. Labels in all are split evenly across the systems (the "
+        f"app's `split_budget`), in rounds of {ROUND}. Workflows (`label_designs_sim.py`): "
+        "**uniform** rounds; **active** rounds after a first uniform one; **REVIEW-first** "
+        "(a first uniform round, then the REVIEW cases labelled by hand, design `unknown`, the "
+        "REVIEW set recomputed after each 100; a system with no REVIEW case left gets a uniform "
+        "round instead); **label-until-decided** (the active rounds, re-assessed after each as "
+        f"look k at level 1 − α·6/(π²k²), stop at PASS / FAIL or after {ROUNDS} rounds). Every "
+        "draw is the shipped `draw_round`, every bound the shipped `design_bounds` (the machine: "
+        "the shipped isotonic calibrator fitted on all systems' labels pooled, cross-fitted by "
+        "the estimator; REVIEW cases keep their P(PASS)).",
+        "",
+    ]
+    if skipped:
+        lines += ["Skipped: " + "; ".join(skipped), ""]
+    lines += ["## Goals (issue 45)", "", "| goal | measured | |", "|---|---|---|"]
+    lines += [f"| {g} | {m} | **{v}** |" for g, m, v in goals(results)]
+    lines += [
+        "",
+        "The demo goal (faithful PASS, hallucinating FAIL, terse as its labels say) is not "
+        "measured here (see `benchmarks/results/verdict.md`).",
+        "",
+    ]
+    for pop in pops:
+        r = results[pop.name]
+        lines += _population_section(pop, r)
+    return lines
+
+
+def _population_section(pop: Population, r: dict[str, pd.DataFrame]) -> list[str]:
+    t, s, d = r["cells"], r["savings"], r["decisions"]
+    lines = [
+        f"## {pop.name}",
+        "",
+        "| system | units | true pass rate | AUROC of the machine within the system |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {x} | {pop.size(x)} | {pop.truth(x):.3f} | {pop.auroc(x):.3f} |" for x in pop.systems
+    ]
+    summary = t.groupby(["workflow", "n_all"]).agg(
+        low_min=("cover_low", "min"), low_mean=("cover_low", "mean"),
+        up_min=("cover_up", "min"), up_mean=("cover_up", "mean"),
+        width=("width", "mean"), labels=("labels", "mean"), normal=("normal", "mean"),
+        exact=("exact", "mean"),
+    ).reset_index()  # fmt: skip
+    lines += [
+        "",
+        "### Coverage and width, over systems",
+        "",
+        "Coverage: share of repetitions whose lower bound ≤ the true rate (upper ≥), worst system "
+        "and mean over systems. Method: share of bounds from the normal approximation and from "
+        "the exact branch (the rest: the census clamp).",
+        "",
+        "| workflow | labels in all | per system | lower covers: worst / mean | upper covers: "
+        "worst / mean | mean width | normal / exact |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in summary.itertuples():
+        lines.append(
+            f"| {row.workflow} | {row.n_all} | {row.labels:.0f} | {row.low_min:.3f} / "
+            f"{row.low_mean:.3f} | {row.up_min:.3f} / {row.up_mean:.3f} | {row.width:.3f} | "
+            f"{row.normal:.2f} / {row.exact:.2f} |"
+        )
+    lines += [
+        "",
+        "### Per system",
+        "",
+        "| workflow | labels in all | system | labels | lower covers | upper covers | mean width "
+        "| Clopper–Pearson width, same labels | mean λ |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in t.itertuples():
+        cp = getattr(row, "cp_width", float("nan"))
+        lines.append(
+            f"| {row.workflow} | {row.n_all} | {row.system} | {row.labels:.0f} | "
+            f"{row.cover_low:.3f} | {row.cover_up:.3f} | {row.width:.3f} | "
+            f"{'–' if not np.isfinite(cp) else f'{cp:.3f}'} | "
+            f"{'–' if not np.isfinite(row.lam) else f'{row.lam:.2f}'} |"
+        )
+    lines += [
+        "",
+        "### Labels saved at equal width",
+        "",
+        "Uniform PPI against labels-only: the labels the exact bound needs for uniform PPI's mean "
+        "width, divided by uniform PPI's labels (expected exact widths computed over the "
+        "hypergeometric distribution of the labels, on a grid of label counts, interpolated in "
+        "log n). Active against uniform PPI: the labels uniform PPI needs (interpolated over its "
+        "measured widths) for active's mean width, divided by active's labels (distinct units). "
+        "≥ / ≤: beyond the grid.",
+        "",
+        "| system | labels in all | uniform PPI: labels, width | vs Clopper–Pearson | vs "
+        "finite-pool exact | active: labels, width | active vs uniform PPI |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in s.itertuples():
+        lines.append(
+            f"| {row.system} | {row.n_all} | {row.n_uniform:.0f}, {row.w_uniform:.3f} | "
+            f"{_saving(row.vs_cp, row.vs_cp_rel)} | {_saving(row.vs_hg, row.vs_hg_rel)} | "
+            f"{row.n_active:.0f}, {row.w_active:.3f} | {_saving(row.active, row.active_rel)} |"
+        )
+    lines += [
+        "",
+        "### Label until decided",
+        "",
+        f"Targets at the true rate plus each offset (left out where outside (0, 1)). False "
+        "decision: PASS when the target is above the truth (offset > 0), FAIL when below. "
+        f"Right: the correct decision; the rest is INCONCLUSIVE after {ROUNDS} rounds.",
+        "",
+        "| offset | system | target | false decision | right decision | labels at stop | "
+        "look at stop |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in d.itertuples():
+        lines.append(
+            f"| {row.delta:+.2f} | {row.system} | {row.target:.3f} | {row.false:.3f} | "
+            f"{row.right:.3f} | {row.labels:.0f} | {row.look:.1f} |"
+        )
+    lines.append("")
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=500)
+    parser.add_argument("--quick", action="store_true", help="40 repetitions (a quick look)")
+    parser.add_argument(
+        "--populations",
+        nargs="+",
+        default=list(POPULATIONS),
+        choices=["frank", "frank-judge", "summedits", "summedits-judge"],
+    )
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args()
+    if args.quick:
+        args.reps = 40
+    try:
+        import assay.verdict.estimate  # noqa: F401
+    except ImportError:
+        print("assay.verdict.estimate is not available: nothing to measure", file=sys.stderr)
+        return 1
+    pops, skipped = populations(args.populations)
+    for message in skipped:
+        print(f"skipped {message}", file=sys.stderr)
+    if not pops:
+        print("no population has data: see ../shared/data/README.md", file=sys.stderr)
+        return 1
+    started = time.perf_counter()
+    raw = simulate(pops, args.reps, args.workers, args.seed)
+    results = {}
+    for pop in pops:
+        table = cells(pop, raw[pop.name]["bounds"])
+        results[pop.name] = {
+            "cells": table,
+            "savings": savings(pop, table),
+            "decisions": decisions(pop, raw[pop.name]["decisions"]),
+        }
+    seconds = time.perf_counter() - started
+    publish(OUT, report(pops, results, skipped, args, seconds), echo=False)
+    for goal, measured, verdict in goals(results):
+        print(f"{verdict:>10}  {goal}: {measured}")
+    print(f"wrote {OUT} in {seconds:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
