@@ -12,7 +12,8 @@ from assay.cli.progress import console
 
 @click.command("label")
 @directory_argument()
-# RUN_DIR may be an assessment directory (``assay assess``): its cases routed to REVIEW come first.
+# RUN_DIR may be an assessment directory (``assay assess``) or its run: the drawn rounds come
+# first, then the cases routed to REVIEW; only cases a labelled check reads are offered.
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
 @click.option(
@@ -44,7 +45,8 @@ from assay.cli.progress import console
     "--allow-remote", is_flag=True, help="Allow a non-loopback --host (other machines can connect)."
 )
 @click.option(
-    "--show-scores", is_flag=True,
+    "--show-scores",
+    is_flag=True,
     help="Show machine scores, verdicts and evidence beside the form (review work). Hidden by "
     "default so labels used for calibration are not anchored on the metric being calibrated.",
 )
@@ -67,15 +69,14 @@ def command(
     Create annotators first with 'assay labels add-annotator RUN_DIR NAME' (prints a token);
     export with 'assay labels export RUN_DIR'.
     """
+    from assay.label.assessment import label_run_dir
     from assay.label.criteria import parse_criteria
     from assay.label.project import LabelProject
     from assay.label.server import check_bind, serve
     from assay.label.store import Store, database_url
-    from assay.rundir.layout import ASSESSMENT_RUN_DIR, VERDICT_FILE
 
     check_bind(host, allow_remote)
-    if (run_dir / VERDICT_FILE).is_file():  # an assessment: label its run, REVIEW cases first
-        run_dir = run_dir / ASSESSMENT_RUN_DIR
+    run_dir = label_run_dir(run_dir)  # an assessment: its run (one store per assessment)
     store = Store(database_url(run_dir, db))
     project = LabelProject(
         run_dir,

@@ -1,4 +1,6 @@
-"""``assay labels``: annotators and export of the labels collected with ``assay label``."""
+"""``assay labels``: annotators, labelling rounds and export of the labels collected with
+``assay label``. Given an assessment directory or its run, every subcommand uses the one store of
+the assessment (``ASSESSMENT/run/labels.sqlite`` unless ``--db``)."""
 
 from __future__ import annotations
 
@@ -12,21 +14,98 @@ from assay.cli.progress import console
 _db_option = click.option(
     "--db",
     default=None,
-    help="Database URL or SQLite file [default: RUN_DIR/labels.sqlite].",
+    help="Database URL or SQLite file [default: RUN_DIR/labels.sqlite; for an assessment "
+    "ASSESSMENT/run/labels.sqlite].",
 )
 
 
 def _store(run_dir: Path, db: str | None):  # type: ignore[no-untyped-def]
+    from assay.label.assessment import label_run_dir
     from assay.label.store import Store, database_url
 
-    store = Store(database_url(run_dir, db))
+    store = Store(database_url(label_run_dir(run_dir), db))
     store.migrate()
     return store
 
 
 @click.group("labels")
 def command() -> None:
-    """Manage annotators and export labels collected with 'assay label'."""
+    """Manage annotators, draw labelling rounds and export labels collected with 'assay label'."""
+
+
+@command.command("sample")
+@directory_argument("assessment")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    required=True,
+    help="Labels to draw in this round, split evenly across the systems.",
+)
+@choice_option(
+    "--design",
+    choices=["active", "uniform"],
+    help="active: more labels where the calibrated P(PASS) is uncertain (with a floor); "
+    "uniform: a simple random sample.",
+)
+@click.option("--criterion", default=None, help="Only checks reading this label criterion.")
+@click.option("--check", "checks", multiple=True, help="Only this check (repeatable).")
+@click.option("--seed", type=int, default=None, help="Seed of the draw [default: a fresh one].")
+@click.option(
+    "--floor",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=0.2,
+    show_default=True,
+    help="active: no case below this share of the uniform probability.",
+)
+@_db_option
+def sample(
+    assessment: Path,
+    budget: int,
+    design: str,
+    criterion: str | None,
+    checks: tuple[str, ...],
+    seed: int | None,
+    floor: float,
+    db: str | None,
+) -> None:
+    """Draw the next labelling round for ASSESSMENT's labelled checks.
+
+    Label the drawn cases with 'assay label ASSESSMENT' (they come first), then re-assess.
+    """
+    from assay.label.next_round import draw_next_rounds
+
+    store = _store(assessment, db)
+    drawn = draw_next_rounds(
+        assessment,
+        store,
+        budget,
+        design,
+        criterion=criterion,
+        checks=checks,
+        seed=seed,
+        floor=floor,
+    )
+    for item in drawn:
+        r = item.round
+        fallback = (
+            f" (asked {item.asked}: no calibrated P(PASS) yet)" if item.asked != r.design else ""
+        )
+        click.echo(
+            f"round {r.number}: {r.design}{fallback}, criterion {r.criterion}, scope {r.scope}, "
+            f"checks {', '.join(item.checks)}, seed {r.extra.get('seed')}"
+        )
+        for model, pool in r.pool_sizes.items():
+            units = [d for d in r.draws if d.model == model]
+            times = sum(d.times for d in units)
+            repeats = f" ({times} draws)" if times != len(units) else ""
+            click.echo(
+                f"  {model}: {len(units)} drawn{repeats} / {pool} in pool "
+                f"({item.labelled.get(model, 0)} labelled before)"
+            )
+    console.print(
+        f"Label them with 'assay label {assessment}' (drawn cases come first), then re-assess.",
+        soft_wrap=True,
+    )
 
 
 @command.command("add-annotator")

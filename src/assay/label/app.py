@@ -158,6 +158,8 @@ def create_app(project: LabelProject, *, allowed_hosts: list[str] | None = None)
             mine=counts,
             metric=project.metric,
             show_machine=project.show_machine,
+            round_label=project.round_of.get((item["case_id"], item["model"])),
+            any_round=bool(project.round_of),
         )
 
     def signed_in(

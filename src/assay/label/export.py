@@ -3,7 +3,10 @@
 ``majority``: one row per case × model with the majority value of each criterion (ties are
 dropped, or resolved to the lower / higher value); ``per-annotator``: one row per annotator's
 judgment (with ``annotator=NAME`` only that annotator's rows, a file ``assay calibrate`` reads).
-When one criterion is exported its values are also written as column ``label``.
+When one criterion is exported its values are also written as column ``label``. Every row says
+how its case was chosen (design note 0063): ``design``, ``round`` and ``probability`` — the round
+that drew the case and the draw's selection probability, or ``unknown`` with both empty for a
+case labelled outside any round (with several criteria, ``<criterion>_design`` and so on).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import pandas as pd
 
 from assay.errors import InvalidInputError
 from assay.fileio import atomic_path
+from assay.label.rounds import load_rounds, round_of_units
 from assay.label.store import Store
+from assay.verdict.design import UNKNOWN, DesignRound
 
 logger = logging.getLogger(__name__)
 MODES = ("majority", "per-annotator")
@@ -123,6 +128,39 @@ def label_frame(
     return frame.reset_index(drop=True), dropped
 
 
+def with_design(
+    frame: pd.DataFrame, rounds: Sequence[DesignRound], criteria: Sequence[str]
+) -> pd.DataFrame:
+    """``frame`` with each label's design, round and selection probability.
+
+    Example:
+        >>> from assay.verdict.design import Draw
+        >>> r = DesignRound(1, "g", "all", "uniform", "", frozenset(), {"m": 4},
+        ...                 (Draw("q1", "m", 0.25),))
+        >>> frame = pd.DataFrame({"id": ["q1", "q2"], "model": ["m", "m"], "g": [1, 0]})
+        >>> print(with_design(frame, [r], ["g"]).to_csv(index=False).strip())
+        id,model,g,design,round,probability
+        q1,m,1,uniform,1,0.25
+        q2,m,0,unknown,,
+    """
+    drawn = round_of_units(rounds)
+    out = frame.copy()
+    for criterion in criteria:
+        prefix = "" if len(criteria) == 1 else f"{criterion}_"
+        hits = [
+            drawn.get((criterion, (str(i), str(m))))
+            for i, m in zip(frame["id"], frame["model"], strict=True)
+        ]
+        out[f"{prefix}design"] = [UNKNOWN if h is None else h[0].design for h in hits]
+        out[f"{prefix}round"] = pd.array(
+            [None if h is None else h[0].number for h in hits], dtype="Int64"
+        )
+        out[f"{prefix}probability"] = [
+            float("nan") if h is None else h[1].probability for h in hits
+        ]
+    return out
+
+
 def export_labels(
     store: Store,
     out: str | Path,
@@ -143,6 +181,7 @@ def export_labels(
     frame, dropped = label_frame(
         store.judgments(), chosen, mode=mode, ties=ties, annotator=annotator
     )
+    frame = with_design(frame, load_rounds(store, chosen), chosen)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:

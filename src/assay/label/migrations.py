@@ -27,4 +27,19 @@ MIGRATIONS: list[list[str]] = [
         "CREATE TABLE judgment_values (judgment_id BIGINT NOT NULL REFERENCES judgments (id), "
         "criterion TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (judgment_id, criterion))",
     ],
+    [  # 2: labelling rounds drawn by a design (design note 0063)
+        "CREATE TABLE rounds (id {pk}, number INTEGER NOT NULL UNIQUE, criterion TEXT NOT NULL, "
+        "scope TEXT NOT NULL, design TEXT NOT NULL, drawn_at TEXT NOT NULL, "
+        "floor DOUBLE PRECISION NOT NULL, budget INTEGER NOT NULL, seed BIGINT)",
+        "CREATE TABLE round_pools (round_id BIGINT NOT NULL REFERENCES rounds (id), "
+        "model TEXT NOT NULL, pool_size INTEGER NOT NULL, PRIMARY KEY (round_id, model))",
+        "CREATE TABLE round_draws (round_id BIGINT NOT NULL REFERENCES rounds (id), "
+        "case_id TEXT NOT NULL, model TEXT NOT NULL, probability DOUBLE PRECISION NOT NULL, "
+        "times INTEGER NOT NULL, position INTEGER NOT NULL, "
+        "PRIMARY KEY (round_id, case_id, model))",
+        "CREATE TABLE round_known (round_id BIGINT NOT NULL REFERENCES rounds (id), "
+        "case_id TEXT NOT NULL, model TEXT NOT NULL, PRIMARY KEY (round_id, case_id, model))",
+        # items outside every labelled check's scope stay (with their labels) but are not served
+        "ALTER TABLE items ADD COLUMN active INTEGER NOT NULL DEFAULT 1",
+    ],
 ]

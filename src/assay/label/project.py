@@ -1,7 +1,9 @@
 """A labeling project: a run directory, its label store, criteria and queue.
 
-The queue is rebuilt when the calibrator file appears or changes (checked at most every few
-seconds), so a calibrator fitted while annotators work re-orders the queue without a restart.
+The queue is rebuilt when the calibrator file appears or changes or a labelling round is drawn
+(checked at most every few seconds), so a calibrator fitted or a round drawn while annotators work
+re-orders the queue without a restart. For the run of an assessment only the cases a labelled
+check reads (for one of the criteria asked) are offered.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.fileio import sha256_file
+from assay.label.assessment import load_scope
 from assay.label.criteria import Criterion
 from assay.label.queue import (
     build_queue,
@@ -22,6 +25,7 @@ from assay.label.queue import (
     item_table,
     uncertain_cases,
 )
+from assay.label.rounds import load_rounds, next_round_number
 from assay.label.store import Store
 from assay.report.case_texts import read_cases
 from assay.report.drilldown import drilldown
@@ -87,6 +91,9 @@ class LabelProject:
 
             store.set_criteria(parse_criteria(None))
         self.criteria = criteria or store.criteria()
+        self.scope = load_scope(self.run_dir)
+        #: (case id, model) → the round that drew it, e.g. ``round 2 · active``
+        self.round_of: dict[tuple[str, str], str] = {}
         entries = drilldown(self.results, read_cases(self.run_dir), max_cases=10**9)["entries"]
         self.entries = {(e["case_id"], e["model"]): e for e in entries}
         self.metric: str | None = None
@@ -98,14 +105,43 @@ class LabelProject:
         self._checked = 0.0
         self.refresh_queue(force=True)
 
-    def _stamp(self) -> tuple[Path | None, float | None]:
+    def _stamp(self) -> tuple[Path | None, float | None, int]:
         path = calibrator_path(self.run_dir, self.calibrator_option)
         parquet = self.run_dir / CALIBRATED_FILE
         target = path if path is not None else (parquet if parquet.is_file() else None)
+        rounds = next_round_number(self.store)
         try:
-            return target, (target.stat().st_mtime if target is not None else None)
+            return target, (target.stat().st_mtime if target is not None else None), rounds
         except OSError:
-            return target, None
+            return target, None, rounds
+
+    def _in_scope(self, items: Any) -> Any:
+        """The items a labelled check reads for one of the criteria (all without a plan)."""
+        if self.scope is None:
+            return items
+        names = [c.name for c in self.criteria]
+        keys = set(self.scope.units(self.scope.checks(names)))
+        if not keys:
+            logger.warning(
+                "no labelled check of the assessment reads %s: every case is offered",
+                ", ".join(names),
+            )
+            return items
+        wanted = [(c, m) in keys for c, m in zip(items["case_id"], items["model"], strict=True)]
+        logger.info("queue: %d of %d cases are read by a labelled check", sum(wanted), len(items))
+        return items[wanted].reset_index(drop=True)
+
+    def _round_draws(self) -> list[tuple[str, str]]:
+        """The draws of every round for the criteria asked, round by round in serving order."""
+        names = [c.name for c in self.criteria]
+        first: list[tuple[str, str]] = []
+        self.round_of = {}
+        for drawn in load_rounds(self.store, names):
+            for draw in drawn.draws:
+                key = (draw.case_id, draw.model)
+                first.append(key)
+                self.round_of.setdefault(key, f"round {drawn.number} · {drawn.design}")
+        return first
 
     def refresh_queue(self, *, force: bool = False) -> bool:
         """Rebuild the queue if the calibrator changed (or ``force``); True when rebuilt."""
@@ -127,12 +163,17 @@ class LabelProject:
             self.metric = choose_metric(self.results, preferred)
             self.calibrated = bool(flags)
             queue = build_queue(
-                item_table(self.results, self.metric), flags, n_bins=self.n_bins, seed=self.seed
+                self._in_scope(item_table(self.results, self.metric)),
+                flags,
+                n_bins=self.n_bins,
+                seed=self.seed,
+                first=self._round_draws(),
             )
             self.store.sync_items([e.row() for e in queue])
             logger.info(
-                "queue: %d cases, %d uncertain first, binned by %s",
+                "queue: %d cases, %d drawn by rounds first, %d uncertain next, binned by %s",
                 len(queue),
+                len(self.round_of),
                 sum(e.uncertain for e in queue),
                 self.metric,
             )

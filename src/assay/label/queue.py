@@ -1,12 +1,13 @@
 """The labeling queue: which cases annotators see first.
 
-Cases are stratified by score bin (quantiles of one metric) and slice (model, topic, query type).
-The queue takes one case from each score bin in turn; inside a bin the models take turns, inside
-a model the topics, inside a topic the query types. Any prefix of the queue thus covers the score
-range and the slices evenly (rare strata are over-sampled, which calibration needs). Once a
-calibrator exists, cases whose conformal prediction set is ambiguous (``{0, 1}``) or empty come
-first: they are where a label teaches the calibrator most.
-"""
+The draws of labelling rounds (``assay labels sample``) come first, in each round's serving
+order: they are the labels the verdict's bounds can use as a sample. Then, once a calibrator
+exists, cases whose conformal prediction set is ambiguous (``{0, 1}``) or empty, or that an
+assessment routed to REVIEW: a label settles their own verdict and teaches the calibrator most.
+The rest follow stratified by score bin (quantiles of one metric) and slice (model, topic, query
+type): the queue takes one case from each score bin in turn; inside a bin the models take turns,
+inside a model the topics, inside a topic the query types. Any prefix thus covers the score range
+and the slices evenly (rare strata are over-sampled, which calibration needs)."""
 
 from __future__ import annotations
 
@@ -159,15 +160,19 @@ def build_queue(
     *,
     n_bins: int = 5,
     seed: int = 0,
+    first: Sequence[tuple[str, str]] = (),
 ) -> list[QueueEntry]:
-    """Queue order of ``items`` (from :func:`item_table`): uncertain cases first, each group in
-    :func:`stratified_order`.
+    """Queue order of ``items`` (from :func:`item_table`): the units in ``first`` in their order
+    (the draws of labelling rounds), then uncertain cases, then the rest, each of the last two
+    groups in :func:`stratified_order`.
 
     Example:
         >>> items = pd.DataFrame({"case_id": list("abcd"), "model": ["m"] * 4,
         ...     "topic": ["t"] * 4, "query_type": [None] * 4, "score": [0.1, 0.2, 0.8, 0.9]})
         >>> [e.case_id for e in build_queue(items, {("c", "m"): True}, n_bins=2)][0]
         'c'
+        >>> [e.case_id for e in build_queue(items, {("c", "m"): True}, first=[("d", "m")])][:2]
+        ['d', 'c']
     """
     if n_bins < 1:
         raise InvalidInputError(f"n_bins must be at least 1; got {n_bins}")
@@ -179,9 +184,11 @@ def build_queue(
     ]
     keys = list(zip(items["case_id"].astype(str), items["model"].astype(str), strict=True))
     flags = [bool(uncertain.get(k, False)) for k in keys]
-    order: list[int] = []
+    position = {k: i for i, k in enumerate(keys)}
+    order: list[int] = list(dict.fromkeys(position[k] for k in first if k in position))
+    drawn = set(order)
     for wanted in (True, False):
-        members = [i for i, f in enumerate(flags) if f is wanted]
+        members = [i for i, f in enumerate(flags) if f is wanted and i not in drawn]
         sub = stratified_order([bins[i] for i in members], [slices[i] for i in members], seed)
         order.extend(members[j] for j in sub)
     return [

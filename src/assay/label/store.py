@@ -302,16 +302,19 @@ class Store:
 
     # ----------------------------------------------------------------- items and queue
     def sync_items(self, items: Sequence[tuple[str, str, int, str, bool]]) -> None:
-        """Insert or re-prioritise items given as ``(case_id, model, priority, stratum,
-        uncertain)``."""
+        """Make ``items``, given as ``(case_id, model, priority, stratum, uncertain)``, the queue:
+        insert or re-prioritise them; items not given stay recorded (with their labels) but are
+        no longer served."""
         with self.transaction(lock=True) as tx:
             known = {
                 (r[0], r[1]): int(r[2]) for r in tx.fetchall("SELECT case_id, model, id FROM items")
             }
+            tx.execute("UPDATE items SET active = 0")
             for case_id, model, priority, stratum, uncertain in items:
                 if (case_id, model) in known:
                     tx.execute(
-                        "UPDATE items SET priority = ?, stratum = ?, uncertain = ? WHERE id = ?",
+                        "UPDATE items SET priority = ?, stratum = ?, uncertain = ?, active = 1 "
+                        "WHERE id = ?",
                         (priority, stratum, int(uncertain), known[(case_id, model)]),
                     )
                 else:
@@ -356,7 +359,8 @@ class Store:
             )
             if row is None:
                 row = tx.fetchone(
-                    "SELECT i.id FROM items i WHERE NOT EXISTS (SELECT 1 FROM judgments j "
+                    "SELECT i.id FROM items i WHERE i.active = 1 AND NOT EXISTS (SELECT 1 "
+                    "FROM judgments j "
                     "WHERE j.item_id = i.id AND j.annotator_id = ?) AND "
                     "(SELECT COUNT(*) FROM judgments j WHERE j.item_id = i.id AND j.skipped = 0)"
                     " + (SELECT COUNT(*) FROM assignments a WHERE a.item_id = i.id AND "
@@ -447,11 +451,11 @@ class Store:
     def progress(self, overlap: int) -> dict[str, Any]:
         """Item counts: total, with at least one label, with ``overlap`` labels, skipped."""
         with self.transaction() as tx:
-            total = tx.fetchone("SELECT COUNT(*) FROM items")
+            total = tx.fetchone("SELECT COUNT(*) FROM items WHERE active = 1")
             rows = tx.fetchall(
                 "SELECT item_id, COUNT(*) FROM judgments WHERE skipped = 0 GROUP BY item_id"
             )
-            uncertain = tx.fetchone("SELECT COUNT(*) FROM items WHERE uncertain = 1")
+            uncertain = tx.fetchone("SELECT COUNT(*) FROM items WHERE uncertain = 1 AND active = 1")
         counts = [int(r[1]) for r in rows]
         return {
             "items": int(total[0]) if total else 0,

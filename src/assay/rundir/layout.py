@@ -60,6 +60,9 @@ VERDICT_MD = "verdict.md"
 VERDICT_HTML = "verdict.html"
 VERDICT_CASES_FILE = "verdict_cases.csv"
 REVIEW_QUEUE_FILE = "review_queue.jsonl"
+#: The plan an assessment was made from (JSON, paths absolute): the labeling queue and
+#: ``assay labels sample`` read which checks use which label criterion, and their scopes.
+PLAN_FILE = "plan.json"
 
 #: Long text columns of the results table, left out when only values are needed.
 TEXT_COLUMNS = ("reason", "explanation", "details")

@@ -24,6 +24,7 @@ from assay.fileio import write_text
 from assay.progress import ProgressCallback
 from assay.rundir.layout import (
     ASSESSMENT_RUN_DIR,
+    PLAN_FILE,
     REVIEW_QUEUE_FILE,
     VERDICT_CASES_FILE,
     VERDICT_FILE,
@@ -33,7 +34,7 @@ from assay.rundir.layout import (
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import Key, LabelEvidence, label_evidence
-from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan
+from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
 from assay.verdict.samples import collapse_samples
 
 logger = logging.getLogger(__name__)
@@ -267,6 +268,7 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
     cases_table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     verdict = redact(assessment.as_dict())  # shared like the reports: PII and secrets masked
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
+    write_text(out / PLAN_FILE, plan_record(assessment.plan))  # for the labeling queue
     write_text(out / VERDICT_CASES_FILE, cases_table.to_csv(index=False))
     review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
     wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()

@@ -68,12 +68,25 @@ class _Round:
     pool: list[Key]
     draws: list[Key]  # with multiplicity (active rounds draw with replacement)
     probability: np.ndarray  # per draw
+    inside: np.ndarray  # per draw: whether the unit is in the check's population
+
+    @property
+    def counted(self) -> list[Key]:
+        """The draws inside the check's population."""
+        return [k for k, i in zip(self.draws, self.inside, strict=True) if i]
 
 
 def _usable_rounds(
     units: list[Key], rounds: Sequence[DesignRound], scope: str
 ) -> tuple[list[_Round], list[str]]:
-    """The rounds that can rectify this check's bound, and why others cannot."""
+    """The rounds that can rectify this check's bound, and why others cannot.
+
+    A ``uniform`` / ``random`` round over the check's scope (or over ``all``) restricted to the
+    check's units is again a simple random sample of them (conditionally on how many it holds). An
+    ``active`` round counts only for its own scope; its draws of the system outside the check's
+    units (e.g. cases the metric does not apply to) contribute zero (Hansen–Hurwitz estimation of
+    a domain), so its pool may be larger than the check's but must hold it.
+    """
     inside = set(units)
     model = units[0][1]
     out: list[_Round] = []
@@ -91,19 +104,19 @@ def _usable_rounds(
             continue
         if r.design == ACTIVE:
             size = r.pool_sizes.get(model)
-            if size is not None and size != len(pool):
+            if size is not None and size < len(pool):
                 notes.append(
                     f"round {r.number} drew from {size} units of {model}, the check has {len(pool)}"
                 )
                 continue
             draws = [
-                (d.case_id, d.model, d.probability)
+                ((d.case_id, d.model), d.probability)
                 for d in r.draws
                 for _ in range(d.times)
-                if (d.case_id, d.model) in inside and (d.case_id, d.model) not in r.known
+                if d.model == model and (d.case_id, d.model) not in r.known
             ]
-            keys = [(c, m) for c, m, _ in draws]
-            probability = np.array([p for _, _, p in draws], dtype=np.float64)
+            keys = [k for k, _ in draws]
+            probability = np.array([p for _, p in draws], dtype=np.float64)
         else:
             in_pool = set(pool)
             keys = list(
@@ -112,8 +125,9 @@ def _usable_rounds(
                 )
             )
             probability = np.full(len(keys), 1.0 / len(pool))
+        mask = np.array([k in inside for k in keys], dtype=bool)
         if len(keys) >= 2 and bool(np.all(probability > 0)):
-            out.append(_Round(r.number, r.design, known, pool, keys, probability))
+            out.append(_Round(r.number, r.design, known, pool, keys, probability, mask))
     return out, notes
 
 
@@ -183,7 +197,7 @@ def _round_estimate(
     undecided: Collection[Key],
     lam: float | None,
 ) -> _RoundEstimate:
-    y = _side_y(rnd.draws, labels, side)
+    y = _side_y(rnd.draws, labels, side) * rnd.inside
     p = rnd.probability
     folds = np.array([fold_of[k] for k in rnd.draws])
     f = np.empty(len(rnd.draws))
@@ -194,6 +208,7 @@ def _round_estimate(
             predicted, [k for k, c in zip(rnd.draws, chosen, strict=True) if c], undecided, side
         )
         pool_f[j] = _side_f(predicted, rnd.pool, undecided, side).sum()
+    f = f * rnd.inside
     if lam is None:
         # PPI++: the λ minimising Var((Y − λ f) / p), clipped to [0, 1]
         z, w = y / p, f / p
@@ -219,9 +234,10 @@ def _exact(rnd: _Round, side: str, n_units: int, labels: Mapping[Key, int], leve
         count = hypergeometric_bound(int(y.sum()), len(y), len(rnd.pool), level, side)
         return (known + count) / n_units
     if side == LOWER:
-        return betting_lower_bound((known + y / rnd.probability) / n_units, level)
+        return betting_lower_bound((known + y * rnd.inside / rnd.probability) / n_units, level)
     fails = float(len(rnd.known)) - known
-    return 1.0 - betting_lower_bound((fails + (1.0 - y) / rnd.probability) / n_units, level)
+    fail_draws = (1.0 - y) * rnd.inside / rnd.probability
+    return 1.0 - betting_lower_bound((fails + fail_draws) / n_units, level)
 
 
 def design_bounds(
@@ -305,7 +321,9 @@ def design_bounds(
         )
         for r in usable
     ]
-    draws = [k for r in usable for k in r.draws if k in labels]
+    draws = [k for r in usable for k in r.counted if k in labels]
+    if predictions is None and fit_predict is None:
+        lam = 0.0  # labels only
     n_pass = sum(labels[k] for k in draws)
     normal = len(draws) >= MIN_NORMAL_DRAWS and min(n_pass, len(draws) - n_pass) >= MIN_NORMAL_EACH
     out: list[RateBound] = []
@@ -350,7 +368,7 @@ def design_bounds(
                 method=method if tighter else "census",
                 n_predicted=len(population) - len(in_scope),
                 n_design=len(draws),
-                n_missing=sum(len(r.draws) for r in usable) - len(draws),
+                n_missing=sum(len(r.counted) for r in usable) - len(draws),
                 rounds=tuple(r.number for r in usable),
                 lam=used_lam,
                 variance=sum(w * e.per_draw for w, e in zip(weights, estimates, strict=True)),

@@ -19,7 +19,19 @@ if TYPE_CHECKING:
 _TRUE = {"1", "true", "yes", "pass", "correct", "grounded", "y"}
 _FALSE = {"0", "false", "no", "fail", "incorrect", "n"}
 #: Columns of a labels file that are not criteria.
-_KEY_COLUMNS = {"id", "case_id", "model", "annotator", "notes", "comment"}
+_KEY_COLUMNS = {
+    "id",
+    "case_id",
+    "model",
+    "annotator",
+    "notes",
+    "comment",
+    "n_annotators",
+    "label",
+    "design",
+    "round",
+    "probability",
+}
 
 Key = tuple[str, str]
 
@@ -89,30 +101,43 @@ def labels_from_file(path: Path, criteria: set[str]) -> dict[str, dict[Key, int]
     return out
 
 
-def labels_from_store(run_dir: Path, criteria: set[str]) -> dict[str, dict[Key, int]]:
+def labels_from_store(
+    run_dir: Path, criteria: set[str], *, url: str | None = None
+) -> dict[str, dict[Key, int]]:
     """Criterion → (case id, model) → majority PASS / FAIL of the labeling app's store of a run.
 
     Ties are left out. Only binary criteria are read (a graded criterion cannot be a PASS label).
+    ``url`` names the store when it is not the run's SQLite file.
     """
+    return _read_store(run_dir, criteria, url)[0]
+
+
+def _read_store(
+    run_dir: Path, criteria: set[str], url: str | None
+) -> tuple[dict[str, dict[Key, int]], list[DesignRound]]:
+    """The store's majority labels per criterion and its rounds for ``criteria``."""
     from assay.label.export import label_frame
-    from assay.label.store import Store, database_url
+    from assay.label.rounds import load_rounds
+    from assay.label.store import DEFAULT_DB, Store, database_url
 
     out: dict[str, dict[Key, int]] = {c: {} for c in criteria}
-    if not (run_dir / "labels.sqlite").is_file():
-        return out
-    store = Store(database_url(run_dir, None))
+    if url is None and not (run_dir / DEFAULT_DB).is_file():
+        return out, []
+    store = Store(url or database_url(run_dir, None))
     try:
+        store.migrate()  # an older store gains the round tables; its labels are kept
         known = {c.name for c in store.criteria()}
         wanted = sorted(criteria & known)
         judgments = store.judgments()
+        rounds = load_rounds(store, wanted)
     finally:
         store.close()
     if not wanted or not judgments:
-        return out
+        return out, rounds
     frame, _ = label_frame(judgments, wanted)
     for row in frame.to_dict("records"):
         for criterion in wanted:
-            where = f"{run_dir}/labels.sqlite, case {row['id']!r}, criterion {criterion!r}"
+            where = f"{store.safe_url}, case {row['id']!r}, criterion {criterion!r}"
             value = (
                 to_pass(row.get(criterion), where)
                 if row.get(criterion) == row.get(criterion)
@@ -120,7 +145,7 @@ def labels_from_store(run_dir: Path, criteria: set[str]) -> dict[str, dict[Key, 
             )
             if value is not None:
                 out[criterion][(str(row["id"]), str(row["model"]))] = value
-    return out
+    return out, rounds
 
 
 def label_columns(path: Path) -> set[str]:
@@ -149,6 +174,12 @@ class LabelEvidence:
         """(case id, system) → 1 PASS / 0 FAIL for one criterion."""
         return {key: record.value for key, record in self.records.get(criterion, {}).items()}
 
+    def merge(self, part: LabelEvidence) -> None:
+        """Add ``part``'s labels (overriding these for the same case) and rounds."""
+        for criterion, records in part.records.items():
+            self.records.setdefault(criterion, {}).update(records)
+        self.rounds.extend(part.rounds)
+
     def rounds_for(self, criterion: str) -> list[DesignRound]:
         """The design rounds drawn for one criterion, in order."""
         return [r for r in self.rounds if r.criterion == criterion]
@@ -164,13 +195,24 @@ def _source_round(number: int, criterion: str, keys: Iterable[Key], source: str)
 
 
 def label_evidence(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -> LabelEvidence:
-    """Labels per criterion from the plan's sources, each with its design (design note 0063)."""
+    """Labels per criterion from the plan's sources, each with its design (design note 0063).
+
+    The store's rounds keep the numbers the store gave them (those ``assay labels sample``
+    printed); an outside source declared ``random`` becomes one implicit round per criterion,
+    numbered after the store's.
+    """
     criteria = {c.label for c in plan.check if c.label}
     evidence = LabelEvidence({c: {} for c in criteria})
-    for source in plan.labels.sources if criteria else []:
+    sources = plan.labels.sources if criteria else []
+    stored = (
+        evidence_from_store(run_dir, criteria)
+        if "store" in sources and run_dir is not None
+        else LabelEvidence()
+    )
+    numbers = iter(range(max((r.number for r in stored.rounds), default=0) + 1, 10**9))
+    for source in sources:
         if source == "store":
-            if run_dir is not None:
-                _merge(evidence, evidence_from_store(run_dir, criteria))
+            evidence.merge(stored)
             continue
         if source == "suite":
             found = labels_from_cases(cases, criteria)
@@ -189,31 +231,52 @@ def label_evidence(plan: ValidationPlan, cases: list[Any], run_dir: Path | None)
         if design == RANDOM:
             for criterion, values in found.items():
                 if values:
-                    number = len(evidence.rounds) + len(part.rounds) + 1
+                    number = next(numbers)
                     part.rounds.append(_source_round(number, criterion, values, source))
                     for key, record in part.records[criterion].items():
                         part.records[criterion][key] = LabelRecord(
                             *key, criterion, record.value, RANDOM, source, number
                         )
-        _merge(evidence, part)
+        evidence.merge(part)
     return evidence
 
 
-def _merge(evidence: LabelEvidence, part: LabelEvidence) -> None:
-    for criterion, records in part.records.items():
-        evidence.records.setdefault(criterion, {}).update(records)
-    evidence.rounds.extend(part.rounds)
+def evidence_from_store(
+    run_dir: Path, criteria: set[str], *, url: str | None = None
+) -> LabelEvidence:
+    """The store's labels with their design, and its rounds (design note 0063).
 
+    A label of a unit that a round drew while the unit was unlabelled (not in the round's
+    ``known``) carries that round's design, number and the draw's selection probability (the first
+    such round when several drew it); every other label — hand-picked, REVIEW cases settled in
+    the app, labels given before any round — is ``unknown``. ``url`` names the store when it is
+    not the run's SQLite file (``RUN_DIR/labels.sqlite``).
 
-def evidence_from_store(run_dir: Path, criteria: set[str]) -> LabelEvidence:
-    """The store's labels; labels given outside a design round are ``unknown``."""
-    found = labels_from_store(run_dir, criteria)
-    return LabelEvidence(
-        {
-            criterion: {
-                key: LabelRecord(key[0], key[1], criterion, value, UNKNOWN, "store")
-                for key, value in values.items()
-            }
-            for criterion, values in found.items()
-        }
-    )
+    Example:
+        >>> import tempfile
+        >>> evidence_from_store(Path(tempfile.mkdtemp()), {"ok"}).records
+        {'ok': {}}
+    """
+    from assay.label.rounds import round_of_units
+
+    found, rounds = _read_store(run_dir, criteria, url)
+    drawn = round_of_units(rounds)
+    records: dict[str, dict[Key, LabelRecord]] = {}
+    for criterion, values in found.items():
+        records[criterion] = {}
+        for key, value in values.items():
+            hit = drawn.get((criterion, key))
+            records[criterion][key] = (
+                LabelRecord(*key, criterion, value, UNKNOWN, "store")
+                if hit is None
+                else LabelRecord(
+                    *key,
+                    criterion,
+                    value,
+                    hit[0].design,
+                    "store",
+                    hit[0].number,
+                    hit[1].probability,
+                )
+            )
+    return LabelEvidence(records, rounds)

@@ -8,6 +8,7 @@ confidence at which it must be shown. See ``docs/verdict.md`` for the format and
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -229,3 +230,48 @@ def load_plan(path: str | Path) -> ValidationPlan:
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"{p}: cannot read the validation plan: {exc}") from exc
     return parse_plan(text, str(p), p.parent)
+
+
+def plan_record(plan: ValidationPlan) -> str:
+    """The plan as JSON with its folder made absolute (the copy an assessment keeps). Evaluator
+    parameters are left out: they may hold endpoints or credentials, and readers of the copy need
+    only the checks, the label sources and the suite.
+
+    Example:
+        >>> plan = parse_plan('''
+        ... [run]
+        ... suite = "s.jsonl"
+        ... evaluators = ["token_f1"]
+        ... [[check]]
+        ... dimension = "qa"
+        ... name = "correct"
+        ... metrics = ["token_f1"]
+        ... label = "correct"
+        ... min_pass_rate = 0.9
+        ... ''')
+        >>> back = read_plan_record_text(plan_record(plan))
+        >>> back.check == plan.check and back.suite_path == plan.suite_path.resolve()
+        True
+    """
+    data = plan.model_dump(mode="json")
+    data["base_dir"] = str(plan.base_dir.resolve())
+    data["run"]["params"] = {}
+    return json.dumps(data, indent=2) + "\n"
+
+
+def read_plan_record_text(text: str, source: str = "<plan record>") -> ValidationPlan:
+    """A plan from :func:`plan_record`'s JSON."""
+    try:
+        return ValidationPlan.model_validate(json.loads(text))
+    except (ValueError, ValidationError) as exc:
+        raise InvalidInputError(f"{source}: not a validation plan record: {exc}") from exc
+
+
+def read_plan_record(path: str | Path) -> ValidationPlan:
+    """The plan an assessment keeps (``ASSESSMENT/plan.json``)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{p}: cannot read the plan record: {exc}") from exc
+    return read_plan_record_text(text, str(p))
