@@ -38,9 +38,10 @@ def _hg_width(k: int, n: int, pool: int, confidence: float) -> float:
 
 
 def exact_width_curve(
-    size: int, passes: int, confidence: float, points: int = 40
+    size: int, passes: int, confidence: float, points: int = 30, level: float | None = None
 ) -> dict[str, np.ndarray]:
-    """Expected widths of the labels-only exact bounds over a grid of label counts.
+    """Expected widths of the labels-only exact bounds over a grid of label counts:
+    Clopper–Pearson at ``confidence``, the finite-pool bound at ``level`` (default the same).
 
     Returns:
         ``n`` (label counts, 2 … size), ``clopper_pearson`` and ``hypergeometric`` (the expected
@@ -63,10 +64,9 @@ def exact_width_curve(
         cp.append(
             float(sum(p * _cp_width(int(x), n, confidence) for x, p in zip(k, pmf, strict=True)))
         )
+        at = level or confidence
         hg.append(
-            float(
-                sum(p * _hg_width(int(x), n, size, confidence) for x, p in zip(k, pmf, strict=True))
-            )
+            float(sum(p * _hg_width(int(x), n, size, at) for x, p in zip(k, pmf, strict=True)))
         )
     return {"n": grid, "clopper_pearson": np.array(cp), "hypergeometric": np.array(hg)}
 

@@ -77,7 +77,7 @@ class Calibrated:
         if len(y) < 2 or y.min() == y.max():
             return {}  # no calibrator from one class: no prediction (the bound goes labels-only)
         rows = np.fromiter((pop.row[k] for k in train), dtype=np.int64, count=len(train))
-        calibrator = IsotonicCalibrator().fit(pop.score[rows], y)
+        calibrator = IsotonicCalibrator().fit(pop.score[rows], (y == 1).tolist())
         # a plain dict: the estimator looks units up one by one
         return dict(zip(pop.keys, calibrator.predict_pass_proba(pop.score).tolist(), strict=True))
 
