@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import assay.label.store as store_module
+from assay.cli.main import cli
 from assay.errors import InvalidInputError
 from assay.label.criteria import parse_criteria
 from assay.label.migrations import MIGRATIONS
@@ -98,7 +100,18 @@ def test_an_old_store_migrates_and_keeps_its_labels(
     old.close()
     monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
 
-    evidence = evidence_from_store(tmp_path, {"grounded"}, url=db_url)  # migrates on read
+    out = tmp_path / "labels.csv"  # the CLI on the old store: it migrates, the labels stay
+    result = CliRunner().invoke(
+        cli, ["labels", "export", str(tmp_path), "--db", db_url, "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    exported = out.read_text(encoding="utf-8").splitlines()
+    assert exported == [
+        "id,model,grounded,n_annotators,label,design,round,probability",
+        "q1,b,1,1,1,unknown,,",
+        "q2,a,0,1,0,unknown,,",
+    ]
+    evidence = evidence_from_store(tmp_path, {"grounded"}, url=db_url)
     store = Store(db_url)
     assert store.schema_version() == len(MIGRATIONS) >= 2
     assert store.judgments() == before  # values and created_at unchanged
