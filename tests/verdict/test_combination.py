@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from assay.verdict.cases import calibrated_verdicts
+from assay.verdict.design import RANDOM, LabelRecord
 from assay.verdict.plan import CalibrationSection, Check
 
 
@@ -26,7 +27,10 @@ def _verdicts(values: dict[str, np.ndarray], y: np.ndarray):  # type: ignore[no-
         for name, v in values.items()
     )
     keys = pd.MultiIndex.from_arrays([ids, ["m"] * n], names=["case_id", "model"])
-    labelled = {(ids[i], "m"): int(y[i]) for i in range(0, n, 2)}  # half the cases labelled
+    labelled = {  # half the cases labelled, a declared random sample
+        (ids[i], "m"): LabelRecord(ids[i], "m", "ok", int(y[i]), RANDOM, "file", 1)
+        for i in range(0, n, 2)
+    }
     check = Check(dimension="qa", name="c", label="ok", metrics=list(values), min_pass_rate=0.5)
     return calibrated_verdicts(
         check,
@@ -34,6 +38,7 @@ def _verdicts(values: dict[str, np.ndarray], y: np.ndarray):  # type: ignore[no-
         keys,
         pd.Series(ids, index=keys),
         labelled,
+        [],
         dict.fromkeys(values, True),
         CalibrationSection(n_boot=200),
         0.5,

@@ -3,8 +3,9 @@
 The assessment directory holds ``run/`` (an ordinary run directory, reused when it is complete and
 was made from the same suite, evaluators, parameters and seed — so an interrupted or re-labelled
 assessment resumes without re-scoring), ``verdict.json``, ``verdict_cases.csv``,
-``review_queue.jsonl`` (the cases routed to REVIEW, ready to label), ``verdict.md`` and
-``verdict.html``.
+``review_queue.jsonl`` (the cases routed to REVIEW, ready to label), ``looks.json`` (the ledger of
+looks: how often each check's bound inputs were assessed, :mod:`assay.verdict.looks`),
+``verdict.md`` and ``verdict.html``.
 """
 
 from __future__ import annotations
@@ -33,12 +34,12 @@ from assay.rundir.layout import (
 )
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
-from assay.verdict.labels import Key, LabelEvidence, label_evidence
+from assay.verdict.labels import LabelEvidence, label_evidence
+from assay.verdict.looks import LookLedger
 from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, plan_record
 from assay.verdict.samples import collapse_samples
 
 logger = logging.getLogger(__name__)
-
 
 
 @dataclass
@@ -135,9 +136,7 @@ def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def _evaluate(
-    plan: ValidationPlan, out: Path | None, progress: ProgressCallback | None
-) -> Any:
+def _evaluate(plan: ValidationPlan, out: Path | None, progress: ProgressCallback | None) -> Any:
     """The plan's run: reused from ``out/run`` when complete and made from the same inputs."""
     from assay.pipeline import evaluate
     from assay.rundir import load_run
@@ -173,18 +172,20 @@ def _check_verdicts(
     check: Check,
     results: pd.DataFrame,
     frame: pd.DataFrame,
-    labels: dict[Key, int],
+    evidence: LabelEvidence,
     direction: dict[str, bool],
     plan: ValidationPlan,
 ) -> CaseVerdicts:
     keys = frame.index[frame[check.scope]]
-    if check.label and labels:
+    records = evidence.records.get(check.label or "", {})
+    if check.label and records:
         return calibrated_verdicts(
             check,
             results,
             keys,
             frame["group"],
-            labels,
+            records,
+            evidence.rounds_for(check.label),
             direction,
             plan.calibration,
             plan.labels.calibration_fraction,
@@ -216,19 +217,24 @@ def assess(
     suite = read_suite(plan.suite_path)
     cases = list(suite.cases)
     run = _evaluate(plan, out_path, progress)
-    assessment = decide_run(plan, run, cases)
+    ledger = LookLedger(out_path)
+    assessment = decide_run(plan, run, cases, ledger)
     if out_path is not None:
         write_assessment(assessment, out_path, cases)
+        ledger.save()
     return assessment
 
 
-def decide_run(plan: ValidationPlan, run: Any, cases: list[Any]) -> Assessment:
+def decide_run(
+    plan: ValidationPlan, run: Any, cases: list[Any], ledger: LookLedger | None = None
+) -> Assessment:
     """Decide a plan's checks on an evaluated run (the one decision logic, design note 0063).
 
     Args:
         plan: the validation plan (or an implicit one built from a run's evaluators).
         run: the :class:`~assay.pipeline.EvaluationRun` of ``cases``.
         cases: the suite's cases.
+        ledger: the assessment directory's ledger of looks (None: every bound is look 1).
     """
     results = run.lean_results()
     results["model"] = results["model"].astype(str)
@@ -246,13 +252,11 @@ def decide_run(plan: ValidationPlan, run: Any, cases: list[Any]) -> Assessment:
                 f"check {check.name!r}: none of its metrics {check.metrics} is produced by the "
                 f"plan's evaluators {plan.run.evaluators}"
             )
-        cv = _check_verdicts(
-            check, results, frame, evidence.values(check.label or ""), direction, plan
-        )
+        cv = _check_verdicts(check, results, frame, evidence, direction, plan)
         cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
         verdicts[check.name] = cv
         review = plan.calibration.review_in_rates
-        decisions.extend(decide_check(check, cv, model, review) for model in models)
+        decisions.extend(decide_check(check, cv, model, review, ledger) for model in models)
     return Assessment(plan, decisions, verdicts, run.path, models)
 
 
@@ -263,8 +267,9 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
 
     tables = []
     for name, cv in assessment.verdicts.items():
-        if len(cv.table):
-            tables.append(cv.table.assign(check=name))
+        for part in (cv.table, cv.excluded):  # every case of the scope, with its state
+            if len(part):
+                tables.append(part.assign(check=name))
     cases_table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     verdict = redact(assessment.as_dict())  # shared like the reports: PII and secrets masked
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")

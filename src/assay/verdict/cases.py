@@ -1,21 +1,29 @@
 """Per-case verdicts of one check: human labels first, then calibrated conformal sets (HCAT §5).
 
-For a check with a human ``label``:
+For a check with a human ``label`` (design note 0063):
 
-1. The labelled cases are split by question (a question's perturbed variants and its answers by
-   every model stay together) into a *calibration* part and a *test* part; the calibration part is
-   split again into a *fit* half (the calibrator learns P(human PASS | metric)) and a *conformal*
-   half (the split-conformal quantile). The test part is never used to fit anything: it measures
-   the calibration (ECE, conformal coverage) and rectifies the predictions in the rate bound.
-2. The deciding metric is the candidate whose AUROC against the labels (all labelled cases) has a
+1. The deciding metric is the candidate whose AUROC against the labels (all labelled cases) has a
    bootstrap interval above 0.5 in the metric's declared direction, the largest AUROC first
-   (metric validity gate). None valid: the check cannot be decided by a metric.
+   (metric validity gate).
+2. The labels drawn by a design (``uniform``, ``active``, ``random``) are split by question (a
+   question's perturbed variants and its answers by every model stay together) into a *fit*, a
+   *conformal* and a *test* part. The calibrator (P(human PASS | metric)) is fit on the fit part
+   plus every ``unknown``-design label (hand-picked and REVIEW labels may teach it); the
+   conformal quantile comes from the conformal part only, weighted for ``active`` draws
+   (weighted split-conformal, Tibshirani et al. 2019); the test part measures ECE and coverage.
+   Without design labels no conformal set is valid: unlabelled cases go to REVIEW.
 3. Labelled cases keep their human verdict. Every other case gets its conformal prediction set:
    {PASS} → PASS, {FAIL} → FAIL, both or none → REVIEW. A case whose metric errored is UNMEASURED;
-   one the metric skipped as not applicable is out of the check's scope.
+   one the metric skipped as not applicable is out of the check's scope (listed, not counted).
+4. When no metric can decide (none measured, none valid, calibration impossible) the labels
+   decide alone: unlabelled cases are REVIEW, and the bound is the design bound with λ = 0 and
+   the census of the labels (issue 49).
 
 Without a ``label`` (rule-based checks: leaks, toxicity, attack success) a case PASSes when every
 listed metric passes its threshold; the verdict says *uncalibrated*.
+
+Every table row carries ``state`` (human, calibrated, REVIEW, unmeasured, rule) and a ``reason``;
+:attr:`CaseVerdicts.excluded` lists the cases of the scope left out, with why.
 """
 
 from __future__ import annotations
@@ -27,13 +35,29 @@ import numpy as np
 import pandas as pd
 
 from assay.errors import InvalidInputError
-from assay.verdict.labels import Key
+from assay.verdict.calibration import (
+    PASS_COLUMN,
+    calibration_problem,
+    calibrator_fit_predict,
+    compare_combination,
+    curve_data,
+    design_weight,
+    metric_rows,
+    score_matrix,
+    validity,
+    weighted_conformal_quantile,
+)
+from assay.verdict.design import PROBABILITY_DESIGNS, DesignRound, Key, LabelRecord
+from assay.verdict.estimate import FitPredict
 from assay.verdict.plan import CalibrationSection, Check
 
 PASS, FAIL, REVIEW, UNMEASURED = "PASS", "FAIL", "REVIEW", "UNMEASURED"
-HUMAN, CALIBRATED, RULE = "human", "calibrated", "rule"
-#: Column of PASS in a binary calibrator's probabilities and sets (classes FAIL, PASS).
-_PASS_COLUMN = 1
+HUMAN, CALIBRATED, RULE, UNLABELLED = "human", "calibrated", "rule", "unlabelled"
+#: States of a case in a check (``state`` column); out-of-scope cases are in ``excluded``.
+STATE_UNMEASURED, STATE_OUT = "unmeasured", "out of scope"
+#: Columns every verdict table has.
+COLUMNS = ["case_id", "model", "verdict", "source", "state", "reason", "predicted", "label",
+           "split", "score", "p_pass", "design", "round", "probability"]  # fmt: skip
 
 
 @dataclass
@@ -41,15 +65,22 @@ class CaseVerdicts:
     """Per-case verdicts of one check, with what the calibration step measured.
 
     Attributes:
-        table: one row per in-scope (case, model): ``case_id``, ``model``, ``verdict``,
-            ``source`` (human / calibrated / rule), ``predicted`` (the machine's verdict, also for
-            labelled cases), ``label`` (1 / 0 / NaN), ``split`` (fit / conformal / test / none),
-            ``score`` and ``p_pass``.
+        table: one row per counted in-scope (case, model): :data:`COLUMNS` (``verdict``,
+            ``source`` human / calibrated / rule, ``state``, ``reason``, ``predicted`` — the
+            machine's verdict, also for labelled cases —, ``label`` 1 / 0 / NaN, ``split``,
+            ``score``, ``p_pass``, and the label's ``design``, ``round``, ``probability``);
+            rule checks add ``failed_metric``, ``value``, ``threshold``.
         metric: the deciding metric (None when no candidate was usable).
         calibrated: whether verdicts come from calibration to human labels.
         reason: why the check cannot be decided by a metric, when it cannot.
         validity: AUROC with interval per candidate metric, ECE and coverage on the test split.
         curve: data for the calibration-curve and score-distribution drawings.
+        excluded: cases of the check's scope left out of it (``case_id``, ``model``, ``state``,
+            ``reason``).
+        records: the labels of the check's criterion with their designs (every system).
+        rounds: the design rounds drawn for the criterion.
+        fit_predict: the deciding metric's calibrator as the design bound cross-fits it.
+        threshold: the threshold a rule check applied (None: the evaluators' own, or several).
     """
 
     table: pd.DataFrame
@@ -58,6 +89,13 @@ class CaseVerdicts:
     reason: str | None = None
     validity: list[dict[str, Any]] = field(default_factory=list)
     curve: dict[str, Any] = field(default_factory=dict)
+    excluded: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=["case_id", "model", "state", "reason"])
+    )
+    records: dict[Key, LabelRecord] = field(default_factory=dict)
+    rounds: list[DesignRound] = field(default_factory=list)
+    fit_predict: FitPredict | None = None
+    threshold: float | None = None
 
 
 def _split_groups(groups: pd.Series, fraction: float, seed: int) -> pd.Series:
@@ -68,11 +106,15 @@ def _split_groups(groups: pd.Series, fraction: float, seed: int) -> pd.Series:
     return groups.map(lambda g: "calib" if g in chosen else "test")
 
 
-def _metric_rows(results: pd.DataFrame, metric: str, keys: pd.MultiIndex) -> pd.DataFrame:
-    rows = results[results["metric"] == metric].set_index(["case_id", "model"])
-    rows = rows[~rows.index.duplicated(keep="last")].reindex(keys)
-    rows.attrs["metric"] = metric
-    return rows
+def _excluded(keys: list[Key], reason: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "case_id": [k[0] for k in keys],
+            "model": [k[1] for k in keys],
+            "state": STATE_OUT,
+            "reason": reason,
+        }
+    )
 
 
 def _status_verdicts(rows: pd.DataFrame, threshold: float | None, higher: bool) -> pd.Series:
@@ -100,21 +142,24 @@ def _status_verdicts(rows: pd.DataFrame, threshold: float | None, higher: bool) 
     return out
 
 
+def _used_threshold(rows: pd.DataFrame, threshold: float | None) -> pd.Series:
+    if threshold is not None or "threshold" not in rows:
+        return pd.Series(threshold, index=rows.index, dtype=float)
+    return rows["threshold"].astype(float)
+
+
 def rule_verdicts(
     check: Check, results: pd.DataFrame, keys: pd.MultiIndex, direction: dict[str, bool]
 ) -> CaseVerdicts:
     """A case PASSes when every metric passes; a FAIL fails it; an error leaves it unmeasured."""
     present = [m for m in check.metrics if (results["metric"] == m).any()]
     if not present:
-        empty = pd.DataFrame(columns=["case_id", "model", "verdict"])
-        return CaseVerdicts(empty, None, False, f"none of {check.metrics} was measured")
+        empty = pd.DataFrame(columns=COLUMNS)
+        reason = f"none of {check.metrics} was measured"
+        return CaseVerdicts(empty, None, False, reason, excluded=_excluded(list(keys), reason))
+    rows = {m: metric_rows(results, m, keys) for m in present}
     per_metric = pd.concat(
-        {
-            m: _status_verdicts(
-                _metric_rows(results, m, keys), check.threshold, direction.get(m, True)
-            )
-            for m in present
-        },
+        {m: _status_verdicts(rows[m], check.threshold, direction.get(m, True)) for m in present},
         axis=1,
     )
 
@@ -130,44 +175,77 @@ def rule_verdicts(
         return PASS
 
     verdict = per_metric.apply(combine, axis=1)
+    first_fail = per_metric.eq(FAIL).idxmax(axis=1).where(verdict == FAIL)
     table = verdict.rename("verdict").to_frame()
+    table["failed_metric"] = first_fail
+    table["value"] = [
+        rows[m].loc[k, "value"] if isinstance(m, str) else np.nan
+        for k, m in zip(table.index, first_fail, strict=True)
+    ]
+    table["threshold"] = [
+        _used_threshold(rows[m], check.threshold).loc[k] if isinstance(m, str) else np.nan
+        for k, m in zip(table.index, first_fail, strict=True)
+    ]
+    out_keys = list(table.index[table["verdict"].isna()])
     table = table[table["verdict"].notna()].reset_index()
     table["predicted"] = table["verdict"]
     table["source"] = RULE
-    table["label"] = np.nan
+    table["state"] = np.where(table["verdict"] == UNMEASURED, STATE_UNMEASURED, RULE)
+    table["reason"] = np.where(
+        table["verdict"] == UNMEASURED, "a metric could not score this case", ""
+    )
+    for column in ("label", "score", "p_pass", "probability"):
+        table[column] = np.nan
     table["split"] = "none"
-    return CaseVerdicts(table, ",".join(present), False)
+    table["design"] = None
+    table["round"] = None
+    used = {float(t) for m in present for t in _used_threshold(rows[m], check.threshold).dropna()}
+    return CaseVerdicts(
+        table[[*COLUMNS, "failed_metric", "value", "threshold"]],
+        ",".join(present),
+        False,
+        excluded=_excluded(out_keys, f"not applicable: {', '.join(present)} skipped this case"),
+        threshold=used.pop() if len(used) == 1 else None,
+    )
 
 
-def _validity(
-    candidates: list[str],
-    results: pd.DataFrame,
-    labelled: pd.Series,
-    direction: dict[str, bool],
-    n_boot: int,
-    seed: int,
-) -> list[dict[str, Any]]:
-    """AUROC with bootstrap interval, oriented by each metric's direction, on all labelled cases."""
-    from assay.calibrate import auroc_ci
+def _label_columns(table: pd.DataFrame, records: dict[Key, LabelRecord]) -> pd.DataFrame:
+    """Add ``design``, ``round`` and ``probability`` of each labelled case."""
+    found = [records.get((c, m)) for c, m in zip(table["case_id"], table["model"], strict=True)]
+    table["design"] = [r.design if r else None for r in found]
+    table["round"] = [r.round if r else None for r in found]
+    table["probability"] = [r.probability if r and r.probability else np.nan for r in found]
+    return table
 
-    rows: list[dict[str, Any]] = []
-    for metric in candidates:
-        scores = _metric_rows(results, metric, labelled.index)
-        ok = (scores["status"] == "ok") & scores["value"].notna()
-        if not ok.any():
-            continue
-        sign = 1.0 if direction.get(metric, True) else -1.0
-        y = labelled[ok.to_numpy()].to_numpy()
-        row: dict[str, Any] = {"metric": metric, "n_labelled": int(ok.sum())}
-        try:
-            row.update(
-                auroc_ci(sign * scores.loc[ok, "value"].astype(float), y, n_boot=n_boot, seed=seed)
-            )
-        except InvalidInputError as exc:
-            row.update({"auroc": None, "ci_low": None, "ci_high": None, "problem": str(exc)})
-        row["valid"] = bool(row.get("ci_low") is not None and row["ci_low"] > 0.5)
-        rows.append(row)
-    return rows
+
+def _labels_only(
+    keys: pd.MultiIndex,
+    records: dict[Key, LabelRecord],
+    rounds: list[DesignRound],
+    reason: str,
+    out_of_scope: list[Key] | None = None,
+) -> CaseVerdicts:
+    """No metric can decide: the labels decide alone; unlabelled cases await a label (REVIEW)."""
+    gone = set(out_of_scope or [])
+    counted = [k for k in keys if k not in gone]
+    label = [float(records[k].value) if k in records else np.nan for k in counted]
+    table = pd.DataFrame(
+        {"case_id": [k[0] for k in counted], "model": [k[1] for k in counted], "label": label}
+    )
+    labelled = table["label"].notna()
+    table["verdict"] = table["label"].map({1.0: PASS, 0.0: FAIL}).where(labelled, REVIEW)
+    table["source"] = np.where(labelled, HUMAN, UNLABELLED)
+    table["state"] = np.where(labelled, HUMAN, REVIEW)
+    table["reason"] = np.where(labelled, "", "no metric can decide this check: a label decides it")
+    table["predicted"] = None
+    table["split"] = "none"
+    table["score"] = np.nan
+    table["p_pass"] = np.nan
+    table = _label_columns(table, records)
+    excluded = _excluded(sorted(gone), "not applicable: the check's metrics skipped this case")
+    return CaseVerdicts(
+        table[COLUMNS], None, False, reason, excluded=excluded, records=records, rounds=rounds
+    )
 
 
 def calibrated_verdicts(
@@ -175,204 +253,217 @@ def calibrated_verdicts(
     results: pd.DataFrame,
     keys: pd.MultiIndex,
     groups: pd.Series,
-    labels: dict[Key, int],
+    records: dict[Key, LabelRecord],
+    rounds: list[DesignRound],
     direction: dict[str, bool],
     calibration: CalibrationSection,
     fraction: float,
     seed: int,
 ) -> CaseVerdicts:
-    """Per-case verdicts of a labelled check (see the module docstring)."""
-    from assay.calibrate import expected_calibration_error, make_calibrator
+    """Per-case verdicts of a labelled check (see the module docstring).
+
+    Args:
+        records: the labels of the check's criterion with their designs (any system).
+        rounds: the design rounds drawn for the criterion.
+    """
+    from assay.calibrate import make_calibrator
 
     present = [m for m in check.metrics if (results["metric"] == m).any()]
-    labelled_keys = [k for k in keys if k in labels]
+    labelled_keys = [k for k in keys if k in records]
     labelled = pd.Series(
-        [labels[k] for k in labelled_keys],
+        [records[k].value for k in labelled_keys],
         index=pd.MultiIndex.from_tuples(labelled_keys, names=["case_id", "model"]),
         dtype=np.int64,
     )
+    decided_by_labels = "; the check is decided from its labels alone"
     if not present:
-        return _labels_only(keys, labelled, f"none of {check.metrics} was measured")
-    validity = _validity(present, results, labelled, direction, calibration.n_boot, seed)
-    valid = sorted((v for v in validity if v["valid"]), key=lambda v: -v["auroc"])
+        reason = f"none of {check.metrics} was measured{decided_by_labels}"
+        return _labels_only(keys, records, rounds, reason)
+    checked = validity(present, results, labelled, direction, calibration.n_boot, seed)
+    valid = sorted((v for v in checked if v["valid"]), key=lambda v: -v["auroc"])
+    _, _, skipped_all = score_matrix(results, present, keys)
+    unscoped = [k for k in keys[skipped_all.to_numpy()] if k not in records]
     if not valid:
         shown = "; ".join(
             f"{v['metric']} AUROC {v['auroc']:.2f} [{v['ci_low']:.2f}, {v['ci_high']:.2f}]"
             if v.get("auroc") is not None
             else f"{v['metric']}: {v.get('problem')}"
-            for v in validity
+            for v in checked
         )
         reason = (
             f"no metric separates human PASS from FAIL on {len(labelled)} labels "
             f"(AUROC interval must lie above 0.5): {shown or 'no labelled case was scored'}"
+            f"{decided_by_labels}"
         )
-        result = _labels_only(keys, labelled, reason)
-        result.validity = validity
+        result = _labels_only(keys, records, rounds, reason, unscoped)
+        result.validity = checked
         return result
     chosen = [valid[0]["metric"]]
     if len(valid) >= 2:
-        combined = _compare_combination(
+        combined = compare_combination(
             [v["metric"] for v in valid], results, labelled, direction, calibration, seed
         )
         if combined is not None:
-            validity.append(combined)
+            checked.append(combined)
             if combined["valid"]:
                 chosen = combined["metric"].split("+")
     metric = "+".join(chosen)
-    values, ok, skipped = _score_matrix(results, chosen, keys)
-    split = pd.Series("none", index=keys, dtype=object)
-    part = _split_groups(groups.loc[labelled.index], fraction, seed)
-    calib_keys = part[part == "calib"].index
-    half = _split_groups(groups.loc[calib_keys], 0.5, seed + 1)
-    split.loc[half[half == "calib"].index] = "fit"
-    split.loc[half[half == "test"].index] = "conformal"
-    split.loc[part[part == "test"].index] = "test"
-
-    score = values[chosen[0]].where(ok)
+    values, ok, skipped = score_matrix(results, chosen, keys)
+    split = _splits(keys, labelled_keys, records, groups, fraction, seed)
     fit = (split == "fit") & ok
     conf = (split == "conformal") & ok
-    calibrator = make_calibrator(
-        calibration.method if len(chosen) == 1 else "logistic",
-        metrics=chosen,
-        higher_is_better=[direction.get(m, True) for m in chosen],
-    )
-    try:
-        calibrator.fit(values[fit].to_numpy(), labelled.loc[fit[fit].index].tolist())
-        calibrator.conformalize(
-            values[conf].to_numpy(),
-            labelled.loc[conf[conf].index].tolist(),
-            alpha=1.0 - calibration.confidence,
-        )
-    except Exception as exc:  # any calibration failure makes the check undecidable
-        reason = f"cannot calibrate {metric} on {int(fit.sum())} + {int(conf.sum())} labels: {exc}"
-        result = _labels_only(keys, labelled, reason)
-        result.validity = validity
+    method = calibration.method if len(chosen) == 1 else "logistic"
+    higher = [direction.get(m, True) for m in chosen]
+    calibrator = make_calibrator(method, metrics=chosen, higher_is_better=higher)
+    fit_labels = labelled.loc[fit[fit].index].tolist()
+    problem = calibration_problem(fit_labels, metric)
+    if problem is None:
+        try:
+            calibrator.fit(values[fit].to_numpy(), fit_labels)
+        except InvalidInputError as exc:
+            problem = f"the labels could not calibrate it ({exc})"
+    if problem is not None:
+        reason = f"cannot calibrate {metric}: {problem}{decided_by_labels}"
+        out = [k for k in keys[skipped.to_numpy()] if k not in records]
+        result = _labels_only(keys, records, rounds, reason, out)
+        result.validity = checked
         return result
+    by_number = {r.number: r for r in rounds}
+    conformal_reason = _conformalize(calibrator, values, labelled, records, by_number, conf,
+                                     1.0 - calibration.confidence)  # fmt: skip
 
     p_pass = pd.Series(np.nan, index=keys)
     predicted = pd.Series(UNMEASURED, index=keys, dtype=object)
     predicted[skipped] = None
+    why = pd.Series("the deciding metric could not score this case", index=keys, dtype=object)
     if ok.any():
         x = values[ok].to_numpy()
         p_pass[ok] = calibrator.predict_pass_proba(x)
-        sets = calibrator.predict_set(x)
-        in_pass, in_fail = sets[:, _PASS_COLUMN], sets[:, 1 - _PASS_COLUMN]
-        predicted[ok] = np.where(
-            in_pass & ~in_fail, PASS, np.where(in_fail & ~in_pass, FAIL, REVIEW)
-        )
+        if conformal_reason is None:
+            sets = calibrator.predict_set(x)
+            in_pass, in_fail = sets[:, PASS_COLUMN], sets[:, 1 - PASS_COLUMN]
+            predicted[ok] = np.where(
+                in_pass & ~in_fail, PASS, np.where(in_fail & ~in_pass, FAIL, REVIEW)
+            )
+            why[ok] = np.where(predicted[ok] == REVIEW, "the conformal set holds both verdicts", "")
+        else:
+            predicted[ok] = REVIEW
+            why[ok] = conformal_reason
     table = pd.DataFrame(
-        {"predicted": predicted, "score": score, "p_pass": p_pass, "split": split},
+        {"predicted": predicted, "score": values[chosen[0]].where(ok), "p_pass": p_pass,
+         "split": split, "reason": why},
         index=keys,
-    )
+    )  # fmt: skip
     table["label"] = labelled.reindex(keys).astype(float)
     is_labelled = table["label"].notna()
     table["verdict"] = table["predicted"].where(
         ~is_labelled, table["label"].map({1.0: PASS, 0.0: FAIL})
     )
     table["source"] = np.where(is_labelled, HUMAN, CALIBRATED)
+    table["reason"] = table["reason"].where(~is_labelled, "")
+    out_keys = list(table.index[table["verdict"].isna()])
     table = table[table["verdict"].notna()].reset_index()
+    table["state"] = np.select(
+        [table["source"] == HUMAN, table["verdict"] == REVIEW, table["verdict"] == UNMEASURED],
+        [HUMAN, REVIEW, STATE_UNMEASURED],
+        CALIBRATED,
+    )
+    table = _label_columns(table, records)
+    row = next(v for v in checked if v["metric"] == metric)
+    _measure(row, table, records, by_number, calibration.confidence)
+    curve = curve_data(calibrator, metric, table, higher[0]) if len(chosen) == 1 else {}
+    return CaseVerdicts(
+        table[COLUMNS],
+        metric,
+        True,
+        None,
+        checked,
+        curve,
+        excluded=_excluded(out_keys, f"not applicable: {metric} skipped this case"),
+        records=records,
+        rounds=rounds,
+        fit_predict=calibrator_fit_predict(values, ok, method, chosen, higher),
+    )
+
+
+def _splits(
+    keys: pd.MultiIndex,
+    labelled_keys: list[Key],
+    records: dict[Key, LabelRecord],
+    groups: pd.Series,
+    fraction: float,
+    seed: int,
+) -> pd.Series:
+    """fit / conformal / test for design labels (split by question), fit for the others."""
+    split = pd.Series("none", index=keys, dtype=object)
+    design = [k for k in labelled_keys if records[k].design in PROBABILITY_DESIGNS]
+    other = [k for k in labelled_keys if records[k].design not in PROBABILITY_DESIGNS]
+    if other:
+        split.loc[other] = "fit"
+    if design:
+        part = _split_groups(groups.loc[design], fraction, seed)
+        calib = part[part == "calib"].index
+        half = _split_groups(groups.loc[calib], 0.5, seed + 1)
+        split.loc[half[half == "calib"].index] = "fit"
+        split.loc[half[half == "test"].index] = "conformal"
+        split.loc[part[part == "test"].index] = "test"
+    return split
+
+
+def _conformalize(
+    calibrator: Any,
+    values: pd.DataFrame,
+    labelled: pd.Series,
+    records: dict[Key, LabelRecord],
+    rounds: dict[int, DesignRound],
+    conf: pd.Series,
+    alpha: float,
+) -> str | None:
+    """Set the calibrator's conformal quantile from design labels (weighted); or say why not."""
+    from assay.calibrate.conformal import SplitConformalClassifier, nonconformity_scores
+
+    keys = list(conf[conf].index)
+    if not keys:
+        return (
+            "no label drawn by a design (uniform, active or a declared random sample) is left to "
+            "set the conformal threshold: draw a round with `assay labels sample`"
+        )
+    proba = calibrator.predict_proba(values.loc[keys].to_numpy())
+    codes = labelled.loc[keys].to_numpy().astype(np.int64)
+    weights = np.array([design_weight(records[k], rounds) for k in keys])
+    scores = nonconformity_scores(proba, codes)
+    conformal = SplitConformalClassifier(calibrator, alpha=alpha)
+    conformal.qhat_ = weighted_conformal_quantile(scores, weights, alpha, float(weights.max()))
+    conformal.n_calibration_ = len(keys)
+    calibrator.conformal_ = conformal
+    return None
+
+
+def _measure(
+    row: dict[str, Any],
+    table: pd.DataFrame,
+    records: dict[Key, LabelRecord],
+    rounds: dict[int, DesignRound],
+    confidence: float,
+) -> None:
+    """ECE and conformal coverage on the test split (design-weighted), and the REVIEW share."""
+    from assay.calibrate import expected_calibration_error
 
     test = table[(table["split"] == "test") & table["p_pass"].notna()]
-    validity_row = next(v for v in validity if v["metric"] == metric)
     if len(test) and test["label"].nunique() == 2:
-        validity_row["ece_test"] = expected_calibration_error(test["p_pass"], test["label"])
+        row["ece_test"] = expected_calibration_error(test["p_pass"], test["label"])
     if len(test):
+        weights = np.array(
+            [design_weight(records[(c, m)], rounds) for c, m in zip(test["case_id"], test["model"],
+                                                                    strict=True)]
+        )  # fmt: skip
         covered = (test["predicted"] == REVIEW) | (
             test["predicted"] == test["label"].map({1.0: PASS, 0.0: FAIL})
         )
-        validity_row["coverage_test"] = float(covered.mean())
-        validity_row["n_test"] = len(test)
+        row["coverage_test"] = float(np.sum(weights * covered.to_numpy()) / weights.sum())
+        row["n_test"] = len(test)
     unlabelled = table[table["source"] == CALIBRATED]
-    validity_row["review_share"] = (
+    row["review_share"] = (
         float((unlabelled["verdict"] == REVIEW).mean()) if len(unlabelled) else 0.0
     )
-    validity_row["conformal_confidence"] = calibration.confidence
-    # drawings only for a single deciding metric (a combination has no one score axis)
-    curve = (
-        _curve_data(calibrator, metric, table, direction.get(metric, True))
-        if len(chosen) == 1
-        else {}
-    )
-    return CaseVerdicts(table, metric, True, None, validity, curve)
-
-
-def _score_matrix(
-    results: pd.DataFrame, metrics: list[str], keys: pd.MultiIndex
-) -> tuple[pd.DataFrame, pd.Series, pd.Series]:
-    """Scores of ``metrics`` per case, whether all were measured, and whether any was skipped."""
-    rows = {m: _metric_rows(results, m, keys) for m in metrics}
-    values = pd.DataFrame({m: r["value"].astype(float) for m, r in rows.items()}, index=keys)
-    status = pd.DataFrame({m: r["status"] for m, r in rows.items()}, index=keys)
-    ok = (status == "ok").all(axis=1) & values.notna().all(axis=1)
-    skipped = (status == "skipped").any(axis=1) & ~ok
-    return values, ok, skipped
-
-
-def _compare_combination(
-    metrics: list[str],
-    results: pd.DataFrame,
-    labelled: pd.Series,
-    direction: dict[str, bool],
-    calibration: CalibrationSection,
-    seed: int,
-) -> dict[str, Any] | None:
-    """Validity row of the valid metrics combined (logistic), decisive only when its out-of-fold
-    AUROC beats the best single metric's with a paired bootstrap interval above 0."""
-    from assay.calibrate import compare_combined
-
-    values, ok, _ = _score_matrix(results, metrics, labelled.index)
-    y = labelled[ok.to_numpy()]
-    if len(y) < 20 or y.nunique() < 2 or y.value_counts().min() < 5:
-        return None
-    report = compare_combined(
-        values[ok].to_numpy(),
-        y.to_numpy(),
-        metrics,
-        method="logistic",
-        higher_is_better=[direction.get(m, True) for m in metrics],
-        n_boot=calibration.n_boot,
-        seed=seed,
-    )
-    low, high = report["difference_ci"]
-    return {
-        "metric": "+".join(metrics),
-        "n_labelled": len(y),
-        "auroc": report["combined_auroc"],
-        "ci_low": None,
-        "ci_high": None,
-        "problem": f"out of fold; minus best single {low:+.3f} to {high:+.3f}",
-        "valid": bool(report["combined_is_better"]),
-    }
-
-
-def _labels_only(keys: pd.MultiIndex, labelled: pd.Series, reason: str) -> CaseVerdicts:
-    """Only the human-labelled cases have a verdict; the check cannot use a metric."""
-    table = pd.DataFrame({"label": labelled.astype(float)})
-    table["verdict"] = table["label"].map({1.0: PASS, 0.0: FAIL})
-    table["predicted"] = None
-    table["source"] = HUMAN
-    table["split"] = "none"
-    return CaseVerdicts(table.reset_index(), None, False, reason)
-
-
-def _curve_data(calibrator: Any, metric: str, table: pd.DataFrame, higher: bool) -> dict[str, Any]:
-    """Calibration curve on a score grid with its conformal regions, and scores by human label."""
-    scored = table[table["score"].notna()]
-    lo, hi = float(scored["score"].min()), float(scored["score"].max())
-    if hi <= lo:
-        hi = lo + 1.0
-    grid = np.linspace(lo, hi, 101)
-    p = calibrator.predict_pass_proba(grid[:, None])
-    sets = calibrator.predict_set(grid[:, None])
-    in_pass, in_fail = sets[:, _PASS_COLUMN], sets[:, 1 - _PASS_COLUMN]
-    region = np.where(in_pass & ~in_fail, PASS, np.where(in_fail & ~in_pass, FAIL, REVIEW))
-    labelled = scored[scored["label"].notna()]
-    return {
-        "metric": metric,
-        "higher_is_better": higher,
-        "grid": grid.tolist(),
-        "p_pass": [float(v) for v in p],
-        "region": region.tolist(),
-        "scores_pass": labelled.loc[labelled["label"] == 1, "score"].tolist(),
-        "scores_fail": labelled.loc[labelled["label"] == 0, "score"].tolist(),
-    }
+    row["conformal_confidence"] = confidence

@@ -52,4 +52,3 @@ def collapse_samples(
     merged["case_id"] = merged["_of"]
     collapsed = merged.drop(columns=["_of", "_rank", "_pass"]).reset_index(drop=True)
     return dataclasses.replace(verdicts, table=collapsed)
-
