@@ -47,8 +47,9 @@ def bench_bm25() -> list[str]:
     texts = corpus_texts()
     docs = [tokens(t) for t in texts]
     rng = random.Random(0)
-    queries = [tokens(s) for t in rng.sample(texts, min(200, len(texts)))
-               for s in split_sentences(t)[:1]]
+    queries = [
+        tokens(s) for t in rng.sample(texts, min(200, len(texts))) for s in split_sentences(t)[:1]
+    ]
     t0 = time.perf_counter()
     ours = BM25(docs, idf="okapi")
     our_scores = [ours.scores(q) for q in queries]
@@ -57,10 +58,15 @@ def bench_bm25() -> list[str]:
     ref = rank_bm25.BM25Okapi(docs)
     ref_scores = [ref.get_scores(q) for q in queries]
     t_ref = time.perf_counter() - t0
-    diff = max(float(np.max(np.abs(np.array(a) - b))) for a, b in zip(our_scores, ref_scores,
-                                                                     strict=True))
-    top = np.mean([len(set(np.argsort(-np.array(a))[:10]) & set(np.argsort(-b)[:10])) / 10
-                   for a, b in zip(our_scores, ref_scores, strict=True)])
+    diff = max(
+        float(np.max(np.abs(np.array(a) - b))) for a, b in zip(our_scores, ref_scores, strict=True)
+    )
+    top = np.mean(
+        [
+            len(set(np.argsort(-np.array(a))[:10]) & set(np.argsort(-b)[:10])) / 10
+            for a, b in zip(our_scores, ref_scores, strict=True)
+        ]
+    )
     return [
         "## BM25 (okapi idf) vs rank_bm25.BM25Okapi",
         "",
@@ -92,8 +98,7 @@ def bench_sanity() -> list[str]:
             path = root / name
             path.parent.mkdir(exist_ok=True)
             body = {
-                "json": ('{"id": %d, "items": [1, 2' if bad else '{"id": %d, "items": [1, 2]}')
-                % i,
+                "json": ('{"id": %d, "items": [1, 2' if bad else '{"id": %d, "items": [1, 2]}') % i,
                 "csv": "id,value\n1,2,3\n" if bad else "id,value\n1,2\n3,4\n",
                 "yaml": "a: [1, 2\n" if bad else "a: [1, 2]\nb: text\n",
                 "txt": "" if bad else "Some notes.\n",

@@ -86,18 +86,24 @@ CLOSINGS = (
 HEADINGS = ("## Answer", "**Summary**", "### Details", "Key points:")
 #: label -> (evaluator factory taking the ``sentences`` mode, the metric read)
 EVALUATORS: dict[str, tuple[Callable[[str], Evaluator], str]] = {
-    "hallucination_score": (lambda mode: HallucinationScore(sentences=mode),
-                            "hallucination_score"),
-    "nli_groundedness_min (sentence head)": (lambda mode: NLIGroundedness(sentences=mode),
-                                             "nli_groundedness_min"),
+    "hallucination_score": (lambda mode: HallucinationScore(sentences=mode), "hallucination_score"),
+    "nli_groundedness_min (sentence head)": (
+        lambda mode: NLIGroundedness(sentences=mode),
+        "nli_groundedness_min",
+    ),
     "nli_groundedness_min (token head)": (
-        lambda mode: NLIGroundedness("head-token", sentences=mode), "nli_groundedness_min"),
-    "nli_faithfulness (sentence head)": (lambda mode: NLIFaithfulness(sentences=mode),
-                                         "nli_faithfulness"),
-    "emb_groundedness_min": (lambda mode: EmbGroundedness(sentences=mode),
-                             "emb_groundedness_min"),
-    "facts_support (unsupported_facts)": (lambda mode: UnsupportedFacts(sentences=mode),
-                                          "facts_support"),
+        lambda mode: NLIGroundedness("head-token", sentences=mode),
+        "nli_groundedness_min",
+    ),
+    "nli_faithfulness (sentence head)": (
+        lambda mode: NLIFaithfulness(sentences=mode),
+        "nli_faithfulness",
+    ),
+    "emb_groundedness_min": (lambda mode: EmbGroundedness(sentences=mode), "emb_groundedness_min"),
+    "facts_support (unsupported_facts)": (
+        lambda mode: UnsupportedFacts(sentences=mode),
+        "facts_support",
+    ),
 }
 
 
@@ -120,8 +126,11 @@ def demo_labelled() -> tuple[list[TestCase], np.ndarray]:
 
     labels = read_labels(demo_labels_path(), label="grounded")
     grounded = {(r.case_id, r.model): int(r.label) for r in labels.itertuples()}
-    cases = [c for c in read_suite(demo_suite_path()).cases
-             if c.actual_answer and c.retrieved_context and (c.id, c.model) in grounded]
+    cases = [
+        c
+        for c in read_suite(demo_suite_path()).cases
+        if c.actual_answer and c.retrieved_context and (c.id, c.model) in grounded
+    ]
     return cases, np.array([grounded[(c.id, c.model)] for c in cases])
 
 
@@ -143,32 +152,44 @@ def nli_sentences(limit: int | None) -> list[str]:
 
 
 def rule_section(corpora: dict[str, list[str]]) -> list[str]:
-    lines = ["## The rule on declarative text", "",
-             "| corpus | sentences | " + " | ".join(f"set aside: {k}" for k in KINDS)
-             + " | claims read without opening particles | examples |",
-             "|---|---:|" + "---:|" * (len(KINDS) + 1) + "---|"]
+    lines = [
+        "## The rule on declarative text",
+        "",
+        "| corpus | sentences | "
+        + " | ".join(f"set aside: {k}" for k in KINDS)
+        + " | claims read without opening particles | examples |",
+        "|---|---:|" + "---:|" * (len(KINDS) + 1) + "---|",
+    ]
     for name, sentences in corpora.items():
         kinds = [(s, not_a_claim(s)) for s in sentences]
         count = Counter(k for _, k in kinds if k)
         # as answer_sentences reads a claim: Markdown stripped, then the particles
-        particles = [s for s, k in kinds
-                     if k is None and without_particles(plain(s)) != plain(s)]
+        particles = [s for s, k in kinds if k is None and without_particles(plain(s)) != plain(s)]
         examples = "; ".join(
-            [f"“{s[:60]}” ({k})" for kind in reversed(KINDS)
-             for s, k in [x for x in kinds if x[1] == kind][:3]]
-            + [f"“{s[:60]}” (particle)" for s in particles[:3]])
-        lines.append(f"| {name} | {len(sentences):,} | "
-                     + " | ".join(str(count[k]) for k in KINDS)
-                     + f" | {len(particles)} | {examples or '–'} |")
+            [
+                f"“{s[:60]}” ({k})"
+                for kind in reversed(KINDS)
+                for s, k in [x for x in kinds if x[1] == kind][:3]
+            ]
+            + [f"“{s[:60]}” (particle)" for s in particles[:3]]
+        )
+        lines.append(
+            f"| {name} | {len(sentences):,} | "
+            + " | ".join(str(count[k]) for k in KINDS)
+            + f" | {len(particles)} | {examples or '–'} |"
+        )
     missed = [w for w in OPENINGS + CLOSINGS if not_a_claim(w) is None]
-    lines += ["", f"Wrapper lines recognised: {len(OPENINGS + CLOSINGS) - len(missed)} of "
-              f"{len(OPENINGS + CLOSINGS)}; kept as claims: "
-              + "; ".join(f"“{w}”" for w in missed) + "."]
+    lines += [
+        "",
+        f"Wrapper lines recognised: {len(OPENINGS + CLOSINGS) - len(missed)} of "
+        f"{len(OPENINGS + CLOSINGS)}; kept as claims: " + "; ".join(f"“{w}”" for w in missed) + ".",
+    ]
     return lines
 
 
-def scores_of(make: Callable[[str], Evaluator], metric: str, mode: str,
-              cases: list[TestCase]) -> np.ndarray:
+def scores_of(
+    make: Callable[[str], Evaluator], metric: str, mode: str, cases: list[TestCase]
+) -> np.ndarray:
     """Oriented scores (higher = grounded; NaN when not scored) of ``cases``."""
     values, _ = run_evaluator(make(mode), cases)
     return as_array(values[metric])
@@ -183,8 +204,10 @@ def as_markdown(answers: list[str], seed: int) -> list[str]:
             out.append(answer.strip())
             continue
         numbered = rng.random() < 0.5
-        items = [f"{k}. {s}" if numbered else f"- {s}"
-                 for k, s in enumerate(split_sentences(answer), start=1)]
+        items = [
+            f"{k}. {s}" if numbered else f"- {s}"
+            for k, s in enumerate(split_sentences(answer), start=1)
+        ]
         out.append("\n".join([rng.choice(HEADINGS), *items]))
     return out
 
@@ -202,10 +225,14 @@ def ranking_section(
 ) -> tuple[list[str], dict[tuple[str, str, str, str], float]]:
     """The AUROC table, and the AUROCs by (evaluator, mode, set, presentation)."""
     header = " | ".join(f"{name} {shown}" for name in sets for shown in PRESENTATIONS)
-    lines = ["## Ranking with and without courtesy lines and Markdown", "",
-             "AUROC, grounded (1) against not (0); oriented so that higher = grounded.", "",
-             f"| evaluator | sentences | {header} |",
-             "|---|---|" + "---:|" * (len(sets) * len(PRESENTATIONS))]
+    lines = [
+        "## Ranking with and without courtesy lines and Markdown",
+        "",
+        "AUROC, grounded (1) against not (0); oriented so that higher = grounded.",
+        "",
+        f"| evaluator | sentences | {header} |",
+        "|---|---|" + "---:|" * (len(sets) * len(PRESENTATIONS)),
+    ]
     found: dict[tuple[str, str, str, str], float] = {}
     for label, (make, metric) in EVALUATORS.items():
         for mode in ("all", "claims"):
@@ -213,9 +240,15 @@ def ranking_section(
             for name, (cases, y) in sets.items():
                 answers = [c.actual_answer or "" for c in cases]
                 for shown, transform in PRESENTATIONS.items():
-                    shown_cases = [TestCase(id=c.id, model=c.model, actual_answer=a,
-                                            retrieved_context=c.retrieved_context)
-                                   for c, a in zip(cases, transform(answers, SEED), strict=True)]
+                    shown_cases = [
+                        TestCase(
+                            id=c.id,
+                            model=c.model,
+                            actual_answer=a,
+                            retrieved_context=c.retrieved_context,
+                        )
+                        for c, a in zip(cases, transform(answers, SEED), strict=True)
+                    ]
                     s = scores_of(make, metric, mode, shown_cases)
                     keep = ~np.isnan(s)
                     found[(label, mode, name, shown)] = auroc(s[keep], y[keep])
@@ -226,6 +259,7 @@ def ranking_section(
 
 def reading(found: dict[tuple[str, str, str, str], float]) -> list[str]:
     """The figures of ``hallucination_score`` in words."""
+
     def cell(mode: str, name: str, shown: str) -> str:
         return f"{found[('hallucination_score', mode, name, shown)]:.3f}"
 
@@ -244,7 +278,7 @@ def reading(found: dict[tuple[str, str, str, str], float]) -> list[str]:
         "claims (listed above): a courtesy that is phrased as a statement cannot be told from a "
         "claim by a rule, and it is the least supported sentence of an otherwise grounded "
         "answer. The reference evaluators (HCAT's and H2O Sonar's groundedness, faithfulness) "
-        "score every sentence by default, as their definitions do; `sentences=\"claims\"` "
+        'score every sentence by default, as their definitions do; `sentences="claims"` '
         "gives them the same protection.",
     ]
 
@@ -252,26 +286,29 @@ def reading(found: dict[tuple[str, str, str, str], float]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="SummEdits rows per domain")
-    parser.add_argument("--nli-rows", type=int, default=None,
-                        help="NLI training pairs read (default: all)")
+    parser.add_argument(
+        "--nli-rows", type=int, default=None, help="NLI training pairs read (default: all)"
+    )
     args = parser.parse_args(argv)
     if not SHARED.is_dir():
         print(f"shared data not found at {SHARED}; see shared/data/README.md", file=sys.stderr)
         return 1
     summedits = load(args.limit)
-    summedits_cases = [TestCase(id=str(i), actual_answer=s, retrieved_context=[d])
-                       for i, (d, s) in enumerate(zip(summedits["doc"], summedits["summary"],
-                                                      strict=True))]
+    summedits_cases = [
+        TestCase(id=str(i), actual_answer=s, retrieved_context=[d])
+        for i, (d, s) in enumerate(zip(summedits["doc"], summedits["summary"], strict=True))
+    ]
     demo_cases, demo_y = demo_labelled()
     corpora = {
-        "SummEdits summaries": list(dict.fromkeys(
-            s for t in summedits["summary"] for s in answer_sentences(t)[0])),
+        "SummEdits summaries": list(
+            dict.fromkeys(s for t in summedits["summary"] for s in answer_sentences(t)[0])
+        ),
         "demo answers, references, passages": demo_sentences(),
-        "NLI training sentences" + (f" ({args.nli_rows:,} pairs)" if args.nli_rows else ""):
-            nli_sentences(args.nli_rows),
+        "NLI training sentences"
+        + (f" ({args.nli_rows:,} pairs)" if args.nli_rows else ""): nli_sentences(args.nli_rows),
     }
     lines = [
-        "# Courtesy lines, questions and Markdown in answers (`sentences=\"claims\"`)",
+        '# Courtesy lines, questions and Markdown in answers (`sentences="claims"`)',
         "",
         f"Written by `benchmarks/bench_claims.py` (seed {SEED}); Python "
         f"{platform.python_version()}, {platform.machine()}. SummEdits: {len(summedits_cases):,} "
@@ -285,9 +322,12 @@ def main(argv: list[str] | None = None) -> int:
         *rule_section(corpora),
         "",
     ]
-    table, found = ranking_section({
-        "SummEdits": (summedits_cases, summedits["label"].to_numpy()),
-        "demo": (demo_cases, demo_y)})
+    table, found = ranking_section(
+        {
+            "SummEdits": (summedits_cases, summedits["label"].to_numpy()),
+            "demo": (demo_cases, demo_y),
+        }
+    )
     lines += [*table, "", *reading(found)]
     publish(OUT, lines)
     return 0

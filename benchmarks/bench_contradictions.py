@@ -60,8 +60,11 @@ SETTINGS: dict[str, dict[str, object]] = {
     NO_FIGURES: {"nli": "head", "figures": False},
     NO_GATE: {"nli": "head", "min_similarity": 0.0, "figures": False},
     f"token head `nli-token`: gate {MIN_SIMILARITY}, figure rule": {"nli": "head-token"},
-    "token head `nli-token`: no gate, no figure rule": {"nli": "head-token",
-                                                        "min_similarity": 0.0, "figures": False},
+    "token head `nli-token`: no gate, no figure rule": {
+        "nli": "head-token",
+        "min_similarity": 0.0,
+        "figures": False,
+    },
 }
 GROUPS = ("contradiction", "entailment", "neutral", "unrelated")
 
@@ -82,8 +85,9 @@ def answers(per_source: int) -> list[tuple[str, str, str]]:
             out.append((source, r["label"], f"{r['premise'].strip()} {r['hypothesis'].strip()}"))
             other = sample[(k + 1) % len(sample)]
             if other["premise"] != r["premise"]:
-                out.append((source, "unrelated",
-                            f"{r['premise'].strip()} {other['hypothesis'].strip()}"))
+                out.append(
+                    (source, "unrelated", f"{r['premise'].strip()} {other['hypothesis'].strip()}")
+                )
     return out
 
 
@@ -97,11 +101,17 @@ def validation_premises(per_source: int) -> list[str]:
     rng = random.Random(SEED)
     out: list[str] = []
     for source in sorted({r["source"] for r in every}):
-        mine = list(dict.fromkeys(
-            r["premise"].strip() for r, held in zip(every, split(every), strict=True)
-            if held and r["source"] == source and r["premise"].strip().endswith((".", "!"))
-            and len(split_sentences(r["premise"])) == 1 and any(
-                key.startswith("num:") for key, _ in statement_frame(r["premise"])[1])))
+        mine = list(
+            dict.fromkeys(
+                r["premise"].strip()
+                for r, held in zip(every, split(every), strict=True)
+                if held
+                and r["source"] == source
+                and r["premise"].strip().endswith((".", "!"))
+                and len(split_sentences(r["premise"])) == 1
+                and any(key.startswith("num:") for key, _ in statement_frame(r["premise"])[1])
+            )
+        )
         rng.shuffle(mine)
         out += mine[:per_source]
     return out
@@ -109,13 +119,16 @@ def validation_premises(per_source: int) -> list[str]:
 
 def changed_figure(sentence: str, rng: random.Random) -> str:
     """``sentence`` with one of its numbers (digits or a number word) replaced by another."""
-    spans = [m for m in TOKEN.finditer(sentence)
-             if m.group("num") or word_key(m.group(0).lower())[0] == "number"]
+    spans = [
+        m
+        for m in TOKEN.finditer(sentence)
+        if m.group("num") or word_key(m.group(0).lower())[0] == "number"
+    ]
     m = rng.choice(spans)
     written = m.group(0)
     key = normalise_number(written) if m.group("num") else word_key(written.lower())[1][4:]
     value = int(float(key))  # the figure's value, whole part: the new one differs from it
-    return sentence[: m.start()] + str(value + rng.randint(1, 9)) + sentence[m.end():]
+    return sentence[: m.start()] + str(value + rng.randint(1, 9)) + sentence[m.end() :]
 
 
 def pair_counts(texts: list[str]) -> tuple[int, list[tuple[str, str, str, str]]]:
@@ -140,19 +153,24 @@ def figures_section(per_source: int) -> list[str]:
     frames = [pd.read_json(p) for p in sorted(SUMMEDITS.glob("summedits_*.json"))]
     summedits = pd.concat(frames, ignore_index=True)
     corpora = {
-        "SummEdits documents (101; news, podcasts, meetings, sales calls and e-mails)":
-            list(dict.fromkeys(summedits["doc"])),
+        "SummEdits documents (101; news, podcasts, meetings, sales calls and e-mails)": list(
+            dict.fromkeys(summedits["doc"])
+        ),
         "SummEdits summaries": list(dict.fromkeys(summedits["summary"])),
         "demo answers": demo_answers(),
     }
-    lines = ["## Conflicting figures (the figure rule, design note 0052)", "",
-             "Real text, in which the rule should flag (almost) nothing: every pair of sentences "
-             "within one text.", "",
-             "| text | sentence pairs | flagged by the rule | examples |", "|---|---:|---:|---|"]
+    lines = [
+        "## Conflicting figures (the figure rule, design note 0052)",
+        "",
+        "Real text, in which the rule should flag (almost) nothing: every pair of sentences "
+        "within one text.",
+        "",
+        "| text | sentence pairs | flagged by the rule | examples |",
+        "|---|---:|---:|---|",
+    ]
     for name, texts in corpora.items():
         pairs, flagged = pair_counts(texts)
-        examples = "; ".join(f"“{a[:50]}” / “{b[:50]}” ({x} vs {y})"
-                             for a, b, x, y in flagged[:2])
+        examples = "; ".join(f"“{a[:50]}” / “{b[:50]}” ({x} vs {y})" for a, b, x, y in flagged[:2])
         lines.append(f"| {name} | {pairs:,} | {len(flagged)} | {examples or '–'} |")
     rng = random.Random(SEED)
     premises = validation_premises(per_source)
@@ -201,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Written by `benchmarks/bench_contradictions.py` (seed {SEED}, {args.per_source} "
         f"validation pairs per training file); Python {platform.python_version()}, "
-        f"{platform.machine()}. {len(rows)} two-part answers \"premise hypothesis\" from the NLI "
+        f'{platform.machine()}. {len(rows)} two-part answers "premise hypothesis" from the NLI '
         f"heads' grouped validation premises ({counts}). Flagged: contradiction score > 0.5 (the "
         f"evaluator's threshold). AUROC: contradiction against the other three groups.",
         "",
@@ -218,17 +236,23 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(
             f"| {name} | {auroc(s[keep], (groups[keep] == 'contradiction').astype(int)):.3f} | "
             + " | ".join(f"{rate[g]:.1%}" for g in GROUPS)
-            + f" | {demo_flagged} of {int((~np.isnan(d)).sum())} |")
-    lines += ["", "## Per training file (AUROC, contradiction vs the rest; unrelated flagged)", "",
-              "| setting | " + " | ".join(sorted(set(sources))) + " |",
-              "|---|" + "---:|" * len(set(sources))]
+            + f" | {demo_flagged} of {int((~np.isnan(d)).sum())} |"
+        )
+    lines += [
+        "",
+        "## Per training file (AUROC, contradiction vs the rest; unrelated flagged)",
+        "",
+        "| setting | " + " | ".join(sorted(set(sources))) + " |",
+        "|---|" + "---:|" * len(set(sources)),
+    ]
     for name, s in scores.items():
         cells = []
         for source in sorted(set(sources)):
             m = (sources == source) & ~np.isnan(s)
             unrelated = float((s[m & (groups == "unrelated")] > 0.5).mean())
-            cells.append(f"{auroc(s[m], (groups[m] == 'contradiction').astype(int)):.3f}; "
-                         f"{unrelated:.0%}")
+            cells.append(
+                f"{auroc(s[m], (groups[m] == 'contradiction').astype(int)):.3f}; {unrelated:.0%}"
+            )
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     default, before = DEFAULT, NO_GATE
     lines += [

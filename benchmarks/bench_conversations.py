@@ -37,8 +37,11 @@ SEED = 0
 #: (row name, label, metrics that must all pass, evaluator)
 SIGNALS: list[tuple[str, str, tuple[str, ...]]] = [
     ("knowledge_retention", "knowledge_retained", ("knowledge_retention",)),
-    ("tool correctness (precision, recall, arguments)", "tools_correct",
-     ("tool_precision", "tool_recall", "argument_correctness")),
+    (
+        "tool correctness (precision, recall, arguments)",
+        "tools_correct",
+        ("tool_precision", "tool_recall", "argument_correctness"),
+    ),
     ("tool_recall alone", "tools_correct", ("tool_recall",)),
     ("tool_precision alone", "tools_correct", ("tool_precision",)),
     ("argument_correctness alone", "tools_correct", ("argument_correctness",)),
@@ -58,8 +61,11 @@ def kappa(truth: np.ndarray, predicted: np.ndarray) -> float | None:
     return None if chance >= 1.0 else (observed - chance) / (1 - chance)
 
 
-def cluster_kappa_interval(truth: np.ndarray, predicted: np.ndarray, groups: Sequence[str],
-                           ) -> tuple[float | None, float | None]:
+def cluster_kappa_interval(
+    truth: np.ndarray,
+    predicted: np.ndarray,
+    groups: Sequence[str],
+) -> tuple[float | None, float | None]:
     """95 % percentile interval of kappa, resampling whole scenarios (seeded)."""
     names = sorted(set(groups))
     rows = {g: np.array([i for i, x in enumerate(groups) if x == g]) for g in names}
@@ -91,8 +97,9 @@ def decisions(results: Any, metrics: Sequence[str]) -> dict[tuple[str, str], int
     out: dict[tuple[str, str], int | None] = {}
     rows = results[results["metric"].isin(metrics)]
     for (case_id, model), group in rows.groupby(["case_id", "model"]):
-        passed = [bool(p) for s, p in zip(group["status"], group["passed"], strict=True)
-                  if s == "ok"]
+        passed = [
+            bool(p) for s, p in zip(group["status"], group["passed"], strict=True) if s == "ok"
+        ]
         if not all(passed):
             out[(case_id, model)] = 0
         elif len(passed) == len(metrics):
@@ -106,8 +113,9 @@ def fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def row(name: str, labels: dict[tuple[str, str], int], decided: dict[tuple[str, str], int | None]
-        ) -> list[str]:
+def row(
+    name: str, labels: dict[tuple[str, str], int], decided: dict[tuple[str, str], int | None]
+) -> list[str]:
     keys = sorted(k for k in labels if decided.get(k) is not None)
     skipped = sum(decided.get(k) is None for k in labels)
     truth = np.array([labels[k] for k in keys])
@@ -120,9 +128,16 @@ def row(name: str, labels: dict[tuple[str, str], int], decided: dict[tuple[str, 
     fn = int(np.sum((truth == 0) & (predicted == 1)))
     fp = int(np.sum((truth == 1) & (predicted == 0)))
     majority = max(float(np.mean(truth)), 1 - float(np.mean(truth)))
-    return [name, str(n), str(skipped), f"{agree / n:.2f} [{low:.2f}, {high:.2f}]",
-            f"{fmt(kappa(truth, predicted))} [{fmt(k_low)}, {fmt(k_high)}]", f"{majority:.2f}",
-            f"{tp} of {tp + fn}", f"{fp} of {int(np.sum(truth == 1))}"]
+    return [
+        name,
+        str(n),
+        str(skipped),
+        f"{agree / n:.2f} [{low:.2f}, {high:.2f}]",
+        f"{fmt(kappa(truth, predicted))} [{fmt(k_low)}, {fmt(k_high)}]",
+        f"{majority:.2f}",
+        f"{tp} of {tp + fn}",
+        f"{fp} of {int(np.sum(truth == 1))}",
+    ]
 
 
 def main() -> None:
@@ -147,8 +162,8 @@ def main() -> None:
         f"conversations and {len(labels['tools_correct'])} trajectories of the bundled demo "
         "(8 scenarios of each, answered by three systems), labelled before the metrics were run. "
         "Accuracy: exact 95 % interval; kappa: 95 % bootstrap interval over scenarios "
-        f"({N_RESAMPLES} resamples, seed {SEED}). \"Failures caught\": label-FAIL cases the metric "
-        "failed; \"false alarms\": label-PASS cases it failed.",
+        f'({N_RESAMPLES} resamples, seed {SEED}). "Failures caught": label-FAIL cases the metric '
+        'failed; "false alarms": label-PASS cases it failed.',
         "",
         "| signal | n | skipped | accuracy | Cohen's kappa | majority baseline | failures caught "
         "| false alarms |",
@@ -183,9 +198,11 @@ def _disagreements(cases: Sequence[Any], results: Any) -> list[str]:
         for case in cases:
             key = (case.id, case.model or "")
             if applies(case) and decided.get(key) not in (None, case.labels[label]):
-                out.append(f"- {case.id} {case.model}: label {label}={case.labels[label]}, "
-                           f"metric {'PASS' if decided[key] else 'FAIL'} "
-                           f"({explanations.get(key) or 'no explanation'})")
+                out.append(
+                    f"- {case.id} {case.model}: label {label}={case.labels[label]}, "
+                    f"metric {'PASS' if decided[key] else 'FAIL'} "
+                    f"({explanations.get(key) or 'no explanation'})"
+                )
     return out or ["- none"]
 
 

@@ -55,10 +55,15 @@ GOAL = 0.70
 LENGTH = "answer length (baseline, best orientation per domain)"
 #: Metrics whose per-domain AUROC gets its own bootstrap interval (the shipped score, the
 #: SummaC-style NLI reading and the best model-free signal).
-WITH_DOMAIN_CI = ("hallucination_score", "nli_summac_zs (token head)",
-                  "nli_groundedness_min (token head)", "nli_faithfulness (token head)",
-                  "nli_summac_zs (sentence head)", "nli_groundedness_min (sentence head)",
-                  "facts_key_unsupported_count")
+WITH_DOMAIN_CI = (
+    "hallucination_score",
+    "nli_summac_zs (token head)",
+    "nli_groundedness_min (token head)",
+    "nli_faithfulness (token head)",
+    "nli_summac_zs (sentence head)",
+    "nli_groundedness_min (sentence head)",
+    "facts_key_unsupported_count",
+)
 
 
 #: The NLI heads compared, by spec: the label their metrics carry in the table.
@@ -95,15 +100,22 @@ def operating_point_section() -> list[str]:
     from bench_claims import demo_labelled
 
     cases, y = demo_labelled()
-    runs = {name: as_array([r.outcomes["hallucination_score"].value
-                            for r in HallucinationScore(**params).evaluate(cases)])
-            for name, params in READINGS.items()}
+    runs = {
+        name: as_array(
+            [
+                r.outcomes["hallucination_score"].value
+                for r in HallucinationScore(**params).evaluate(cases)
+            ]
+        )
+        for name, params in READINGS.items()
+    }
     keep = np.logical_and.reduce([~np.isnan(v) for v in runs.values()])
     answers = [c.actual_answer or "" for c, kept in zip(cases, keep, strict=True) if kept]
     runs, y = {name: v[keep] for name, v in runs.items()}, y[keep]
     scores = runs[next(iter(READINGS))]
-    threshold = next(m.threshold for m in HallucinationScore.metrics
-                     if m.name == "hallucination_score")
+    threshold = next(
+        m.threshold for m in HallucinationScore.metrics if m.name == "hallucination_score"
+    )
     return [
         "## `hallucination_score` at its threshold, on the demo's labelled answers",
         "",
@@ -124,27 +136,46 @@ def operating_point_section() -> list[str]:
 LENGTH_BANDS = ((1, 5), (6, 15), (16, None))
 
 
-def by_answer_length(answers: list[str], runs: dict[str, np.ndarray], y: np.ndarray
-                     ) -> list[str]:
+def by_answer_length(answers: list[str], runs: dict[str, np.ndarray], y: np.ndarray) -> list[str]:
     """AUROC of each reading of ``hallucination_score`` (``runs``: its scores) on the demo's
     labelled answers, overall and by length band, and the short grounded answers each flags."""
     length = np.array([len(words(a)) for a in answers])
-    rows = ["| answer length | answers | grounded | " + " | ".join(runs) + " |",
-            "|---|---:|---:|" + "---:|" * len(runs)]
-    bands = [(f"{low}–{high} words" if high else f"{low}+ words",
-              (length >= low) & (length <= (high or length.max()))) for low, high in LENGTH_BANDS]
+    rows = [
+        "| answer length | answers | grounded | " + " | ".join(runs) + " |",
+        "|---|---:|---:|" + "---:|" * len(runs),
+    ]
+    bands = [
+        (
+            f"{low}–{high} words" if high else f"{low}+ words",
+            (length >= low) & (length <= (high or length.max())),
+        )
+        for low, high in LENGTH_BANDS
+    ]
     for label, band in [*bands, ("all", np.ones(len(y), dtype=bool))]:
         both = 0 < y[band].sum() < band.sum()
-        rows.append(f"| {label} | {int(band.sum())} | {int(y[band].sum())} | " + " | ".join(
-            f"{auroc(-v[band], y[band]):.3f}" if both else "n/a" for v in runs.values()) + " |")
+        rows.append(
+            f"| {label} | {int(band.sum())} | {int(y[band].sum())} | "
+            + " | ".join(
+                f"{auroc(-v[band], y[band]):.3f}" if both else "n/a" for v in runs.values()
+            )
+            + " |"
+        )
     short = length <= LENGTH_BANDS[0][1]
     flagged = [
-        f"{name}: " + ("; ".join(f"“{a}” {s:.2f}" for a, s, g, k in zip(
-            answers, scores, y, short, strict=True) if k and g == 1 and s >= 0.5) or "none")
-        for name, scores in runs.items()]
+        f"{name}: "
+        + (
+            "; ".join(
+                f"“{a}” {s:.2f}"
+                for a, s, g, k in zip(answers, scores, y, short, strict=True)
+                if k and g == 1 and s >= 0.5
+            )
+            or "none"
+        )
+        for name, scores in runs.items()
+    ]
     return [
-        "AUROC by answer length (words). A bare \"No.\" or a figure with no subject "
-        "(\"10%.\") asserts only what the question asks; by default the score reads the "
+        'AUROC by answer length (words). A bare "No." or a figure with no subject '
+        '("10%.") asserts only what the question asks; by default the score reads the '
         "answer alone, and `with_question=True` reads each claim of at most five words with "
         "the question (design note 0062; not the default by its rule: it also changes longer "
         "answers that hold a short sentence):",
@@ -159,7 +190,9 @@ def by_answer_length(answers: list[str], runs: dict[str, np.ndarray], y: np.ndar
 #: Questions that ask for an amount, a duration, a rate or a count.
 ASKS_FOR_A_FIGURE = re.compile(
     r"\bhow (?:much|long|many|soon|fast|old)\b|\bwhat (?:\w+ ){0,3}(?:rate|fee|cost|charge|"
-    r"limit|minimum|maximum)s?\b|\bwhat does .{0,40}\bcost\b", re.IGNORECASE)
+    r"limit|minimum|maximum)s?\b|\bwhat does .{0,40}\bcost\b",
+    re.IGNORECASE,
+)
 
 
 def within_context_swaps() -> tuple[list[TestCase], np.ndarray]:
@@ -194,16 +227,26 @@ def within_context_swaps() -> tuple[list[TestCase], np.ndarray]:
         if found is None:
             continue
         stated = reading(question).keys | reading(reference).keys
-        others = {f.key: f.text for chunk in context for f in reading(chunk).facts
-                  if f.kind == figures[0].kind and f.key not in stated}
+        others = {
+            f.key: f.text
+            for chunk in context
+            for f in reading(chunk).facts
+            if f.kind == figures[0].kind and f.key not in stated
+        }
         if not others:
             continue
         answer = found.group(0) + "."
         swapped = answer.replace(figures[0].text, others[rng.choice(sorted(others))], 1)
         for label, text in ((1, answer), (0, swapped)):
-            cases.append(TestCase(id=f"{case.id}:{label}", question=question,
-                                  actual_answer=text, retrieved_context=list(context),
-                                  labels={"grounded": label}))
+            cases.append(
+                TestCase(
+                    id=f"{case.id}:{label}",
+                    question=question,
+                    actual_answer=text,
+                    retrieved_context=list(context),
+                    labels={"grounded": label},
+                )
+            )
     return cases, np.array([int(c.labels["grounded"]) for c in cases])
 
 
@@ -214,16 +257,26 @@ def short_answer_section() -> list[str]:
     from assay.evaluators.hallucination import HallucinationScore
 
     cases, y = within_context_swaps()
-    outcomes = {name: [r.outcomes["hallucination_score"]
-                       for r in HallucinationScore(**params).evaluate(cases)]
-                for name, params in READINGS.items()}
+    outcomes = {
+        name: [
+            r.outcomes["hallucination_score"] for r in HallucinationScore(**params).evaluate(cases)
+        ]
+        for name, params in READINGS.items()
+    }
     scores = {name: as_array([o.value for o in found]) for name, found in outcomes.items()}
     scored = np.logical_and.reduce([~np.isnan(v) for v in scores.values()])
-    unscored = sorted({f"“{c.actual_answer}” ({o.reason})"
-                       for found in outcomes.values()
-                       for c, o, kept in zip(cases, found, scored, strict=True) if not kept})
-    rows = [f"| {name} | {int(scored.sum())} | {auroc(-v[scored], y[scored]):.3f} |"
-            for name, v in scores.items()]
+    unscored = sorted(
+        {
+            f"“{c.actual_answer}” ({o.reason})"
+            for found in outcomes.values()
+            for c, o, kept in zip(cases, found, scored, strict=True)
+            if not kept
+        }
+    )
+    rows = [
+        f"| {name} | {int(scored.sum())} | {auroc(-v[scored], y[scored]):.3f} |"
+        for name, v in scores.items()
+    ]
     grounded, swapped = cases[0], cases[1]
     return [
         "## Short answers: a figure swapped within the context",
@@ -261,13 +314,14 @@ def figure_check_section(data: Any) -> list[str]:
 
     def states_unstated_figure(summary: str, document: str) -> bool:
         facts = context_facts(chunk_sentences([document])[0])
-        return any(f.kind in FIGURE_KINDS
-                   for claim in answer_sentences(summary, "claims")[0]
-                   for f in unsupported_key_facts(claim, facts))
+        return any(
+            f.kind in FIGURE_KINDS
+            for claim in answer_sentences(summary, "claims")[0]
+            for f in unsupported_key_facts(claim, facts)
+        )
 
     cap = float(load_head("hallucination").data[FIGURE_CAP])
-    flagged = np.array([states_unstated_figure(row.summary, row.doc)
-                        for row in data.itertuples()])
+    flagged = np.array([states_unstated_figure(row.summary, row.doc) for row in data.itertuples()])
     labels = data["label"].to_numpy()
     consistent, inconsistent = flagged[labels == 1], flagged[labels == 0]
     return [
@@ -290,10 +344,24 @@ def linear_scores(results: list[CaseResult]) -> np.ndarray:
     from assay.evaluators.hallucination_signals import SIGNALS
 
     head = load_head("hallucination")
-    return np.array([
-        1.0 - float(logistic(head.logits(np.array(
-            [[s["signals"][name] for name in SIGNALS] for s in r.details["sentences"]]))).min())
-        for r in results])
+    return np.array(
+        [
+            1.0
+            - float(
+                logistic(
+                    head.logits(
+                        np.array(
+                            [
+                                [s["signals"][name] for name in SIGNALS]
+                                for s in r.details["sentences"]
+                            ]
+                        )
+                    )
+                ).min()
+            )
+            for r in results
+        ]
+    )
 
 
 def changed_figure_section() -> list[str]:
@@ -314,26 +382,43 @@ def changed_figure_section() -> list[str]:
         for sentence in split_sentences(chunk["text"]):
             if any(c.isdigit() for c in sentence):
                 context = [chunk["text"]]
-                copies.append(TestCase(id=f"c{len(copies)}", actual_answer=sentence,
-                                       retrieved_context=context))
-                edits.append(TestCase(id=f"e{len(edits)}", actual_answer=changed_figure(
-                    sentence, rng), retrieved_context=context))
+                copies.append(
+                    TestCase(
+                        id=f"c{len(copies)}", actual_answer=sentence, retrieved_context=context
+                    )
+                )
+                edits.append(
+                    TestCase(
+                        id=f"e{len(edits)}",
+                        actual_answer=changed_figure(sentence, rng),
+                        retrieved_context=context,
+                    )
+                )
     evaluator = HallucinationScore()
     threshold = next(m.threshold for m in evaluator.metrics if m.name == "hallucination_score")
-    results = {name: evaluator.evaluate(group)
-               for name, group in (("copies", copies), ("edits", edits))}
-    score = {name: as_array([r.outcomes["hallucination_score"].value for r in found])
-             for name, found in results.items()}
+    results = {
+        name: evaluator.evaluate(group) for name, group in (("copies", copies), ("edits", edits))
+    }
+    score = {
+        name: as_array([r.outcomes["hallucination_score"].value for r in found])
+        for name, found in results.items()
+    }
     linear = linear_scores(results["edits"])
     passed_stated = sum(  # passed edits whose new figure the passage states elsewhere
         r.outcomes["hallucination_score"].value < threshold  # type: ignore[operator]
         and all(s["signals"]["figures_supported"] == 0 for s in r.details["sentences"])
-        for r in results["edits"])
-    numbers = {name: as_array([r.outcomes["facts_numbers_support"].value
-                               for r in UnsupportedFacts().evaluate(group)])
-               for name, group in (("copies", copies), ("edits", edits))}
-    ranked = auroc(np.concatenate([score["edits"], score["copies"]]),
-                   np.r_[np.ones(len(edits)), np.zeros(len(copies))])
+        for r in results["edits"]
+    )
+    numbers = {
+        name: as_array(
+            [r.outcomes["facts_numbers_support"].value for r in UnsupportedFacts().evaluate(group)]
+        )
+        for name, group in (("copies", copies), ("edits", edits))
+    }
+    ranked = auroc(
+        np.concatenate([score["edits"], score["copies"]]),
+        np.r_[np.ones(len(edits)), np.zeros(len(copies))],
+    )
     return [
         "## A changed figure in a copied sentence",
         "",
@@ -346,10 +431,13 @@ def changed_figure_section() -> list[str]:
         f"{ranked:.3f}). `facts_numbers_support` below 1 flags "
         f"{float((numbers['copies'] < 1).mean()):.0%} of the copies and "
         f"{float((numbers['edits'] < 1).mean()):.0%} of the edits. "
-        + (f"Of the {int((score['edits'] < threshold).sum())} edits it passes, "
-           f"{passed_stated} hold a new figure that the passage states elsewhere (no figure is "
-           "unstated; only the NLI signals can see the change). "
-           if (score["edits"] < threshold).any() else "")
+        + (
+            f"Of the {int((score['edits'] < threshold).sum())} edits it passes, "
+            f"{passed_stated} hold a new figure that the passage states elsewhere (no figure is "
+            "unstated; only the NLI signals can see the change). "
+            if (score["edits"] < threshold).any()
+            else ""
+        )
         + "Without the figure cap (design note 0053), the linear head alone flags "
         f"{float((linear >= threshold).mean()):.0%} of the edits (median "
         f"{np.median(linear):.2f}), the cap being the margin: a linear head adds the unstated "
@@ -406,8 +494,10 @@ def speed_section() -> list[str]:
         cases = [c for c in read_suite(DEMO).cases if c.actual_answer and c.retrieved_context]
         runs = [timed_run(cases) for _ in range(SPEED_REPEATS)]
         texts = runs[0][1]
-        timed = {step: (min(r[0][step][0] for r in runs), min(r[0][step][1] for r in runs))
-                 for step in runs[0][0]}
+        timed = {
+            step: (min(r[0][step][0] for r in runs), min(r[0][step][1] for r in runs))
+            for step in runs[0][0]
+        }
     finally:
         if saved is None:
             os.environ.pop("ASSAY_EMBED_CACHE", None)
@@ -426,18 +516,23 @@ def speed_section() -> list[str]:
         "",
         "| step | wall s | CPU s (all threads) | wall ratio | CPU ratio |",
         "|---|---:|---:|---:|---:|",
-        *(f"| {label} | {timed[key][0]:.2f} | {timed[key][1]:.2f} | "
-          f"{timed[key][0] / timed['embed'][0]:.2f} | {timed[key][1] / timed['embed'][1]:.2f} |"
-          for key, label in (("embed", "embedding pass (reference)"),
-                             ("head", "`nli_groundedness` on the sentence NLI head"),
-                             ("token", "`nli_groundedness` on the token NLI head"),
-                             ("combined", "`hallucination_score` (its NLI head + combining "
-                                          "head)"))),
+        *(
+            f"| {label} | {timed[key][0]:.2f} | {timed[key][1]:.2f} | "
+            f"{timed[key][0] / timed['embed'][0]:.2f} | {timed[key][1] / timed['embed'][1]:.2f} |"
+            for key, label in (
+                ("embed", "embedding pass (reference)"),
+                ("head", "`nli_groundedness` on the sentence NLI head"),
+                ("token", "`nli_groundedness` on the token NLI head"),
+                ("combined", "`hallucination_score` (its NLI head + combining head)"),
+            )
+        ),
         "",
         "Target: each head adds at most 0.20 of the embedding pass it reuses. "
-        + ("Met" if max(timed[k][1] for k in ("head", "token", "combined"))
-           / timed["embed"][1] <= 0.20
-           else "**Not met**")
+        + (
+            "Met"
+            if max(timed[k][1] for k in ("head", "token", "combined")) / timed["embed"][1] <= 0.20
+            else "**Not met**"
+        )
         + " in this run by CPU time, which depends less than wall time on the load of this "
         "shared machine (torch's two threads count twice).",
         "",
@@ -453,9 +548,11 @@ def blind_spot(columns: dict[str, np.ndarray], labels: np.ndarray, n_boot: int) 
     none = key == 0  # oriented (negated) count: 0 = no unsupported name, number, negation
     inside = auroc_with_ci(labels[none], score[none], n_boot)
     token = columns.get("nli_groundedness_min (token head)")
-    token_inside = (None if token is None else
-                    auroc_with_ci(labels[none & ~np.isnan(token)],
-                                  token[none & ~np.isnan(token)], n_boot))
+    token_inside = (
+        None
+        if token is None
+        else auroc_with_ci(labels[none & ~np.isnan(token)], token[none & ~np.isnan(token)], n_boot)
+    )
     return [
         "**What the heads miss.** SummEdits edits keep the summary fluent and on topic and "
         "change one detail (an entity, a number, a negation, an antonym), while its consistent "
@@ -472,8 +569,11 @@ def blind_spot(columns: dict[str, np.ndarray], labels: np.ndarray, n_boot: int) 
         "in small documents, so it follows those. Among the "
         f"{int(none.sum()):,} summaries with no unsupported name, number, date or negation "
         f"({int(labels[none].sum()):,} consistent) its AUROC is {fmt_ci(inside)}"
-        + ("" if token_inside is None else
-           f", that of `nli_groundedness_min` on the token head {fmt_ci(token_inside)}")
+        + (
+            ""
+            if token_inside is None
+            else f", that of `nli_groundedness_min` on the token head {fmt_ci(token_inside)}"
+        )
         + ": a near-synonym that changes the meaning ('manager' for 'executive'), a predicate "
         "change WordNet does not list as an antonym, a dropped negation or a short inserted "
         "phrase is what these judge-free signals see least, and a faithful sentence that "
@@ -492,8 +592,10 @@ def main() -> int:
         return 1
     speed = [] if args.skip_speed else speed_section()
     data = load(args.limit)
-    cases = [TestCase(id=str(row.id), actual_answer=row.summary, retrieved_context=[row.doc])
-             for row in data.itertuples()]
+    cases = [
+        TestCase(id=str(row.id), actual_answer=row.summary, retrieved_context=[row.doc])
+        for row in data.itertuples()
+    ]
     labels = data["label"].to_numpy()
     domains = sorted(data["domain"].unique())
     columns: dict[str, np.ndarray] = {}
@@ -541,15 +643,24 @@ def main() -> int:
         "|---|---|---:|" + "---:|" * len(domains) + "---:|---:|",
     ]
     for name, overall, per_domain in rows:
-        beats = sum(1 for v, b in zip(per_domain, length_per_domain, strict=True)
-                    if v is not None and v > b)
+        beats = sum(
+            1 for v, b in zip(per_domain, length_per_domain, strict=True) if v is not None and v > b
+        )
         above = sum(1 for v in per_domain if v is not None and v >= GOAL)
-        cells = [f"**{fmt(v)}**" if v is not None and v > b else fmt(v)
-                 for v, b in zip(per_domain, length_per_domain, strict=True)]
-        lines.append(f"| {name} | {sources[name]} | {fmt_ci(overall)} | " + " | ".join(cells)
-                     + f" | {above}/{len(domains)} | {beats}/{len(domains)} |")
-    lines.append(f"| {LENGTH} | – | {fmt_ci(length_ci)} | "
-                 + " | ".join(fmt(v) for v in length_per_domain) + " | – | – |")
+        cells = [
+            f"**{fmt(v)}**" if v is not None and v > b else fmt(v)
+            for v, b in zip(per_domain, length_per_domain, strict=True)
+        ]
+        lines.append(
+            f"| {name} | {sources[name]} | {fmt_ci(overall)} | "
+            + " | ".join(cells)
+            + f" | {above}/{len(domains)} | {beats}/{len(domains)} |"
+        )
+    lines.append(
+        f"| {LENGTH} | – | {fmt_ci(length_ci)} | "
+        + " | ".join(fmt(v) for v in length_per_domain)
+        + " | – | – |"
+    )
     lines += [
         "",
         "Per-domain 95 % bootstrap intervals (same resamples per domain):",

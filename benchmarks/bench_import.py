@@ -25,8 +25,8 @@ CASES = {
     "bare interpreter": "pass",
     "import assay": "import assay",
     "assay --help": "import sys; sys.argv = ['assay', '--help']\n"
-                    "from assay.cli.main import main\n"
-                    "try:\n    main()\nexcept SystemExit:\n    pass",
+    "from assay.cli.main import main\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass",
     "import pytest": "import pytest",
     "pytest plugin (assay.gating.plugin)": "import pytest, assay.gating.plugin",
     "reference: numpy, pandas, pyarrow, pydantic": "import numpy, pandas, pyarrow, pydantic",
@@ -39,19 +39,20 @@ def _cpu(code: str) -> float:
     best = float("inf")
     for _ in range(REPEATS):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, "-c", code], check=True, env=env,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-c", code], check=True, env=env, stdout=subprocess.DEVNULL)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         best = min(best, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
     return best
 
 
 def _loaded(code: str) -> str:
-    probe = (f"{code}\nimport sys\n"
-             f"print('LOADED:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))")
+    probe = (
+        f"{code}\nimport sys\nprint('LOADED:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    out = subprocess.run([sys.executable, "-c", probe], check=True, env=env,
-                         capture_output=True, text=True).stdout.splitlines()
+    out = subprocess.run(
+        [sys.executable, "-c", probe], check=True, env=env, capture_output=True, text=True
+    ).stdout.splitlines()
     return [line for line in out if line.startswith("LOADED:")][-1][7:] or "none"
 
 

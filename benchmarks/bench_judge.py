@@ -42,17 +42,23 @@ MODEL = "smollm2-135m-instruct"
 def cases(n: int) -> list[TestCase]:
     fees = [3, 5, 7, 9, 12, 15, 20, 25]
     return [
-        TestCase(id=f"q{i}", model="m", question=f"What is fee number {i} of the account?",
-                 expected_answer=f"Fee {i} is {fees[i % len(fees)]} euros a month.",
-                 actual_answer=f"It costs {fees[(i * 3) % len(fees)]} euros per month.")
+        TestCase(
+            id=f"q{i}",
+            model="m",
+            question=f"What is fee number {i} of the account?",
+            expected_answer=f"Fee {i} is {fees[i % len(fees)]} euros a month.",
+            actual_answer=f"It costs {fees[(i * 3) % len(fees)]} euros per month.",
+        )
         for i in range(n)
     ]
 
 
-def timed_pass(url: str, concurrency: int, batch: list[TestCase],
-               cache: Path | None = None) -> dict[str, Any]:
-    backend = OpenAICompatBackend(MODEL, url, temperature=0.0, seed=0, max_tokens=32,
-                                  structured="json_object")
+def timed_pass(
+    url: str, concurrency: int, batch: list[TestCase], cache: Path | None = None
+) -> dict[str, Any]:
+    backend = OpenAICompatBackend(
+        MODEL, url, temperature=0.0, seed=0, max_tokens=32, structured="json_object"
+    )
     judge = Judge(backend, concurrency=concurrency, cache=cache, timeout=900)
     evaluator = JudgeQAAccuracy(judge)
     started = time.perf_counter()
@@ -90,10 +96,13 @@ def main() -> int:
     n_local = int(sys.argv[2]) if len(sys.argv) > 2 else n
     rows: list[tuple[str, dict[str, dict[str, Any]]]] = []
     skipped: str | None = None
-    with FakeOpenAI(lambda payload: '{"score": 1.0, "reason": "same"}',
-                    delay=LATENCY_S) as fake:
-        rows.append((f"simulated remote API ({LATENCY_S * 1000:.0f} ms latency)",
-                     bench_endpoint(f"{fake.url}/v1", n)))
+    with FakeOpenAI(lambda payload: '{"score": 1.0, "reason": "same"}', delay=LATENCY_S) as fake:
+        rows.append(
+            (
+                f"simulated remote API ({LATENCY_S * 1000:.0f} ms latency)",
+                bench_endpoint(f"{fake.url}/v1", n),
+            )
+        )
     try:
         if n_local <= 0:
             raise ImportError("N_LOCAL is 0")
@@ -102,8 +111,9 @@ def main() -> int:
         smollm2_gguf(verify=True)
         with llama_server(n_ctx=2048) as url:
             timed_pass(url, 1, cases(1))  # warm-up: model pages in, prompt cache primed
-            rows.append(("llama-cpp-python server, SmolLM2-135M (1 slot)",
-                         bench_endpoint(url, n_local)))
+            rows.append(
+                ("llama-cpp-python server, SmolLM2-135M (1 slot)", bench_endpoint(url, n_local))
+            )
     except ImportError as exc:
         skipped = str(exc)
         print(f"skipping the local server: {exc}", file=sys.stderr)

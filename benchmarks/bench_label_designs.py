@@ -266,7 +266,9 @@ def report(
         f"look k at level 1 − α·6/(π²k²), stop at PASS / FAIL or after {ROUNDS} rounds). Every "
         "draw is the shipped `draw_round`, every bound the shipped `design_bounds` (the machine: "
         "the shipped isotonic calibrator fitted on all systems' labels pooled, cross-fitted by "
-        "the estimator; REVIEW cases keep their P(PASS)).",
+        "the estimator; REVIEW cases keep their P(PASS), as with `review_in_rates = "
+        '"calibrated"`: the default `conservative` sets their prediction to 0 / 1 in the '
+        "bound, which keeps it valid and widens it).",
         "",
         "The uniform, active and REVIEW-first cells are each one assessment after the labels "
         "stated (look 1). The shipped bound spends the looks' error budget from the first look "

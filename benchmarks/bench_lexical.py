@@ -43,9 +43,7 @@ def _clear_caches() -> None:
     _cached_13a.cache_clear()
 
 
-def _compare(
-    reference: Scorer, own: Scorer, rounds: list[Pairs]
-) -> tuple[Timing, Timing, bool]:
+def _compare(reference: Scorer, own: Scorer, rounds: list[Pairs]) -> tuple[Timing, Timing, bool]:
     """Interleaved rounds of both on the pairs of each round; whether every score was equal."""
     results: dict[str, list[list[Any]]] = {"reference": [], "assay": []}
 
@@ -54,10 +52,12 @@ def _compare(
             if name == "assay":
                 _clear_caches()
             results[name].append(scorer(rounds[r]))
+
         return go
 
-    t = interleaved({"reference": run("reference", reference), "assay": run("assay", own)},
-                    len(rounds))
+    t = interleaved(
+        {"reference": run("reference", reference), "assay": run("assay", own)}, len(rounds)
+    )
     return t["reference"], t["assay"], results["reference"] == results["assay"]
 
 
@@ -76,24 +76,31 @@ def main() -> int:
 
     def record(name: str, reference: str, t_ref: Timing, t_own: Timing, same: bool) -> None:
         rows.append((name, reference, t_ref, t_own, same))
-        print(f"{name}: {reference} {t_ref.median_cpu:.2f}s, assay {t_own.median_cpu:.2f}s CPU, "
-              f"identical: {same}", flush=True)
+        print(
+            f"{name}: {reference} {t_ref.median_cpu:.2f}s, assay {t_own.median_cpu:.2f}s CPU, "
+            f"identical: {same}",
+            flush=True,
+        )
 
     for types, label in ((["rougeL"], "ROUGE-L"), (["rouge1", "rouge2", "rougeL"], "ROUGE-1/2/L")):
         for stem in (False, True):
 
             def reference(part: Pairs, t: list[str] = types, st: bool = stem) -> list[Any]:
                 scorer = rouge_scorer.RougeScorer(t, use_stemmer=st)
-                return [tuple(tuple(s[k]) for k in t) for s in (scorer.score(e, a)
-                                                               for e, a in part)]
+                return [
+                    tuple(tuple(s[k]) for k in t) for s in (scorer.score(e, a) for e, a in part)
+                ]
 
             def own(part: Pairs, t: list[str] = types, st: bool = stem) -> list[Any]:
-                return [tuple(tuple(s[k]) for k in t)
-                        for s in (rouge(e, a, t, use_stemmer=st) for e, a in part)]
+                return [
+                    tuple(tuple(s[k]) for k in t)
+                    for s in (rouge(e, a, t, use_stemmer=st) for e, a in part)
+                ]
 
             t_ref, t_own, same = _compare(reference, own, rounds)
-            record(f"{label}, stemming {'on' if stem else 'off'}", "rouge-score", t_ref, t_own,
-                   same)
+            record(
+                f"{label}, stemming {'on' if stem else 'off'}", "rouge-score", t_ref, t_own, same
+            )
 
     def sacre_sentence(part: Pairs) -> list[float]:
         metric = BLEU(effective_order=True)
@@ -103,16 +110,17 @@ def main() -> int:
         return [bleu_from_statistics(bleu_statistics(a, e), 4) for e, a in part]
 
     t_ref, t_own, same = _compare(sacre_sentence, own_sentence, rounds)
-    record("sentence BLEU-4 (13a, exp smoothing, effective order)", "sacrebleu", t_ref, t_own,
-           same)
+    record("sentence BLEU-4 (13a, exp smoothing, effective order)", "sacrebleu", t_ref, t_own, same)
 
     def sacre_bleus(part: Pairs) -> list[list[float]]:
         metric = BLEU(effective_order=True)
         # the evaluator's range check clips 1.0000000000000004 (float rounding) to 1
         return [[min(metric.sentence_score(a, [e]).score / 100, 1.0)] for e, a in part]
 
-    cases = [[TestCase(id=f"q{i}", expected_answer=e, actual_answer=a)
-              for i, (e, a) in enumerate(part)] for part in rounds]
+    cases = [
+        [TestCase(id=f"q{i}", expected_answer=e, actual_answer=a) for i, (e, a) in enumerate(part)]
+        for part in rounds
+    ]
     by_pairs = {id(part): cases[r] for r, part in enumerate(rounds)}
 
     def own_evaluator(part: Pairs) -> list[list[float]]:
@@ -120,8 +128,13 @@ def main() -> int:
         return [[v] for v in batch.column("bleu4").tolist()]
 
     t_ref, t_own, same = _compare(sacre_bleus, own_evaluator, rounds)
-    record("`Bleu` evaluator (BLEU-1..4, outcomes, details) vs sentence BLEU-4", "sacrebleu",
-           t_ref, t_own, same)
+    record(
+        "`Bleu` evaluator (BLEU-1..4, outcomes, details) vs sentence BLEU-4",
+        "sacrebleu",
+        t_ref,
+        t_own,
+        same,
+    )
 
     def sacre_corpus(part: Pairs) -> list[float]:
         return [BLEU().corpus_score([a for _, a in part], [[e for e, _ in part]]).score]

@@ -61,15 +61,27 @@ def main() -> int:
     except ImportError:
         print("pytrec_eval is required: pip install pytrec-eval-terrier", file=sys.stderr)
         return 1
-    measures = {"map", "recip_rank", "ndcg", "ndcg_cut.10", "P.10", "recall.10", "Rprec",
-                "success.10"}
+    measures = {
+        "map",
+        "recip_rank",
+        "ndcg",
+        "ndcg_cut.10",
+        "P.10",
+        "recall.10",
+        "Rprec",
+        "success.10",
+    }
     evaluator = RetrievalMetrics(k=10, report_ks=(), precision="k")
     data = [make_data(n_queries, seed=r) for r in range(args.rounds)]
     # pytrec_eval takes scores; rank i gets score depth - i (no ties, same order as the list)
-    scored = [{q: {d: float(len(r) - i) for i, d in enumerate(r)} for q, r in runs.items()}
-              for _, runs in data]
-    suites = [[TestCase(id=q, context_ids=runs[q], relevant_ids=qrels[q]) for q in runs]
-              for qrels, runs in data]
+    scored = [
+        {q: {d: float(len(r) - i) for i, d in enumerate(r)} for q, r in runs.items()}
+        for _, runs in data
+    ]
+    suites = [
+        [TestCase(id=q, context_ids=runs[q], relevant_ids=qrels[q]) for q in runs]
+        for qrels, runs in data
+    ]
 
     def run_pytrec(r: int) -> object:
         return pytrec_eval.RelevanceEvaluator(data[r][0], measures).evaluate(scored[r])
@@ -82,12 +94,15 @@ def main() -> int:
         return result_rows(evaluator, suites[r], evaluator.evaluate(suites[r]), {})
 
     before = load_average()
-    t = interleaved({
-        "pytrec": run_pytrec,
-        "functions": run_functions,
-        "evaluate": lambda r: evaluator.evaluate(suites[r]),
-        "rows": run_rows,
-    }, args.rounds)
+    t = interleaved(
+        {
+            "pytrec": run_pytrec,
+            "functions": run_functions,
+            "evaluate": lambda r: evaluator.evaluate(suites[r]),
+            "rows": run_rows,
+        },
+        args.rounds,
+    )
     after = load_average()
     runs = data[0][1]
     reference, ours = run_pytrec(0), run_functions(0)
@@ -96,9 +111,11 @@ def main() -> int:
 
     def row(label: str, name: str) -> str:
         own = t[name]
-        return (f"| {label} | {own.median_cpu:.3f} | {own.median_wall:.3f} "
-                f"| {n_queries / own.median_cpu:,.0f} | {own.median_cpu / ref.median_cpu:.2f}x "
-                f"| {own.median_wall / ref.median_wall:.2f}x |")
+        return (
+            f"| {label} | {own.median_cpu:.3f} | {own.median_wall:.3f} "
+            f"| {n_queries / own.median_cpu:,.0f} | {own.median_cpu / ref.median_cpu:.2f}x "
+            f"| {own.median_wall / ref.median_wall:.2f}x |"
+        )
 
     lines = [
         "# Retrieval metrics: speed against pytrec_eval",
@@ -119,10 +136,16 @@ def main() -> int:
         "|---|---:|---:|---:|---:|---:|",
         row("pytrec_eval (trec_eval C code, incl. building the evaluator)", "pytrec"),
         row("assay `retrieval_scores` (pure Python, one dict per query)", "functions"),
-        row("assay `RetrievalMetrics.evaluate` (outcomes with case handling: a columnar "
-            "result batch)", "evaluate"),
-        row("assay `evaluate` + result rows (explanations, details JSON, pass/fail: what the "
-            "scoring loop hands the run directory)", "rows"),
+        row(
+            "assay `RetrievalMetrics.evaluate` (outcomes with case handling: a columnar "
+            "result batch)",
+            "evaluate",
+        ),
+        row(
+            "assay `evaluate` + result rows (explanations, details JSON, pass/fail: what the "
+            "scoring loop hands the run directory)",
+            "rows",
+        ),
         "",
         f"Largest absolute difference between the two over all {n_queries * len(PAIRS):,} "
         f"values of the first round: {max_diff:.2e}.",

@@ -63,9 +63,11 @@ OUT = HERE / "results" / "toxicity.md"
 BATCH = 512
 METRICS = ("toxicity_score", *CATEGORY_METRICS)
 #: What a head's added cost covers, where it is not token pooling + layers.
-COST_PARTS = {"`toxicity` head": "layer",
-              "`toxicity-tuned` head": "the fine-tuned layer 6, timed inside the shared pass, "
-                                       "+ token pooling + layers"}
+COST_PARTS = {
+    "`toxicity` head": "layer",
+    "`toxicity-tuned` head": "the fine-tuned layer 6, timed inside the shared pass, "
+    "+ token pooling + layers",
+}
 
 
 def load(limit: int | None) -> pd.DataFrame:
@@ -131,8 +133,9 @@ class TimedLayer:
         return out
 
 
-def head_speed(texts: Sequence[str], head_names: Sequence[str], limit: int = 1000
-               ) -> tuple[int, float, float]:
+def head_speed(
+    texts: Sequence[str], head_names: Sequence[str], limit: int = 1000
+) -> tuple[int, float, float]:
     """``(n, embedding seconds, heads' seconds)`` on up to ``limit`` distinct sentences, with no
     cache; the heads' time covers all they add: each undoing spelling variants, then its layers
     (a token head's pooling over the token matrices of the same pass too). Several heads (an
@@ -191,23 +194,31 @@ def davidson_rows(frame: pd.DataFrame, signals: dict[str, np.ndarray]) -> list[s
         offensive = roc_auc_score((c[c != 0] == 1).astype(int), s[c != 0])
         rec = [float((s[c == k] >= 0.5).mean()) for k in (0, 1)]
         fpr = float((s[c == 2] >= 0.5).mean())
-        thresholded = ("— | — | —" if name.startswith("text length")  # not a probability
-                       else f"{rec[0]:.2f} | {rec[1]:.2f} | {fpr:.2f}")
-        rows.append(f"| {name} | {int(keep.sum())} | {point:.3f} [{low:.3f}, {high:.3f}] | "
-                    f"{hate:.3f} | {offensive:.3f} | {thresholded} |")
+        thresholded = (
+            "— | — | —"
+            if name.startswith("text length")  # not a probability
+            else f"{rec[0]:.2f} | {rec[1]:.2f} | {fpr:.2f}"
+        )
+        rows.append(
+            f"| {name} | {int(keep.sum())} | {point:.3f} [{low:.3f}, {high:.3f}] | "
+            f"{hate:.3f} | {offensive:.3f} | {thresholded} |"
+        )
     return rows
 
 
-def functional_rows(lists: dict[str, tuple[int, list[str]]],
-                    scorers: dict[str, dict[str, np.ndarray]]) -> tuple[list[str], list[str]]:
+def functional_rows(
+    lists: dict[str, tuple[int, list[str]]], scorers: dict[str, dict[str, np.ndarray]]
+) -> tuple[list[str], list[str]]:
     """Per functionality of ``lists``, each scorer's recall (label 1) or correct-pass share
     (label 0) among the sentences it measured (the unmeasured — nothing the model can read —
     counted apart: a gate neither passes nor flags them); and per scorer its AUROC over all the
     measured sentences and its lowest recall among the functionalities that should be
     flagged."""
     names = list(scorers)
-    head = ["| functionality | should flag | n | " + " | ".join(names) + " |",
-            "|---|:---:|---:|" + "---:|" * len(names)]
+    head = [
+        "| functionality | should flag | n | " + " | ".join(names) + " |",
+        "|---|:---:|---:|" + "---:|" * len(names),
+    ]
     rows, start = [], 0
     labels = np.concatenate([[lab] * len(t) for lab, t in lists.values()])
     lowest: dict[str, tuple[float, str]] = {name: (2.0, "") for name in names}
@@ -221,16 +232,23 @@ def functional_rows(lists: dict[str, tuple[int, list[str]]],
                 lowest[name] = (share, functionality)
             unmeasured = len(found) - len(s)
             cells.append(f"{share:.0%}" + (f" ({unmeasured} unmeasured)" if unmeasured else ""))
-        rows.append(f"| {functionality} | {'yes' if label else 'no'} | {len(texts)} | "
-                    + " | ".join(cells) + " |")
+        rows.append(
+            f"| {functionality} | {'yes' if label else 'no'} | {len(texts)} | "
+            + " | ".join(cells)
+            + " |"
+        )
         start += len(texts)
+
     def measured_auroc(scores: np.ndarray) -> str:
         keep = ~np.isnan(scores)
         unmeasured = f" ({int((~keep).sum())} unmeasured)" if not keep.all() else ""
         return f"{roc_auc_score(labels[keep], scores[keep]):.3f}{unmeasured}"
 
-    summary = [f"{name}: AUROC {measured_auroc(scorers[name]['toxicity_score'])}, "
-               f"lowest recall {lowest[name][0]:.0%} ({lowest[name][1]})" for name in names]
+    summary = [
+        f"{name}: AUROC {measured_auroc(scorers[name]['toxicity_score'])}, "
+        f"lowest recall {lowest[name][0]:.0%} ({lowest[name][1]})"
+        for name in names
+    ]
     return head + rows, summary
 
 
@@ -254,21 +272,23 @@ def unit_counts(texts: Sequence[str]) -> tuple[int, int, int, int]:
     for text in texts:
         sentences = split_sentences(text)
         singles.update(dict.fromkeys(sentences))
-        pairs.update(dict.fromkeys(answer_units(sentences, True)[len(sentences):]))
+        pairs.update(dict.fromkeys(answer_units(sentences, True)[len(sentences) :]))
     pairs = {p: None for p in pairs if p not in singles}
-    return (len(singles), len(pairs), sum(len(t.split()) for t in singles),
-            sum(len(t.split()) for t in pairs))
+    return (
+        len(singles),
+        len(pairs),
+        sum(len(t.split()) for t in singles),
+        sum(len(t.split()) for t in pairs),
+    )
 
 
-def banking_rows(sentences: Sequence[str], scorers: dict[str, dict[str, np.ndarray]]
-                 ) -> list[str]:
+def banking_rows(sentences: Sequence[str], scorers: dict[str, dict[str, np.ndarray]]) -> list[str]:
     """Per scorer: sentences flagged at 0.5, their share, and the three highest-scoring."""
     rows = ["| backend | flagged | share | highest scores |", "|---|---:|---:|---|"]
     for name, values in scorers.items():
         score = np.nan_to_num(values["toxicity_score"], nan=-1.0)  # unmeasured: not flagged
         top = np.argsort(-score, kind="stable")[:3]
-        quoted = "; ".join(f"{score[i]:.2f} “{sentences[i][:70].replace('|', '/')}”"
-                           for i in top)
+        quoted = "; ".join(f"{score[i]:.2f} “{sentences[i][:70].replace('|', '/')}”" for i in top)
         flagged = int((score >= 0.5).sum())
         unmeasured = int(np.isnan(values["toxicity_score"]).sum())
         note = f" ({unmeasured} unmeasured)" if unmeasured else ""
@@ -294,39 +314,50 @@ def main() -> int:
     ours, t_ours = timed(lambda: backend.predict(texts).column("profanity"), repeat=3)
     identical = bool(np.array_equal(reference, ours))
 
-    speed = {"`toxicity` head": head_speed(texts, ["toxicity"]),
-             "`toxicity-token` head": head_speed(texts, ["toxicity-token"]),
-             "`head-ensemble` (both heads)": head_speed(texts, ["toxicity-token", "toxicity"]),
-             "`toxicity-tuned` head": head_speed(texts, ["toxicity-tuned"])}
-    specs = {"head-tuned": "tuned toxicity head (default)",
-             "head-tuned/pairs": "tuned head, adjacent sentences also read together (0061)",
-             "head-sentence": "sentence toxicity head (default before 0045)",
-             "head-token": "token toxicity head",
-             "head-ensemble": "sentence + token heads, mean",
-             "profanity-check": "alt-profanity-check (default before the heads)",
-             "head+profanity": "tuned head + profanity ensemble"}
+    speed = {
+        "`toxicity` head": head_speed(texts, ["toxicity"]),
+        "`toxicity-token` head": head_speed(texts, ["toxicity-token"]),
+        "`head-ensemble` (both heads)": head_speed(texts, ["toxicity-token", "toxicity"]),
+        "`toxicity-tuned` head": head_speed(texts, ["toxicity-tuned"]),
+    }
+    specs = {
+        "head-tuned": "tuned toxicity head (default)",
+        "head-tuned/pairs": "tuned head, adjacent sentences also read together (0061)",
+        "head-sentence": "sentence toxicity head (default before 0045)",
+        "head-token": "token toxicity head",
+        "head-ensemble": "sentence + token heads, mean",
+        "profanity-check": "alt-profanity-check (default before the heads)",
+        "head+profanity": "tuned head + profanity ensemble",
+    }
     results, seconds = {}, {}
     for spec in specs:
         results[spec], seconds[spec] = run_evaluator(spec, texts)
     signals: dict[str, np.ndarray] = {}
-    for spec, short in (("head-tuned", "tuned head"), ("head-sentence", "sentence head"),
-                        ("head-token", "token head"), ("head-ensemble", "heads' mean")):
+    for spec, short in (
+        ("head-tuned", "tuned head"),
+        ("head-sentence", "sentence head"),
+        ("head-token", "token head"),
+        ("head-ensemble", "heads' mean"),
+    ):
         signals[f"{specs[spec]}: `toxicity_score`"] = results[spec]["toxicity_score"]
-        signals.update({f"{short} category `{m}`": results[spec][m]
-                        for m in CATEGORY_METRICS})
-    signals[f"{specs['head-tuned/pairs']}: `toxicity_score`"] = (
-        results["head-tuned/pairs"]["toxicity_score"])
-    signals[f"{specs['profanity-check']}: `toxicity_score`"] = (
-        results["profanity-check"]["toxicity_score"])
-    signals[f"{specs['head+profanity']}: `toxicity_score`"] = (
-        results["head+profanity"]["toxicity_score"])
+        signals.update({f"{short} category `{m}`": results[spec][m] for m in CATEGORY_METRICS})
+    signals[f"{specs['head-tuned/pairs']}: `toxicity_score`"] = results["head-tuned/pairs"][
+        "toxicity_score"
+    ]
+    signals[f"{specs['profanity-check']}: `toxicity_score`"] = results["profanity-check"][
+        "toxicity_score"
+    ]
+    signals[f"{specs['head+profanity']}: `toxicity_score`"] = results["head+profanity"][
+        "toxicity_score"
+    ]
     signals["text length (characters), baseline"] = frame["text"].str.len().to_numpy(float)
 
     tables = {}
     for lists in (FUNCTIONAL, HELDOUT):
         texts_of = [t for _, lst in lists.values() for t in lst]
         tables[id(lists)] = functional_rows(
-            lists, {specs[s]: run_evaluator(s, texts_of)[0] for s in specs})
+            lists, {specs[s]: run_evaluator(s, texts_of)[0] for s in specs}
+        )
     table, aurocs = tables[id(FUNCTIONAL)]
     banking, answers = banking_sentences(), demo_answers()
     false_flags = banking_rows(banking, {specs[s]: run_evaluator(s, banking)[0] for s in specs})
@@ -359,7 +390,7 @@ def main() -> int:
         "Hand-written by assay's developers (`benchmarks/toxicity_functional.py`): share flagged "
         "(score ≥ 0.5) where the list should be flagged, share left unflagged where it should "
         "not. Lists of 10–20 sentences: diagnostics with wide intervals, not validity figures. "
-        "\"(n unmeasured)\": sentences in which the model found no word it knows (the profanity "
+        '"(n unmeasured)": sentences in which the model found no word it knows (the profanity '
         "model: none of its vocabulary, e.g. letters spaced out), scored as unmeasured and "
         "left out of the share.",
         "",
@@ -402,20 +433,25 @@ def main() -> int:
         "",
         "## Speed",
         "",
-        *(f"- {name} added cost (spelling-variant normaliser + "
-          f"{COST_PARTS.get(name, 'token pooling + layers')}): "
-          f"{t_head * 1e3:.1f} ms for {n_sentences} distinct sentences against {t_embed:.1f} s "
-          "for their all-MiniLM-L6-v2 pass (no cache): "
-          f"**{t_head / t_embed:.3%}** of the embedding pass it reuses (target ≤ 20 %)."
-          for name, (n_sentences, t_embed, t_head) in speed.items()),
-        *(f"- Adjacent sentences read together (`neighbours=True`, design note 0061) on {name}: "
-          f"{pairs:,} distinct pairs besides {singles:,} distinct sentences, "
-          f"{pair_words / single_words:.0%} more words for the shared embedding pass to encode "
-          "for this evaluator (a pair is encoded as one text; the pass is shared with the "
-          "other evaluators, whose texts are not counted here)."
-          for name, (singles, pairs, single_words, pair_words) in (
-              ("the Davidson tweets", unit_counts(texts)),
-              ("the demo's answers", unit_counts(answers)))),
+        *(
+            f"- {name} added cost (spelling-variant normaliser + "
+            f"{COST_PARTS.get(name, 'token pooling + layers')}): "
+            f"{t_head * 1e3:.1f} ms for {n_sentences} distinct sentences against {t_embed:.1f} s "
+            "for their all-MiniLM-L6-v2 pass (no cache): "
+            f"**{t_head / t_embed:.3%}** of the embedding pass it reuses (target ≤ 20 %)."
+            for name, (n_sentences, t_embed, t_head) in speed.items()
+        ),
+        *(
+            f"- Adjacent sentences read together (`neighbours=True`, design note 0061) on {name}: "
+            f"{pairs:,} distinct pairs besides {singles:,} distinct sentences, "
+            f"{pair_words / single_words:.0%} more words for the shared embedding pass to encode "
+            "for this evaluator (a pair is encoded as one text; the pass is shared with the "
+            "other evaluators, whose texts are not counted here)."
+            for name, (singles, pairs, single_words, pair_words) in (
+                ("the Davidson tweets", unit_counts(texts)),
+                ("the demo's answers", unit_counts(answers)),
+            )
+        ),
         f"- `toxicity` evaluator end to end with `profanity-check` (no embeddings): "
         f"{n / seconds['profanity-check']:,.0f} tweets/s; with the head, the embedding pass "
         "dominates (see `benchmarks/results/embedding_speed.md` for its speed).",

@@ -37,8 +37,15 @@ from results_file import publish
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
 OUT = HERE / "results" / "toxicity_dev.md"
-COLUMNS = ("toxicity", "severe_toxicity", "obscene", "threat", "insult", "identity_attack",
-           "toxicity_hate_vs_counter_speech")
+COLUMNS = (
+    "toxicity",
+    "severe_toxicity",
+    "obscene",
+    "threat",
+    "insult",
+    "identity_attack",
+    "toxicity_hate_vs_counter_speech",
+)
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:
@@ -48,6 +55,7 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
 
 def row(name: str, metrics: dict[str, Any], sources: list[str]) -> str:
     """One Markdown table row of :func:`heads.toxicity_token.dev_metrics`' output."""
+
     def cell(value: float | None) -> str:
         return "—" if value is None else f"{value:.3f}"
 
@@ -67,8 +75,12 @@ def operating_row(name: str, logits: np.ndarray, y: np.ndarray, sources: np.ndar
     overall, threat = scores.overall_scores(), scores.column("threat")
     benign = y[:, 0] == 0
     threats = y[:, TOXICITY_TARGETS.index("threat")] == 1
-    cells = [(overall[benign] >= 0.5).mean(), (overall[benign & (sources == "mnli")] >= 0.5).mean(),
-             (threat[threats] >= 0.5).mean(), (threat[benign] >= 0.5).mean()]
+    cells = [
+        (overall[benign] >= 0.5).mean(),
+        (overall[benign & (sources == "mnli")] >= 0.5).mean(),
+        (threat[threats] >= 0.5).mean(),
+        (threat[benign] >= 0.5).mean(),
+    ]
     return f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |"
 
 
@@ -87,8 +99,12 @@ def main() -> int:
     from assay.backends.heads.token_pool import TokenPooler
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/assay-heads-cache"),
-                        help="embedding cache of the training texts (shared with the trainers)")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path("/tmp/assay-heads-cache"),
+        help="embedding cache of the training texts (shared with the trainers)",
+    )
     parser.add_argument("--data", type=Path, default=TRAINING_DATA, help="training data folder")
     args = parser.parse_args()
     if not args.data.is_dir():
@@ -105,8 +121,9 @@ def main() -> int:
     sources = np.array([e.source for e in everything])[dev]
     dev_texts = [texts[i] for i in dev]
 
-    recipe = sentence_baseline(SimpleNamespace(c=0.01, seed=0), SimpleNamespace(vectors=vectors),
-                               y, training, dev)
+    recipe = sentence_baseline(
+        SimpleNamespace(c=0.01, seed=0), SimpleNamespace(vectors=vectors), y, training, dev
+    )
     head = load_head("toxicity-token")
     pooler = TokenPooler.from_arrays(head.extra)
     _, tokens = emb.encode_with_tokens(dev_texts)
@@ -116,10 +133,12 @@ def main() -> int:
     tuned_vectors, tuned_tokens = tuned_head.resolved_embedder().encode_with_tokens(dev_texts)
     tuned = tuned_head.logits_of(np.asarray(tuned_vectors, np.float32), tuned_tokens)
 
-    rows = {"tuned head (shipped, the default)": dev_metrics(tuned, y[dev], sources),
-            "token head (shipped)": dev_metrics(token, y[dev], sources),
-            "sentence head's recipe, same training rows": dev_metrics(recipe, y[dev], sources),
-            "mean of the two (`head-ensemble`)": dev_metrics(mean, y[dev], sources)}
+    rows = {
+        "tuned head (shipped, the default)": dev_metrics(tuned, y[dev], sources),
+        "token head (shipped)": dev_metrics(token, y[dev], sources),
+        "sentence head's recipe, same training rows": dev_metrics(recipe, y[dev], sources),
+        "mean of the two (`head-ensemble`)": dev_metrics(mean, y[dev], sources),
+    }
     reported = list(rows["token head (shipped)"]["toxicity_by_source"])
     lines = [
         "# Toxicity heads on the training dev split",
@@ -131,8 +150,11 @@ def main() -> int:
         "for it), of `toxicity` on the identity attacks against the counter-speech and negated "
         "hate made from other dev sentences, and of `toxicity` within each source.",
         "",
-        "| model | " + " | ".join(COLUMNS) + " | " + " | ".join(
-            f"toxicity, {s}" for s in reported) + " |",
+        "| model | "
+        + " | ".join(COLUMNS)
+        + " | "
+        + " | ".join(f"toxicity, {s}" for s in reported)
+        + " |",
         "|---|" + "---:|" * (len(COLUMNS) + len(reported)),
         *(row(name, metrics, reported) for name, metrics in rows.items()),
         "",
@@ -150,9 +172,14 @@ def main() -> int:
         "| model | not toxic, flagged | MNLI sentences, flagged | threat recall | not toxic, "
         "read as threat |",
         "|---|---:|---:|---:|---:|",
-        *(operating_row(name, logits, y[dev], sources) for name, logits in (
-            ("tuned head (shipped, the default)", tuned), ("token head (shipped)", token),
-            ("sentence head's recipe, same training rows", recipe))),
+        *(
+            operating_row(name, logits, y[dev], sources)
+            for name, logits in (
+                ("tuned head (shipped, the default)", tuned),
+                ("token head (shipped)", token),
+                ("sentence head's recipe, same training rows", recipe),
+            )
+        ),
         "",
     ]
     publish(OUT, lines)

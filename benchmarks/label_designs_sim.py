@@ -58,8 +58,10 @@ CRITERION = "pass"
 
 class Calibrated:
     """The verdict's machine: the shipped isotonic calibrator fitted on the labels given, pooled
-    over systems, predicting every unit. Fits are cached by their training set within one
-    repetition (re-assessing after each round refits the same folds)."""
+    over systems, predicting every unit — what :func:`assay.verdict.calibration.
+    calibrator_fit_predict` does for a check's deciding metric (same calibrator, same rule for
+    labels of one kind), on arrays instead of the verdict's tables (it is called some 300 times
+    per repetition). Fits are cached by their training set within one repetition."""
 
     def __init__(self, population: Population) -> None:
         self.population = population
@@ -74,8 +76,10 @@ class Calibrated:
     def _fit(self, train: dict[Key, int]) -> Mapping[Key, float]:
         pop = self.population
         y = np.fromiter(train.values(), dtype=np.int64, count=len(train))
-        if len(y) < 2 or y.min() == y.max():
-            return {}  # no calibrator from one class: no prediction (the bound goes labels-only)
+        if not len(y) or y.min() == y.max():
+            # labels of one kind give that constant rate, as the verdict's calibrator_fit_predict
+            rate = float(y.mean()) if len(y) else 0.5
+            return dict.fromkeys(pop.keys, rate)
         rows = np.fromiter((pop.row[k] for k in train), dtype=np.int64, count=len(train))
         calibrator = IsotonicCalibrator().fit(pop.score[rows], (y == 1).tolist())
         # a plain dict: the estimator looks units up one by one

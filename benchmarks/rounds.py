@@ -46,7 +46,7 @@ def interleaved(
     timings = {name: Timing() for name in contenders}
     names = list(contenders)
     for r in range(rounds):
-        for name in names[r % len(names):] + names[: r % len(names)]:
+        for name in names[r % len(names) :] + names[: r % len(names)]:
             wall, cpu = time.perf_counter(), time.process_time()
             contenders[name](r)
             timings[name].cpu.append(time.process_time() - cpu)
@@ -66,5 +66,7 @@ def machine_note(load_before: float, load_after: float) -> str:
         >>> machine_note(1.0, 2.5).startswith("load average 1.0 before, 2.5 after")
         True
     """
-    return (f"load average {load_before:.1f} before, {load_after:.1f} after, on "
-            f"{os.cpu_count()} CPUs shared with other work")
+    return (
+        f"load average {load_before:.1f} before, {load_after:.1f} after, on "
+        f"{os.cpu_count()} CPUs shared with other work"
+    )
