@@ -96,6 +96,7 @@ def cells(pop: Population, frame: pd.DataFrame) -> pd.DataFrame:
         cover_low=frame["lower"] <= truth + 1e-12,
         cover_up=frame["upper"] >= truth - 1e-12,
         width=frame["upper"] - frame["lower"],
+        inverted=frame["lower"] > frame["upper"] + 1e-12,
         normal=frame["method_lower"] == "design-normal",
         exact=frame["method_lower"].isin(["design-hypergeometric", "design-betting"]),
     )
@@ -105,7 +106,7 @@ def cells(pop: Population, frame: pd.DataFrame) -> pd.DataFrame:
         "reps": ("rep", "nunique"), "labels": ("n_system", "mean"),
         "cover_low": ("cover_low", "mean"), "cover_up": ("cover_up", "mean"),
         "width": ("width", "mean"), "normal": ("normal", "mean"), "exact": ("exact", "mean"),
-        "lam": ("lam", "mean"),
+        "lam": ("lam", "mean"), "inverted": ("inverted", "mean"),
     }  # fmt: skip
     if "cp_width" in frame:
         agg["cp_width"] = ("cp_width", "mean")
@@ -308,7 +309,7 @@ def _population_section(pop: Population, r: dict[str, pd.DataFrame]) -> list[str
         low_min=("cover_low", "min"), low_mean=("cover_low", "mean"),
         up_min=("cover_up", "min"), up_mean=("cover_up", "mean"),
         width=("width", "mean"), labels=("labels", "mean"), normal=("normal", "mean"),
-        exact=("exact", "mean"),
+        exact=("exact", "mean"), inverted=("inverted", "mean"),
     ).reset_index()  # fmt: skip
     lines += [
         "",
@@ -319,14 +320,14 @@ def _population_section(pop: Population, r: dict[str, pd.DataFrame]) -> list[str
         "the exact branch (the rest: the census clamp).",
         "",
         "| workflow | labels in all | per system | lower covers: worst / mean | upper covers: "
-        "worst / mean | mean width | normal / exact |",
-        "|---|---|---|---|---|---|---|",
+        "worst / mean | mean width | normal / exact | inverted (lower > upper) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in summary.itertuples():
         lines.append(
             f"| {row.workflow} | {row.n_all} | {row.labels:.0f} | {row.low_min:.3f} / "
             f"{row.low_mean:.3f} | {row.up_min:.3f} / {row.up_mean:.3f} | {row.width:.3f} | "
-            f"{row.normal:.2f} / {row.exact:.2f} |"
+            f"{row.normal:.2f} / {row.exact:.2f} | {row.inverted:.3f} |"
         )
     lines += [
         "",
