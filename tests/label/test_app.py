@@ -26,8 +26,9 @@ def setup(label_run: EvaluationRun, tmp_path: Path) -> tuple[TestClient, LabelPr
     run_dir = tmp_path / "run"
     shutil.copytree(label_run.path, run_dir)  # type: ignore[arg-type]
     store = Store(f"sqlite:///{run_dir / 'labels.sqlite'}")
-    project = LabelProject(run_dir, store, parse_criteria("grounded,quality:1-5"), overlap=1,
-                           show_machine=True)  # every text escaped, evidence included
+    project = LabelProject(
+        run_dir, store, parse_criteria("grounded,quality:1-5"), overlap=1, show_machine=True
+    )  # every text escaped, evidence included
     token = store.add_annotator("ada")
     client = TestClient(create_app(project, allowed_hosts=["testserver"]))
     return client, project, token
@@ -144,20 +145,25 @@ def test_cli_manages_annotators(label_run: EvaluationRun, tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("show", [False, True])
-def test_machine_scores_are_hidden_unless_asked(label_run: EvaluationRun, tmp_path: Path,
-                                                 show: bool) -> None:
+def test_machine_scores_are_hidden_unless_asked(
+    label_run: EvaluationRun, tmp_path: Path, show: bool
+) -> None:
     run_dir = tmp_path / "run"
     shutil.copytree(label_run.path, run_dir)  # type: ignore[arg-type]
     store = Store(f"sqlite:///{run_dir / 'labels.sqlite'}")
-    project = LabelProject(run_dir, store, parse_criteria("grounded"), overlap=1,
-                           show_machine=show)
+    project = LabelProject(run_dir, store, parse_criteria("grounded"), overlap=1, show_machine=show)
     token = store.add_annotator("ada")
     client = TestClient(create_app(project, allowed_hosts=["testserver"]))
     _login(client, token)
     html = client.get("/label").text
     assert 'id="label-form"' in html and 'id="answer"' in html
-    machine = ("Machine explanation", "<th>verdict</th>", "least-grounded", "score bin",
-               "Scores binned by")
+    machine = (
+        "Machine explanation",
+        "<th>verdict</th>",
+        "least-grounded",
+        "score bin",
+        "Scores binned by",
+    )
     shown = [marker for marker in machine if marker in html]
     if show:
         assert "Machine explanation" in shown and "<th>verdict</th>" in shown

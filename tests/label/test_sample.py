@@ -106,3 +106,37 @@ def test_bad_parameters_are_refused_with_the_standard_message() -> None:
         draw_round(units, None, -1, "uniform")
     with pytest.raises(InvalidInputError, match="'p_pass' parameter"):
         draw_round(units, {("c000", "a"): 1.5}, 1, "active")
+
+
+def test_the_recorded_probabilities_make_the_design_estimator_unbiased() -> None:
+    """Design note 0063's per-draw estimator X_t = (Σ_known Y + λ Σ_pool f + (Y_t − λ f_t) / p_t)
+    / N, averaged over many rounds drawn here, recovers the true pass rate for both designs
+    (Hansen–Hurwitz for ``active``, SRS expansion for ``uniform``) — with a prediction f that is
+    biased (shifted) so that only correct probabilities can remove the bias."""
+    rng = np.random.default_rng(0)
+    n = 120
+    units = [(f"c{i}", "m") for i in range(n)]
+    truth = rng.random(n)
+    y = (rng.random(n) < truth).astype(float)
+    f = np.clip(truth + 0.15, 0, 1)  # a miscalibrated prediction
+    known = set(units[:30])
+    index = {key: i for i, key in enumerate(units)}
+    pool = [k for k in units if k not in known]
+    theta = y.mean()
+    lam = 0.8
+    base = y[:30].sum() + lam * sum(f[index[k]] for k in pool)
+    for design in ("uniform", "active"):
+        estimates = []
+        for seed in range(1500):
+            r = draw_round(
+                units, dict(zip(units, f, strict=True)), 8, design, seed=seed, known=known
+            )
+            terms = [
+                (y[index[(d.case_id, d.model)]] - lam * f[index[(d.case_id, d.model)]])
+                / d.probability
+                for d in r.draws
+                for _ in range(d.times)
+            ]
+            estimates.append((base + np.mean(terms)) / n)
+        se = np.std(estimates) / np.sqrt(len(estimates))
+        assert abs(np.mean(estimates) - theta) < 4 * se, (design, np.mean(estimates), theta)

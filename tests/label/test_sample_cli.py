@@ -91,8 +91,8 @@ def test_sample_draws_rounds_into_the_assessments_one_store(assessed: Path) -> N
         assert any(line.startswith(f"  {system}: ") and expected in line for line in lines), (
             result.stdout
         )
-    assert not (assessed / "labels.sqlite").exists()
-    store = Store(f"sqlite:///{assessed / 'run' / 'labels.sqlite'}")
+    assert not (assessed / "run" / "labels.sqlite").exists()
+    store = Store(f"sqlite:///{assessed / 'labels.sqlite'}")
     (first,) = load_rounds(store)
     assert (first.design, first.criterion, first.scope, first.floor) == (
         "active",
@@ -126,7 +126,7 @@ def test_sample_draws_rounds_into_the_assessments_one_store(assessed: Path) -> N
         result = runner.invoke(cli, ["labels", "add-annotator", str(target), name])
         assert result.exit_code == 0, result.output
     assert [a["name"] for a in store.annotators()] == ["ada", "bob"]
-    assert not (assessed / "labels.sqlite").exists()
+    assert not (assessed / "run" / "labels.sqlite").exists()
     store.close()
 
 
@@ -134,9 +134,9 @@ def test_the_app_serves_round_draws_first_and_only_cases_a_labelled_check_reads(
     assessed: Path,
 ) -> None:
     runner = CliRunner()
-    if not load_rounds(Store(f"sqlite:///{assessed / 'run' / 'labels.sqlite'}")):
+    if not load_rounds(Store(f"sqlite:///{assessed / 'labels.sqlite'}")):
         test_sample_draws_rounds_into_the_assessments_one_store(assessed)
-    store = Store(f"sqlite:///{assessed / 'run' / 'labels.sqlite'}")
+    store = Store(f"sqlite:///{assessed / 'labels.sqlite'}")
     project = LabelProject(assessed / "run", store, overlap=1)
     assert store.progress(1)["items"] == len(_in_scope(assessed))  # perturbed ones: unread
     rounds = load_rounds(store)
@@ -206,3 +206,75 @@ def test_sample_refuses_what_it_cannot_draw_for(tmp_path: Path) -> None:
     assert "reads no human label" in refused(str(out), "--check", "overlap rule")
     assert "no check named 'x'" in refused(str(out), "--check", "x")
     assert "not an assessment" in refused(str(tmp_path))
+
+
+def test_labels_survive_a_reassessment_that_replaces_the_run(tmp_path: Path) -> None:
+    """A plan whose evaluators change makes assess replace ASSESSMENT/run: the store is beside it."""
+    runner = CliRunner()
+    out = tmp_path / "assessment"
+    plan_path = _assess(out)
+    result = runner.invoke(cli, ["labels", "sample", str(out), "--budget", "3", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    store = Store(f"sqlite:///{out / 'labels.sqlite'}")
+    LabelProject(out / "run", store, overlap=1)
+    ada = store.annotator_for_token(store.add_annotator("ada"))
+    assert ada is not None
+    item = store.next_item(ada["id"], overlap=1)
+    assert item is not None
+    store.submit(item, ada["id"], {"correct": 0})
+    store.close()
+    text = plan_path.read_text(encoding="utf-8").replace('["token_f1"]', '["token_f1", "rouge"]', 1)
+    plan_path.write_text(text, encoding="utf-8")
+    result = runner.invoke(cli, ["assess", str(plan_path), "--out", str(out)])
+    assert result.exit_code in (0, 1, 3), result.output
+    assert "rouge" in (out / "run" / "results.csv").read_text(encoding="utf-8")  # a new run
+    evidence = evidence_from_store(out / "run", {"correct"})
+    assert len(evidence.values("correct")) == 1 and [r.number for r in evidence.rounds] == [1]
+
+
+def test_a_store_left_in_the_run_is_used_and_two_stores_are_refused(
+    assessed: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from assay.label.assessment import label_store_dir
+
+    home = tmp_path / "old"
+    (home / "run").mkdir(parents=True)
+    (home / "verdict.json").write_text("{}", encoding="utf-8")
+    (home / "run" / "labels.sqlite").write_bytes(b"")
+    assert label_store_dir(home) == home / "run"
+    assert "left by an older assay" in caplog.text
+    (home / "labels.sqlite").write_bytes(b"")
+    with pytest.raises(InvalidInputError, match="holds two label stores"):
+        label_store_dir(home / "run")
+
+
+def test_one_round_per_criterion_and_scope(tmp_path: Path) -> None:
+    out = tmp_path / "two-scopes"
+    plan_path = _assess(out)
+    text = plan_path.read_text(encoding="utf-8") + (
+        '[[check]]\ndimension = "robustness"\nname = "correct everywhere"\nlabel = "correct"\n'
+        'metrics = ["token_f1"]\nscope = "all"\nmin_pass_rate = 0.7\n'
+    )
+    plan_path.write_text(text, encoding="utf-8")
+    assert CliRunner().invoke(cli, ["assess", str(plan_path), "--out", str(out)]).exit_code != 2
+    result = CliRunner().invoke(cli, ["labels", "sample", str(out), "--budget", "6"])
+    assert result.exit_code == 0, result.output
+    heads = [line for line in result.stdout.splitlines() if line.startswith("round")]
+    assert [h.split(",")[2].strip() for h in heads] == ["scope original", "scope all"]
+    assert heads[0].startswith("round 1: ") and heads[1].startswith("round 2: ")
+    result = CliRunner().invoke(
+        cli, ["labels", "sample", str(out), "--budget", "6", "--check", "correct everywhere"]
+    )
+    assert result.stdout.startswith(
+        "round 3: active, criterion correct, scope all, checks correct everywhere"
+    )
+
+
+def test_the_app_on_a_fresh_assessment_asks_what_its_labelled_checks_read(tmp_path: Path) -> None:
+    out = tmp_path / "fresh"
+    _assess(out)
+    store = Store(f"sqlite:///{out / 'labels.sqlite'}")
+    project = LabelProject(out / "run", store)
+    assert [c.spec() for c in project.criteria] == ["correct"]  # not the default 'grounded'
+    assert store.progress(1)["items"] == len(_in_scope(out))
+    store.close()

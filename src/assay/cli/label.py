@@ -20,7 +20,7 @@ from assay.cli.progress import console
     "--db",
     default=None,
     help="Database URL (postgresql://user@host/db) or SQLite file "
-    "[default: RUN_DIR/labels.sqlite].",
+    "[default: RUN_DIR/labels.sqlite; for an assessment ASSESSMENT/labels.sqlite].",
 )
 @click.option(
     "--criteria",
@@ -69,15 +69,15 @@ def command(
     Create annotators first with 'assay labels add-annotator RUN_DIR NAME' (prints a token);
     export with 'assay labels export RUN_DIR'.
     """
-    from assay.label.assessment import label_run_dir
+    from assay.label.assessment import label_run_dir, label_store_dir
     from assay.label.criteria import parse_criteria
     from assay.label.project import LabelProject
     from assay.label.server import check_bind, serve
     from assay.label.store import Store, database_url
 
     check_bind(host, allow_remote)
-    run_dir = label_run_dir(run_dir)  # an assessment: its run (one store per assessment)
-    store = Store(database_url(run_dir, db))
+    store = Store(database_url(label_store_dir(run_dir), db))  # one store per assessment
+    run_dir = label_run_dir(run_dir)  # an assessment: label its run
     project = LabelProject(
         run_dir,
         store,

@@ -1,6 +1,6 @@
 """``assay labels``: annotators, labelling rounds and export of the labels collected with
 ``assay label``. Given an assessment directory or its run, every subcommand uses the one store of
-the assessment (``ASSESSMENT/run/labels.sqlite`` unless ``--db``)."""
+the assessment (``ASSESSMENT/labels.sqlite`` unless ``--db``)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ _db_option = click.option(
     "--db",
     default=None,
     help="Database URL or SQLite file [default: RUN_DIR/labels.sqlite; for an assessment "
-    "ASSESSMENT/run/labels.sqlite].",
+    "ASSESSMENT/labels.sqlite].",
 )
 
 
 def _store(run_dir: Path, db: str | None):  # type: ignore[no-untyped-def]
-    from assay.label.assessment import label_run_dir
+    from assay.label.assessment import label_store_dir
     from assay.label.store import Store, database_url
 
-    store = Store(database_url(label_run_dir(run_dir), db))
+    store = Store(database_url(label_store_dir(run_dir), db))
     store.migrate()
     return store
 

@@ -1,11 +1,13 @@
 """An assessment's labels: one store whichever path a command is given, and the units its
 labelled checks read (the labeling queue and ``assay labels sample`` spend labels only there).
 
-An assessment directory (``assay assess --out ASSESSMENT``) holds its run in ``ASSESSMENT/run``;
-the labels of the assessment live in that run's store (``ASSESSMENT/run/labels.sqlite`` unless
-``--db`` names another). ``ASSESSMENT/plan.json`` says which check reads which label criterion
-and ``ASSESSMENT/verdict_cases.csv`` lists every in-scope unit of each check with its calibrated
-P(PASS) from the last assessment.
+An assessment directory (``assay assess --out ASSESSMENT``) holds its run in ``ASSESSMENT/run``
+and its labels in ``ASSESSMENT/labels.sqlite`` (unless ``--db`` names another store): beside the
+run, not in it, because a plan whose evaluators change makes ``assess`` replace the whole run
+directory. A store left in ``ASSESSMENT/run`` by an older assay is still used (with a warning).
+``ASSESSMENT/plan.json`` says which check reads which label criterion and
+``ASSESSMENT/verdict_cases.csv`` lists every in-scope unit of each check with its calibrated P(PASS)
+from the last assessment.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from assay.errors import InvalidInputError
+from assay.label.store import DEFAULT_DB
 from assay.rundir.layout import (
     ASSESSMENT_RUN_DIR,
     MANIFEST_FILE,
@@ -59,6 +62,43 @@ def label_run_dir(path: str | Path) -> Path:
     if p.name == ASSESSMENT_RUN_DIR and is_assessment(p.parent):
         return p
     return p / ASSESSMENT_RUN_DIR if is_assessment(p) else p
+
+
+def label_store_dir(path: str | Path) -> Path:
+    """The directory whose ``labels.sqlite`` is the label store: the assessment directory for an
+    assessment (given as itself or its run), else the run directory.
+
+    Raises:
+        InvalidInputError: the assessment holds two stores (one beside the run, one left in it).
+
+    Example:
+        >>> import tempfile
+        >>> home = Path(tempfile.mkdtemp())
+        >>> (home / "verdict.json").write_text("{}")
+        2
+        >>> label_store_dir(home / "run") == label_store_dir(home) == home
+        True
+    """
+    home = assessment_of(Path(path))
+    if home is None:
+        return Path(path)
+    legacy = home / ASSESSMENT_RUN_DIR / DEFAULT_DB
+    if legacy.is_file():
+        if (home / DEFAULT_DB).is_file():
+            raise InvalidInputError(
+                f"{home} holds two label stores, {home / DEFAULT_DB} and {legacy} (an older "
+                "assay kept the app's labels in the run): keep the one with the labels and move "
+                f"it to {home / DEFAULT_DB}, with the labeling server stopped"
+            )
+        logger.warning(
+            "using the label store %s left by an older assay: stop the labeling server and move "
+            "it (with any %s-wal file) to %s, where re-assessing cannot replace it",
+            legacy,
+            DEFAULT_DB,
+            home / DEFAULT_DB,
+        )
+        return legacy.parent
+    return home
 
 
 def assessment_of(run_dir: Path) -> Path | None:

@@ -66,7 +66,7 @@ def draw_next_rounds(
     Args:
         assessment: the assessment directory (or its ``run``).
         store: the assessment's label store (migrated here).
-        budget: labels to draw per round in all, split evenly across systems.
+        budget: labels to draw in each round, split evenly across systems.
         design: ``active`` or ``uniform``.
         criterion: only checks reading this label criterion.
         checks: only these checks (by name).
@@ -128,6 +128,11 @@ def draw_next_rounds(
         pools: dict[str, int] = {}
         for case_id, model in units:
             pools[model] = pools.get(model, 0) + ((case_id, model) not in labelled)
+        if not any(pools.values()):
+            logger.warning(
+                "every unit of %s is labelled already (a census): no round drawn", _names(members)
+            )
+            continue
         drawn = draw_round(
             units,
             p_pass,

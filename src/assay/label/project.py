@@ -43,7 +43,8 @@ class LabelProject:
     Args:
         run_dir: a run directory written by ``assay evaluate`` (needs ``results.parquet``).
         store: the label store (migrated here).
-        criteria: criteria to judge; None keeps those already recorded (default: grounded).
+        criteria: criteria to judge; None keeps those already recorded (default: the criteria
+            the labelled checks of the run's assessment read, else grounded).
         overlap: labels wanted per case (each from a different annotator).
         metric: metric whose score bins stratify the queue (default: the calibrator's, else the
             most-measured primary metric).
@@ -84,14 +85,17 @@ class LabelProject:
         self.results = run.results
         store.migrate()
         store.bind_run(sha256_file(copy))
+        self.scope = load_scope(self.run_dir)
         if criteria is not None:
             store.set_criteria(criteria)
         elif not store.criteria():
             from assay.label.criteria import parse_criteria
 
-            store.set_criteria(parse_criteria(None))
+            planned = [] if self.scope is None else self.scope.checks()
+            # an assessment: the criteria its labelled checks read (binary), else grounded
+            labels = ",".join(dict.fromkeys(str(c.label) for c in planned)) or None
+            store.set_criteria(parse_criteria(labels))
         self.criteria = criteria or store.criteria()
-        self.scope = load_scope(self.run_dir)
         #: (case id, model) → the round that drew it, e.g. ``round 2 · active``
         self.round_of: dict[tuple[str, str], str] = {}
         entries = drilldown(self.results, read_cases(self.run_dir), max_cases=10**9)["entries"]
@@ -134,9 +138,17 @@ class LabelProject:
     def _round_draws(self) -> list[tuple[str, str]]:
         """The draws of every round for the criteria asked, round by round in serving order."""
         names = [c.name for c in self.criteria]
+        rounds = load_rounds(self.store)
+        other = sorted({r.criterion for r in rounds} - set(names))
+        if other:
+            logger.warning(
+                "rounds were drawn for %s, which is not being labelled (--criteria): their cases "
+                "are not served first",
+                ", ".join(other),
+            )
         first: list[tuple[str, str]] = []
         self.round_of = {}
-        for drawn in load_rounds(self.store, names):
+        for drawn in (r for r in rounds if r.criterion in names):
             for draw in drawn.draws:
                 key = (draw.case_id, draw.model)
                 first.append(key)

@@ -116,14 +116,16 @@ def _read_store(
     run_dir: Path, criteria: set[str], url: str | None
 ) -> tuple[dict[str, dict[Key, int]], list[DesignRound]]:
     """The store's majority labels per criterion and its rounds for ``criteria``."""
+    from assay.label.assessment import label_store_dir
     from assay.label.export import label_frame
     from assay.label.rounds import load_rounds
     from assay.label.store import DEFAULT_DB, Store, database_url
 
     out: dict[str, dict[Key, int]] = {c: {} for c in criteria}
-    if url is None and not (run_dir / DEFAULT_DB).is_file():
+    home = label_store_dir(run_dir) if url is None else run_dir
+    if url is None and not (home / DEFAULT_DB).is_file():
         return out, []
-    store = Store(url or database_url(run_dir, None))
+    store = Store(url or database_url(home, None))
     try:
         store.migrate()  # an older store gains the round tables; its labels are kept
         known = {c.name for c in store.criteria()}
@@ -250,7 +252,8 @@ def evidence_from_store(
     ``known``) carries that round's design, number and the draw's selection probability (the first
     such round when several drew it); every other label — hand-picked, REVIEW cases settled in
     the app, labels given before any round — is ``unknown``. ``url`` names the store when it is
-    not the run's SQLite file (``RUN_DIR/labels.sqlite``).
+    not the run's SQLite file (``RUN_DIR/labels.sqlite``, or ``ASSESSMENT/labels.sqlite`` for the
+    run of an assessment).
 
     Example:
         >>> import tempfile
