@@ -6,12 +6,12 @@ Three parts, each writing a section of ``benchmarks/results/verdict.md``:
   tool's decision against the decision computed from the human labels alone on the held-out
   (test-split) labelled cases, by the exact Clopper–Pearson bounds at the same risk appetite.
 * ``frank`` — FRANK (``../shared/data/calibration/frank``; human ``Factuality == 1`` = PASS;
-  metric ``BertScore P Art``): 1,000 random splits into 300 labelled cases (calibration 150,
-  test 150) and ~1,950 unlabelled ones, decided by the production code (validity gate, isotonic
-  calibration, conformal sets at 90 %, 95 % one-sided bounds). Coverage: the share of splits whose
-  lower (upper) bound lies below (above) the true PASS rate of the cases the bound is about (test
-  ∪ unlabelled); tightness: the prediction-powered interval's width against the exact
-  Clopper–Pearson interval on the same 300 labels.
+  metric ``BertScore P Art``): 1,000 random draws of 300 labelled cases (a declared random
+  sample: design ``random``) among ~2,250, decided by the production code (validity gate, isotonic
+  calibration, conformal sets at 90 %, the design-based bound of design note 0063 at the first
+  look). Coverage: the share of draws whose lower (upper) bound lies below (above) the true PASS
+  rate of all the cases; tightness: the interval's width against the exact Clopper–Pearson
+  interval on the same 300 labels.
 * ``speed`` — the whole plan on the demo × 100 (25,200 cases) against ``evaluate`` with the same
   evaluators; both after a warm-up run (same embedding cache), wall and CPU time.
 
@@ -135,6 +135,8 @@ def part_frank(splits: int, n_labelled: int = 300) -> list[str]:
     """Coverage and tightness of the rate bounds over random label / no-label splits."""
     from assay.verdict.cases import calibrated_verdicts
     from assay.verdict.decide import decide_check
+    from assay.verdict.design import RANDOM, DesignRound, Draw, LabelRecord
+    from assay.verdict.looks import look_level
     from assay.verdict.plan import CalibrationSection, Check
 
     frame = load_frank()
@@ -172,21 +174,25 @@ def part_frank(splits: int, n_labelled: int = 300) -> list[str]:
     for split in range(splits):
         chosen = rng.choice(len(ids), size=n_labelled, replace=False)
         labels = {(ids[i], "m"): truth[ids[i]] for i in chosen}
+        records = {k: LabelRecord(*k, "factual", v, RANDOM, "file", 1) for k, v in labels.items()}
+        draws = tuple(Draw(*k, 1.0 / len(ids)) for k in labels)
+        sample = DesignRound(1, "factual", "all", RANDOM, "", frozenset(), {}, draws)
         cv = calibrated_verdicts(
-            check, results, keys, groups, labels, {FRANK_METRIC: True}, calibration, 0.5, split
-        )
-        about = cv.table[cv.table["split"].isin(["test", "conformal", "none"])]
-        true_rate = float(np.mean([truth[c] for c in about["case_id"]]))
+            check, results, keys, groups, records, [sample], {FRANK_METRIC: True}, calibration,
+            0.5, split,
+        )  # fmt: skip
+        true_rate = float(np.mean(list(truth.values())))
         for variant in variants:
             decision = decide_check(check, cv, "m", variant)
-            used_ppi += decision.method == "ppi" and variant == "conservative"
+            used_ppi += decision.method == "design-normal" and variant == "conservative"
             low_cov[variant] += decision.lower is not None and decision.lower <= true_rate
             high_cov[variant] += decision.upper is not None and decision.upper >= true_rate
             width[variant].append((decision.upper or 1.0) - (decision.lower or 0.0))
         k = sum(labels.values())
+        level = look_level(0.95, 1)  # the same one-sided level as the tool's first look
         cp_width.append(
-            clopper_pearson(k, n_labelled, 0.95, UPPER).bound
-            - clopper_pearson(k, n_labelled, 0.95, LOWER).bound
+            clopper_pearson(k, n_labelled, level, UPPER).bound
+            - clopper_pearson(k, n_labelled, level, LOWER).bound
         )
     seconds = time.perf_counter() - started
     base = float(frame["label"].mean())
@@ -201,17 +207,19 @@ def part_frank(splits: int, n_labelled: int = 300) -> list[str]:
         "## FRANK: coverage and tightness of the rate bounds",
         "",
         f"{len(frame)} summaries, PASS rate {base:.3f}; metric `{FRANK_METRIC}`; {splits} random "
-        f"splits of {n_labelled} labelled cases (calibrator fit {n_labelled // 4}, conformal "
-        f"{n_labelled // 4}, test {n_labelled // 2}) and {len(frame) - n_labelled} unlabelled; "
-        "nominal one-sided level 95 % on each side. The bound is about the cases not used to fit "
-        "the calibrator; its true rate is computed from their human labels. The "
-        f"prediction-powered bound was used in {used_ppi} of {splits} splits.",
+        f"draws of {n_labelled} labelled cases (design `random`; calibrator fit "
+        f"{n_labelled // 4}, conformal {n_labelled // 4}, test {n_labelled // 2}; the bound "
+        f"cross-fits its own) and {len(frame) - n_labelled} unlabelled; plan confidence 95 % on "
+        "each side, first look (one-sided level 96.96 %, design note 0063). The bound is about "
+        "every case; its true rate is computed from their human labels. The prediction-powered "
+        f"normal branch decided in {used_ppi} of {splits} draws.",
         "",
         "| | lower bound ≤ true rate | upper bound ≥ true rate | mean interval width | "
         "width / labels-only |",
         "|---|---|---|---|---|",
         *rows,
-        f"| human labels alone (exact Clopper–Pearson, {n_labelled} labels) | — | — | {cp:.4f} | "
+        f"| human labels alone (exact Clopper–Pearson, {n_labelled} labels, same level) | — | — | "
+        f"{cp:.4f} | "
         "1 |",
         "",
         f"Coverage ≥ 0.95 on each side in both variants: {'met' if met else 'NOT met'}. "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -21,7 +22,12 @@ def demo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
     plan, missing = demo_plan()
     if missing:
         pytest.skip(f"demo extras not installed: {missing}")
-    return assess(plan, out), out
+    return assess(_random(plan), out), out
+
+
+def _random(plan):  # type: ignore[no-untyped-def]
+    """The demo's labels declared a uniform random sample of its suite (design note 0063)."""
+    return plan.model_copy(update={"labels": plan.labels.model_copy(update={"design": "random"})})
 
 
 def test_the_demo_verdict_follows_its_human_labels(demo) -> None:  # type: ignore[no-untyped-def]
@@ -57,13 +63,18 @@ def test_validity_gate_and_calibration_are_reported(demo) -> None:  # type: igno
     assert html.index("Decisions") < html.index("Measurement validity")
     markdown = (out / "verdict.md").read_text(encoding="utf-8")
     assert markdown.startswith("# Northbridge Bank assistant (demo): FAIL")
+    cases = pd.read_csv(out / "verdict_cases.csv")
+    assert {"state", "reason", "design", "round", "probability"} <= set(cases.columns)
+    assert set(cases.loc[cases["source"] == "human", "design"]) == {"random"}
+    looks = json.loads((out / "looks.json").read_text(encoding="utf-8"))
+    assert looks["looks"]["correct answers"]["faithful"]  # one look recorded per check and system
     queue = (out / "review_queue.jsonl").read_text(encoding="utf-8").splitlines()
     reviews = sum(d.n_review for d in assessment.decisions if d.calibrated)
     assert len(queue) >= 1 and reviews >= 1
 
 
 def test_a_metric_that_does_not_separate_cannot_decide(tmp_path: Path) -> None:
-    """text statistics do not tell correct from incorrect answers: the check is INCONCLUSIVE."""
+    """text statistics do not tell correct from incorrect answers: the labels decide alone."""
     plan = parse_plan(
         f"""
 [run]
@@ -82,7 +93,10 @@ min_pass_rate = 0.8
     decision = next(d for d in assessment.decisions if d.model == "faithful")
     assert decision.decision == "INCONCLUSIVE"
     assert "no metric separates human PASS from FAIL" in decision.reason
-    assert assessment.exit_code == 3
+    assert "decided from its labels alone" in decision.reason and decision.method == "census"
+    bad = next(d for d in assessment.decisions if d.model == "hallucinating")
+    assert bad.decision == "FAIL"  # its hand-picked labels alone put it below the target
+    assert assessment.exit_code == 1
 
 
 def test_without_labels_the_verdict_says_uncalibrated(tmp_path: Path) -> None:
@@ -135,8 +149,6 @@ def test_cli_plan_then_assess_and_junit_exit_codes(tmp_path: Path) -> None:
 def test_review_cases_come_first_in_the_labeling_queue_and_new_labels_count(  # type: ignore[no-untyped-def]
     demo, tmp_path: Path
 ) -> None:
-    import pandas as pd
-
     from assay.label.queue import uncertain_cases
 
     assessment, out = demo
@@ -150,9 +162,13 @@ def test_review_cases_come_first_in_the_labeling_queue_and_new_labels_count(  # 
     labels = tmp_path / "new_labels.csv"
     rows = ["id,model,correct"] + [f"{case_id},{model},1" for case_id, model in sorted(review)]
     labels.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    plan, _ = demo_plan()
+    plan = _random(demo_plan()[0])
     relabelled = plan.model_copy(
-        update={"labels": plan.labels.model_copy(update={"source": ["suite", str(labels)]})}
+        update={
+            "labels": plan.labels.model_copy(
+                update={"source": ["suite", str(labels)], "design": {"suite": "random"}}
+            )
+        }
     )
     again = assess(relabelled, out)
     before = {d.model: d for d in assessment.decisions if d.check == "correct answers"}

@@ -353,7 +353,9 @@ def design_bounds(
             method = "design-normal"
             used_lam = sum(w * e.lam for w, e in zip(weights, estimates, strict=True))
         else:
-            largest = max(usable, key=lambda r: (len(r.draws), r.number))
+            # the rule is fixed before labels are seen: most draws, then a uniform / random round
+            # (its hypergeometric bound is tighter than betting at equal size), then the latest
+            largest = max(usable, key=lambda r: (len(r.counted), r.design != ACTIVE, r.number))
             bound = _exact(largest, side, n_units, labels, level)
             method = "design-betting" if largest.design == ACTIVE else "design-hypergeometric"
             used_lam = 0.0
