@@ -1,0 +1,103 @@
+"""The labeller and the references of benchmarks/bench_label_designs.py on a small synthetic
+population (fast; the measurement itself is the benchmark)."""
+
+from __future__ import annotations
+
+import doctest
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def modules() -> dict[str, ModuleType]:
+    if str(BENCH) not in sys.path:  # the benchmark's sibling modules, as when run as a script
+        sys.path.insert(0, str(BENCH))
+    import label_designs_data
+    import label_designs_reference
+    import label_designs_sim
+
+    return {"data": label_designs_data, "ref": label_designs_reference, "sim": label_designs_sim}
+
+
+def _population(data: ModuleType, per_system: int = 150) -> object:
+    rng = np.random.default_rng(0)
+    systems = np.repeat(["a", "b", "c"], per_system)
+    rate = {"a": 0.3, "b": 0.6, "c": 0.9}
+    label = (rng.random(len(systems)) < np.vectorize(rate.get)(systems)).astype(int)
+    return data.Population(
+        name="synthetic",
+        case_id=np.array([f"q{i % per_system}" for i in range(len(systems))]),
+        system=systems,
+        label=label,
+        score=label + rng.normal(0, 0.6, len(systems)),
+    )
+
+
+def test_reference_doctests(modules: dict[str, ModuleType]) -> None:
+    assert doctest.testmod(modules["ref"]).failed == 0
+
+
+def test_exact_widths_shrink_to_the_census(modules: dict[str, ModuleType]) -> None:
+    curve = modules["ref"].exact_width_curve(120, 30, 0.95, points=12)
+    assert np.all(np.diff(curve["clopper_pearson"]) < 0)
+    assert curve["hypergeometric"][-1] == 0.0  # every unit labelled: the rate is known
+    assert np.all(curve["hypergeometric"] <= curve["clopper_pearson"] + 1e-12)
+
+
+def test_labels_for_width_says_when_beyond_the_grid(modules: dict[str, ModuleType]) -> None:
+    n, width = np.array([10, 20, 40]), np.array([0.4, 0.3, 0.2])
+    for_width = modules["ref"].labels_for_width
+    assert for_width(n, width, 0.1) == (40.0, ">")
+    assert for_width(n, width, 0.5) == (10.0, "<")
+    count, how = for_width(n, width, 0.3)
+    assert how == "=" and count == pytest.approx(20.0)
+
+
+def test_uniform_rounds_label_distinct_units_evenly(modules: dict[str, ModuleType]) -> None:
+    pop = _population(modules["data"])
+    rows, decisions = modules["sim"].sequential(pop, "uniform", seed=1)
+    assert decisions == []
+    assert {r["n_all"] for r in rows} == {100, 200, 400, 800}
+    for r in rows:  # (lower ≤ upper is the estimator's to keep: the benchmark counts inversions)
+        assert 0.0 <= r["lower"] <= 1.0 and 0.0 <= r["upper"] <= 1.0
+        assert r["cp_lower"] <= r["cp_upper"]
+    for n_all in (100, 200, 400, 800):
+        counts = [r["n_system"] for r in rows if r["n_all"] == n_all]
+        assert sum(counts) == min(n_all, 450)  # without replacement: at most every unit
+        assert max(counts) - min(counts) <= n_all // 100  # one remainder label per round at most
+
+
+def test_label_until_decided_stops_at_the_first_decided_look(
+    modules: dict[str, ModuleType],
+) -> None:
+    sim = modules["sim"]
+    pop = _population(modules["data"], per_system=40)
+    truth = pop.truth("a")
+
+    def look(low: float, high: float) -> dict[str, tuple[SimpleNamespace, SimpleNamespace]]:
+        return {s: (SimpleNamespace(bound=low), SimpleNamespace(bound=high)) for s in pop.systems}
+
+    looks = [look(0.0, 1.0), look(truth - 0.03, truth + 0.03), look(truth, truth)]
+    labelled = [{s: 10 * k for s in pop.systems} for k in (1, 2, 3)]
+    out = {(d["system"], d["delta"]): d for d in sim._decisions(pop, looks, labelled)}
+    # ±0.05 decided at look 2 (the right way); ±0.02 only at look 3, where the bound is the truth
+    assert out[("a", 0.05)]["decision"] == "FAIL" and out[("a", 0.05)]["look"] == 2
+    assert out[("a", -0.05)]["decision"] == "PASS" and out[("a", -0.05)]["labels"] == 20
+    assert out[("a", 0.02)]["decision"] == "FAIL" and out[("a", 0.02)]["look"] == 3
+
+
+def test_review_units_are_unlabelled_and_ambiguous(modules: dict[str, ModuleType]) -> None:
+    sim = modules["sim"]
+    pop = _population(modules["data"])
+    lab = sim.Labelling(pop, np.random.default_rng(2))
+    lab.draw("uniform", 30, None)
+    review = sim._review_units(lab, np.random.default_rng(3))
+    assert review and not review & set(lab.records)
+    lab.hand_label(sorted(review)[:5])
+    assert sum(r.design == "unknown" for r in lab.records.values()) == 5
