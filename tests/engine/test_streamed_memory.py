@@ -51,12 +51,13 @@ def test_peak_memory_of_a_streamed_run_grows_by_bookkeeping_only(
     monkeypatch.setattr(assay.pipeline, "SCORING_CHUNK", 512)
     # The reports' analysis holds the measured table by design (one row per case x metric):
     # measured in benchmarks/bench_memory.py; here the run directory without them.
-    monkeypatch.setattr(assay.report, "write_reports", lambda run, directory: [])
+    monkeypatch.setattr(assay.report, "write_reports", lambda run, directory, **_: [])
     _peak(_suite(tmp_path / "warm.jsonl", 100), tmp_path / "warm")  # imports, caches
     small = _peak(_suite(tmp_path / "small.jsonl", 1_000), tmp_path / "small")
     large = _peak(_suite(tmp_path / "large.jsonl", 10_000), tmp_path / "large")
     # Held whole, a case takes several KB (its TestCase, its result rows); streamed, what grows
     # is the per-case bookkeeping: the (id, model) keys checked for duplicates, the index of
-    # model, latency and cost, the failure tally (~400 bytes a case).
+    # model, latency and cost, the failure tally (~400 bytes a case), and the implicit plan's
+    # decision, which reads each case's key and its deciding values (~700 bytes a case).
     per_case = (large - small) / 9_000
-    assert per_case < 1_000, (small, large, per_case)
+    assert per_case < 1_500, (small, large, per_case)
