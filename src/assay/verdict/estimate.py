@@ -1,5 +1,10 @@
 """The design-based bound on a check's pass rate for one system (design note 0063).
 
+This module puts the parts together: which draws may rectify
+(:mod:`assay.verdict.estimate_rounds`), sequential cross-fitting
+(:mod:`assay.verdict.estimate_folds`), the normal branch (:mod:`assay.verdict.estimate_normal`)
+and the exact branch (:mod:`assay.verdict.estimate_exact`).
+
 The estimand is the pass rate θ over the system's N in-scope units (a finite population). Every
 label carries how its unit was chosen (:mod:`assay.verdict.design`); the bound uses each label
 only the way its design allows:
@@ -20,10 +25,11 @@ only the way its design allows:
   combine with weights ∝ their draws.
 * **Finite-sample rule, fixed before the labels are seen**: the normal approximation, corrected
   for the pseudo-outcomes' skewness (Cornish–Fisher, Hall 1992), when the rounds hold ≥ 30
-  labelled draws with ≥ 10 of each label; otherwise the largest round alone
-  decides by an exact bound — the hypergeometric bound (Clopper–Pearson for a finite pool) for
-  ``uniform`` / ``random``, the Waudby-Smith & Ramdas betting bound on labels-only
-  pseudo-outcomes for ``active``.
+  labelled draws with ≥ 10 of each label; otherwise one sample decides by an exact bound — the
+  hypergeometric bound (Clopper–Pearson for a finite pool) on the largest chain of ``uniform`` /
+  ``random`` rounds, each drawn from what the one before left, pooled into one simple random
+  sample; or the Waudby-Smith & Ramdas betting bound on the labels-only pseudo-outcomes of an
+  ``active`` round (:mod:`assay.verdict.estimate_exact`).
 * **Worst case where unknown.** A draw not yet labelled counts as FAIL for the lower bound and as
   PASS for the upper; a unit without a usable prediction (unmeasured, or REVIEW when the plan
   counts REVIEW conservatively) has ``f = 0`` for the lower bound and ``1`` for the upper.
@@ -35,248 +41,26 @@ only the way its design allows:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from assay.params import check
-from assay.verdict.bounds import (
-    LOWER,
-    UPPER,
-    RateBound,
-    betting_lower_bound,
-    hypergeometric_bound,
-)
-from assay.verdict.design import ACTIVE, RANDOM, UNIFORM, UNKNOWN, DesignRound, Key, LabelRecord
+from assay.verdict.bounds import LOWER, UPPER, RateBound
+from assay.verdict.design import UNKNOWN, DesignRound, Key, LabelRecord
+from assay.verdict.estimate_exact import deciding_sample, exact_bound
+from assay.verdict.estimate_folds import FitPredict, fold_predictions, sequential_folds
+from assay.verdict.estimate_normal import RoundInputs, combine, normal_bound, round_estimate
+from assay.verdict.estimate_rounds import usable_rounds
 from assay.verdict.looks import look_level
 
-#: Fit a calibrator on ``(case id, system) → 1 PASS / 0 FAIL`` and return P(PASS) per unit it can
-#: score (units left out have no prediction).
-FitPredict = Callable[[dict[Key, int]], Mapping[Key, float]]
+__all__ = ["FitPredict", "design_bounds", "design_labels_to_decide"]
+
 #: The normal approximation needs this many labelled draws ...
 MIN_NORMAL_DRAWS = 30
 #: ... with at least this many of each label.
 MIN_NORMAL_EACH = 10
-
-
-@dataclass
-class _Round:
-    """One design round as one check and system see it."""
-
-    number: int
-    design: str
-    known: list[Key]
-    pool: list[Key]
-    draws: list[Key]  # with multiplicity (active rounds draw with replacement)
-    probability: np.ndarray  # per draw
-    inside: np.ndarray  # per draw: whether the unit is in the check's population
-    earlier: tuple[Key, ...] = ()  # this system's draws of the round's earlier folds
-
-    @property
-    def counted(self) -> list[Key]:
-        """The draws inside the check's population."""
-        return [k for k, i in zip(self.draws, self.inside, strict=True) if i]
-
-
-def _usable_rounds(
-    units: list[Key], rounds: Sequence[DesignRound], scope: str
-) -> tuple[list[_Round], list[str]]:
-    """The rounds that can rectify this check's bound, and why others cannot.
-
-    A ``uniform`` / ``random`` round over the check's scope (or over ``all``) restricted to the
-    check's units is again a simple random sample of them (conditionally on how many it holds). An
-    ``active`` round counts only for its own scope; its draws of the system outside the check's
-    units (e.g. cases the metric does not apply to) contribute zero (Hansen–Hurwitz estimation of
-    a domain), so its pool may be larger than the check's but must hold it.
-    """
-    inside = set(units)
-    model = units[0][1]
-    out: list[_Round] = []
-    notes: list[str] = []
-    for r in rounds:
-        if r.design not in (UNIFORM, RANDOM, ACTIVE):
-            continue
-        same_scope = r.scope == scope or (r.design != ACTIVE and r.scope == "all")
-        if not same_scope:
-            notes.append(f"round {r.number} drew from scope {r.scope!r}, not {scope!r}")
-            continue
-        known = [k for k in units if k in r.known]
-        pool = [k for k in units if k not in r.known]
-        if not pool:
-            continue
-        if r.design == ACTIVE:
-            size = r.pool_sizes.get(model)
-            if size is not None and size < len(pool):
-                notes.append(
-                    f"round {r.number} drew from {size} units of {model}, the check has {len(pool)}"
-                )
-                continue
-            draws = [
-                ((d.case_id, d.model), d.probability)
-                for d in r.draws
-                for _ in range(d.times)
-                if d.model == model and (d.case_id, d.model) not in r.known
-            ]
-            keys = [k for k, _ in draws]
-            probability = np.array([p for _, p in draws], dtype=np.float64)
-        else:
-            in_pool = set(pool)
-            keys = list(
-                dict.fromkeys(
-                    (d.case_id, d.model) for d in r.draws if (d.case_id, d.model) in in_pool
-                )
-            )
-            probability = np.full(len(keys), 1.0 / len(pool))
-        mask = np.array([k in inside for k in keys], dtype=bool)
-        if len(keys) >= 2 and bool(np.all(probability > 0)):
-            out.append(_Round(r.number, r.design, known, pool, keys, probability, mask))
-    return out, notes
-
-
-def _sequential_folds(rnd: _Round, folds: int, seed: int) -> list[_Round]:
-    """Split a round's draws into ``folds`` sequential folds (seeded, by unit).
-
-    Fold j is, given the folds before it, again a draw of the round's design: a simple random
-    sample of the pool less the earlier folds' units (which join the known units) for
-    ``uniform`` / ``random``; i.i.d. draws at the recorded probabilities for ``active``. Each
-    fold's predictor may therefore learn from the earlier folds, and the folds combine as a
-    martingale whose variance is the sum of theirs (Zrnic & Candès, PNAS 2024, cross-fitting made
-    sequential so that the variance estimate needs no stability assumption).
-    """
-    unique = list(dict.fromkeys(rnd.draws))
-    k = max(1, min(folds, len(unique) // 2))
-    if k == 1:
-        return [rnd]
-    order = np.random.default_rng(seed + rnd.number).permutation(len(unique))
-    fold_of = {unique[i]: position * k // len(unique) for position, i in enumerate(order)}
-    out: list[_Round] = []
-    earlier: list[Key] = []
-    for j in range(k):
-        mask = np.array([fold_of[d] == j for d in rnd.draws], dtype=bool)
-        keys = [d for d, chosen in zip(rnd.draws, mask, strict=True) if chosen]
-        if rnd.design == ACTIVE:
-            known, pool, probability = rnd.known, rnd.pool, rnd.probability[mask]
-        else:
-            gone = set(earlier)
-            known = rnd.known + earlier
-            pool = [u for u in rnd.pool if u not in gone]
-            probability = np.full(len(keys), 1.0 / len(pool))
-        out.append(
-            _Round(
-                rnd.number,
-                rnd.design,
-                known,
-                pool,
-                keys,
-                probability,
-                rnd.inside[mask],
-                tuple(earlier),
-            )
-        )
-        earlier = earlier + list(dict.fromkeys(keys))
-    return out
-
-
-def _predictions_for(
-    sub: _Round,
-    rounds: Sequence[DesignRound],
-    labels: Mapping[Key, int],
-    predictions: Mapping[Key, float] | None,
-    fit_predict: FitPredict | None,
-) -> Mapping[Key, float]:
-    """The predictor of a (sub-)round: fit on the labels known before its round, the round's
-    draws of other systems (drawn independently of this system's) and this system's earlier
-    folds — never on its own draws."""
-    if fit_predict is None:
-        return predictions or {}
-    rnd = next(r for r in rounds if r.number == sub.number)
-    model = sub.pool[0][1] if sub.pool else (sub.draws[0][1] if sub.draws else "")
-    train = {k: labels[k] for k in rnd.known if k in labels}
-    others = ((d.case_id, d.model) for d in rnd.draws if d.model != model)
-    train.update({k: labels[k] for k in others if k in labels})
-    train.update({k: labels[k] for k in sub.earlier if k in labels})
-    return fit_predict(train)
-
-
-def _side_f(
-    f: Mapping[Key, float], keys: Sequence[Key], undecided: Collection[Key], side: str
-) -> np.ndarray:
-    """P(PASS) per unit for one side; no usable prediction: 0 for the lower, 1 for the upper."""
-    extreme = 0.0 if side == LOWER else 1.0
-    values = [f.get(k) for k in keys]
-    return np.array(
-        [
-            extreme if v is None or not math.isfinite(v) or key in undecided else float(v)
-            for key, v in zip(keys, values, strict=True)
-        ],
-        dtype=np.float64,
-    )
-
-
-def _side_y(keys: Sequence[Key], labels: Mapping[Key, int], side: str) -> np.ndarray:
-    """Labels per unit; a unit not labelled counts as FAIL (lower) / PASS (upper)."""
-    extreme = 0 if side == LOWER else 1
-    return np.array([labels.get(k, extreme) for k in keys], dtype=np.float64)
-
-
-@dataclass
-class _RoundEstimate:
-    mean: float
-    variance: float  # of the round's mean
-    per_draw: float  # variance of one pseudo-outcome
-    lam: float
-    draws: int
-    third: float  # third central moment of the round's mean
-
-
-def _round_estimate(
-    rnd: _Round,
-    side: str,
-    n_units: int,
-    labels: Mapping[Key, int],
-    predicted: Mapping[Key, float],
-    undecided: Collection[Key],
-    lam: float | None,
-) -> _RoundEstimate:
-    """The pseudo-outcomes of one (sub-)round: their mean, its variance and third moment."""
-    y = _side_y(rnd.draws, labels, side) * rnd.inside
-    f = _side_f(predicted, rnd.draws, undecided, side) * rnd.inside
-    pool_f = float(_side_f(predicted, rnd.pool, undecided, side).sum())
-    p = rnd.probability
-    if lam is None:
-        # PPI++: the λ minimising Var((Y − λ f) / p), clipped to [0, 1]
-        z, w = y / p, f / p
-        spread = float(np.var(w))
-        lam = float(np.clip(np.cov(z, w, ddof=0)[0, 1] / spread, 0.0, 1.0)) if spread > 0 else 0.0
-    known = float(_side_y(rnd.known, labels, side).sum())
-    x = (known + lam * pool_f + (y - lam * f) / p) / n_units
-    m = len(x)
-    per_draw = float(np.var(x, ddof=1))
-    # a rectifier that never varied may still err on a unit it has not seen: at least the variance
-    # of one disagreement in m + 1 draws (no zero-width bound from a lucky sample)
-    scale = len(rnd.pool) / n_units
-    per_draw = max(per_draw, scale**2 / (m + 1))
-    fraction = len(set(rnd.draws)) / len(rnd.pool) if rnd.design != ACTIVE else 0.0
-    # third central moment of the mean: k3 / m² (i.i.d.), times (1 − f)(1 − 2f) without
-    # replacement (the finite-population skewness, Cochran 1977 §2.14)
-    k3 = m * float(np.sum((x - x.mean()) ** 3)) / ((m - 1) * (m - 2)) if m > 2 else 0.0
-    third = k3 / m**2 * (1.0 - fraction) * (1.0 - 2.0 * fraction)
-    return _RoundEstimate(float(x.mean()), (1.0 - fraction) * per_draw / m, per_draw, lam, m, third)
-
-
-def _exact(rnd: _Round, side: str, n_units: int, labels: Mapping[Key, int], level: float) -> float:
-    """The largest round's exact bound on θ (labels only)."""
-    y = _side_y(rnd.draws, labels, side)
-    known = float(_side_y(rnd.known, labels, side).sum())
-    if rnd.design != ACTIVE:
-        count = hypergeometric_bound(int(y.sum()), len(y), len(rnd.pool), level, side)
-        return (known + count) / n_units
-    if side == LOWER:
-        return betting_lower_bound((known + y * rnd.inside / rnd.probability) / n_units, level)
-    fails = float(len(rnd.known)) - known
-    fail_draws = (1.0 - y) * rnd.inside / rnd.probability
-    return 1.0 - betting_lower_bound((fails + fail_draws) / n_units, level)
 
 
 def design_bounds(
@@ -314,7 +98,7 @@ def design_bounds(
         seed: seed of the fold assignment.
 
     Example:
-        >>> from assay.verdict.design import Draw
+        >>> from assay.verdict.design import UNIFORM, Draw
         >>> units = [(f"q{i}", "m") for i in range(100)]
         >>> records = {k: LabelRecord(*k, "ok", 1, UNIFORM, "store", 1, 0.01) for k in units[:40]}
         >>> rnd = DesignRound(1, "ok", "all", UNIFORM, "", frozenset(), {"m": 100},
@@ -347,16 +131,23 @@ def design_bounds(
     if not n_units:
         return base, replace(base, bound=1.0, side=UPPER)
     census = {LOWER: passes / n_units, UPPER: (passes + n_units - len(in_scope)) / n_units}
-    usable, _ = _usable_rounds(population, rounds, scope)
+    usable, _ = usable_rounds(population, rounds, scope)
     # fixed predictions need no folds; a fitted predictor never sees the draws it rectifies
     split = fit_predict is not None
-    subs = [sub for r in usable for sub in (_sequential_folds(r, folds, seed) if split else [r])]
-    fitted = [_predictions_for(sub, rounds, labels, predictions, fit_predict) for sub in subs]
+    subs = [sub for r in usable for sub in (sequential_folds(r, folds, seed) if split else [r])]
+    inputs = [
+        RoundInputs.of(
+            sub, labels, fold_predictions(sub, rounds, labels, predictions, fit_predict), undecided
+        )
+        for sub in subs
+    ]
     draws = [k for r in usable for k in r.counted if k in labels]
     if predictions is None and fit_predict is None:
         lam = 0.0  # labels only
     n_pass = sum(labels[k] for k in draws)
     normal = len(draws) >= MIN_NORMAL_DRAWS and min(n_pass, len(draws) - n_pass) >= MIN_NORMAL_EACH
+    # the rule is fixed before labels are seen (sizes and designs only)
+    deciding = deciding_sample(usable) if usable and not normal else None
     out: list[RateBound] = []
     for side in (LOWER, UPPER):
         if not usable:
@@ -366,36 +157,11 @@ def design_bounds(
                 replace(base, estimate=estimate, bound=census[side], side=side, variance=variance)
             )
             continue
-        estimates = [
-            _round_estimate(sub, side, n_units, labels, f, undecided, lam)
-            for sub, f in zip(subs, fitted, strict=True)
-        ]
-        total = sum(e.draws for e in estimates)
-        weights = [e.draws / total for e in estimates]
-        mean = sum(w * e.mean for w, e in zip(weights, estimates, strict=True))
-        variance = sum(w * w * e.variance for w, e in zip(weights, estimates, strict=True))
-        if normal:
-            from scipy.stats import norm
-
-            z = float(norm.ppf(level))
-            se = math.sqrt(variance)
-            third = sum(w**3 * e.third for w, e in zip(weights, estimates, strict=True))
-            # Cornish–Fisher correction of the studentized mean for skewness (Hall, *The
-            # Bootstrap and Edgeworth Expansion*, 1992, §2.6; Johnson 1978): both one-sided
-            # quantiles move by γ (2z² + 1) / 6 standard errors, γ the estimate's skewness;
-            # capped at z / 2 so a wild skewness estimate cannot dominate
-            shift = third / se**3 * (2 * z * z + 1) / 6 if se > 0 else 0.0
-            shift = float(np.clip(shift, -z / 2, z / 2))
-            bound = mean + (shift - z if side == LOWER else shift + z) * se
-            method = "design-normal"
-            used_lam = sum(w * e.lam for w, e in zip(weights, estimates, strict=True))
+        combined = combine([round_estimate(i, side, n_units, lam) for i in inputs])
+        if deciding is None:
+            bound, method = normal_bound(combined, side, level), "design-normal"
         else:
-            # the rule is fixed before labels are seen: most draws, then a uniform / random round
-            # (its hypergeometric bound is tighter than betting at equal size), then the latest
-            largest = max(usable, key=lambda r: (len(r.counted), r.design != ACTIVE, r.number))
-            bound = _exact(largest, side, n_units, labels, level)
-            method = "design-betting" if largest.design == ACTIVE else "design-hypergeometric"
-            used_lam = 0.0
+            bound, method = exact_bound(deciding, side, n_units, labels, level)
         tighter = bound > census[side] if side == LOWER else bound < census[side]
         # nor may it cross the other side's census bound, which is certain: a design sample that
         # contradicts the labels known for sure (an α event, or labels wrongly declared random)
@@ -408,7 +174,7 @@ def design_bounds(
             replace(
                 base,
                 # the census bounds are certain: an estimate outside them is known to be wrong
-                estimate=float(np.clip(mean, census[LOWER], census[UPPER])),
+                estimate=float(np.clip(combined.mean, census[LOWER], census[UPPER])),
                 bound=clamped,
                 side=side,
                 method=method if tighter and not contradicts else "census",
@@ -416,8 +182,8 @@ def design_bounds(
                 n_design=len(draws),
                 n_missing=sum(len(r.counted) for r in usable) - len(draws),
                 rounds=tuple(r.number for r in usable),
-                lam=used_lam,
-                variance=sum(w * e.per_draw for w, e in zip(weights, estimates, strict=True)),
+                lam=combined.lam if deciding is None else 0.0,
+                variance=combined.per_draw,
             )
         )
     return out[0], out[1]
