@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from assay.calibrate import IsotonicCalibrator
+from assay.calibrate.binary import _TIE_BREAK as TIE_BREAK  # the shipped calibrator's slope
 from assay.label.sample import split_budget
 from assay.verdict.bounds import LOWER, UPPER, clopper_pearson
 from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, LabelRecord
@@ -57,11 +58,14 @@ CRITERION = "pass"
 
 
 class Calibrated:
-    """The verdict's machine: the shipped isotonic calibrator fitted on the labels given, pooled
-    over systems, predicting every unit — what :func:`assay.verdict.calibration.
-    calibrator_fit_predict` does for a check's deciding metric (same calibrator, same rule for
-    labels of one kind), on arrays instead of the verdict's tables (it is called some 300 times
-    per repetition). Fits are cached by their training set within one repetition."""
+    """The verdict's machine: the shipped isotonic calibrator's map fitted on the labels given,
+    pooled over systems, predicting every unit — what :func:`assay.verdict.calibration.
+    calibrator_fit_predict` does for a check's deciding metric (same map, same rule for labels of
+    one kind), on arrays instead of the verdict's tables: it is called some 700 times per
+    repetition, so :func:`isotonic_pass_proba` computes the shipped
+    :class:`~assay.calibrate.IsotonicCalibrator`'s P(PASS) with scipy's pool-adjacent-violators
+    directly (equal to it exactly; ``tests/benchmarks/test_label_designs.py`` checks). Fits are
+    cached by their training set within one repetition."""
 
     def __init__(self, population: Population) -> None:
         self.population = population
@@ -81,9 +85,32 @@ class Calibrated:
             rate = float(y.mean()) if len(y) else 0.5
             return dict.fromkeys(pop.keys, rate)
         rows = np.fromiter((pop.row[k] for k in train), dtype=np.int64, count=len(train))
-        calibrator = IsotonicCalibrator().fit(pop.score[rows], (y == 1).tolist())
+        p = isotonic_pass_proba(pop.score[rows], y, pop.score)
         # a plain dict: the estimator looks units up one by one
-        return dict(zip(pop.keys, calibrator.predict_pass_proba(pop.score).tolist(), strict=True))
+        return dict(zip(pop.keys, p.tolist(), strict=True))
+
+
+def isotonic_pass_proba(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """P(PASS) at ``at`` of the shipped :class:`~assay.calibrate.IsotonicCalibrator` fitted on
+    scores ``x`` and labels ``y`` (1 = PASS): ties averaged, pool-adjacent-violators with the
+    tie counts as weights (:func:`scipy.optimize.isotonic_regression`), linear interpolation
+    between the distinct scores clipped at the ends, and the calibrator's 1e-9 tie-breaking slope.
+
+    Example:
+        >>> isotonic_pass_proba(np.array([0.1, 0.2, 0.3, 0.4]), np.array([0, 1, 0, 1]),
+        ...                     np.array([0.0, 0.2, 0.25, 1.0])).round(6).tolist()
+        [0.0, 0.5, 0.5, 1.0]
+    """
+    from scipy.optimize import isotonic_regression
+
+    order = np.argsort(x, kind="stable")
+    distinct, start, counts = np.unique(x[order], return_index=True, return_counts=True)
+    means = np.add.reduceat(y[order].astype(np.float64), start) / counts
+    fitted = np.clip(isotonic_regression(means, weights=counts.astype(np.float64)).x, 0.0, 1.0)
+    p = np.interp(at, distinct, fitted)
+    span = float(distinct[-1] - distinct[0]) or 1.0
+    rank = np.clip((at - distinct[0]) / span, 0.0, 1.0)
+    return (1.0 - TIE_BREAK) * p + TIE_BREAK * rank
 
 
 @dataclass

@@ -101,3 +101,19 @@ def test_review_units_are_unlabelled_and_ambiguous(modules: dict[str, ModuleType
     assert review and not review & set(lab.records)
     lab.hand_label(sorted(review)[:5])
     assert sum(r.design == "unknown" for r in lab.records.values()) == 5
+
+
+def test_the_fast_isotonic_map_is_the_shipped_calibrators(modules: dict[str, ModuleType]) -> None:
+    """The benchmark's machine computes the shipped IsotonicCalibrator's P(PASS) directly."""
+    from assay.calibrate import IsotonicCalibrator
+
+    sim = modules["sim"]
+    assert doctest.testmod(sim).failed == 0
+    rng = np.random.default_rng(3)
+    at = np.round(rng.normal(0, 1, 2000), 2)  # ties, as real metric scores have
+    for size in (5, 40, 300, 1500):
+        rows = rng.choice(len(at), size, replace=False)
+        y = (rng.random(size) < 1 / (1 + np.exp(-2 * at[rows]))).astype(int)
+        y[:2] = [0, 1]
+        shipped = IsotonicCalibrator().fit(at[rows], (y == 1).tolist()).predict_pass_proba(at)
+        np.testing.assert_allclose(sim.isotonic_pass_proba(at[rows], y, at), shipped, atol=1e-12)
