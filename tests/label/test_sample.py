@@ -140,3 +140,18 @@ def test_the_recorded_probabilities_make_the_design_estimator_unbiased() -> None
             estimates.append((base + np.mean(terms)) / n)
         se = np.std(estimates) / np.sqrt(len(estimates))
         assert abs(np.mean(estimates) - theta) < 4 * se, (design, np.mean(estimates), theta)
+
+
+def test_the_default_floor_keeps_every_weight_within_twice_uniform() -> None:
+    """The verdict's normal bound trusts active rounds drawn with floor ≥ 0.5; the default and the
+    CLI's default (not imported there, to keep --help light) are that."""
+    from assay.cli.labels import sample
+    from assay.label.sample import DEFAULT_FLOOR
+    from assay.verdict.estimate import MIN_NORMAL_FLOOR
+
+    assert DEFAULT_FLOOR == MIN_NORMAL_FLOOR == 0.5
+    assert next(p.default for p in sample.params if p.name == "floor") == DEFAULT_FLOOR
+    units = _units(300, ("a",))
+    r = draw_round(units, _predictions(units), 200, "active", seed=4)
+    assert r.floor == 0.5
+    assert min(d.probability for d in r.draws) >= 0.5 / 300 * (1 - 1e-12)

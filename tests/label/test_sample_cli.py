@@ -102,7 +102,7 @@ def test_sample_draws_rounds_into_the_assessments_one_store(assessed: Path) -> N
         "active",
         "correct",
         "original",
-        0.2,
+        0.5,
     )
     assert first.extra == {"budget": 12, "seed": 5}
     assert first.pool_sizes == pool
@@ -111,7 +111,7 @@ def test_sample_draws_rounds_into_the_assessments_one_store(assessed: Path) -> N
     )
     assert first.known == frozenset(labelled)
     assert not {(d.case_id, d.model) for d in first.draws} & labelled
-    assert all(0.2 / pool[d.model] <= d.probability < 1 for d in first.draws)
+    assert all(0.5 / pool[d.model] <= d.probability < 1 for d in first.draws)
     assert {(d.case_id, d.model) for d in first.draws} <= units
 
     result = runner.invoke(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from assay.label.sample import DEFAULT_FLOOR, active_probabilities
 from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
 from assay.verdict.estimate import design_bounds
 
@@ -85,8 +86,9 @@ def uniform(rng: np.random.Generator) -> tuple[float, float, float]:
     return _bounds(x, y, records, [rnd])
 
 
-def active(rng: np.random.Generator) -> tuple[float, float, float]:
-    """40 uniform labels, then 100 active draws ∝ sqrt(p (1 − p)) with a floor (Zrnic & Candès)."""
+def _active(rng: np.random.Generator, floor: float) -> tuple[float, float, float]:
+    """40 uniform labels, then 100 active draws ∝ sqrt(p (1 − p)) mixed with uniform so that none
+    falls below ``floor`` times the uniform probability (the shipped ``active_probabilities``)."""
     x, y = _population(rng)
     first = _uniform_round(rng, 1, frozenset(), 40)
     records = {
@@ -96,18 +98,28 @@ def active(rng: np.random.Generator) -> tuple[float, float, float]:
     known = frozenset(records)
     f = _fit_predict(x)({k: r.value for k, r in records.items()})
     pool = [k for k in UNITS if k not in known]
-    weight = np.array([math.sqrt(f[k] * (1 - f[k])) for k in pool]) + 0.1 * 0.5
-    p = weight / weight.sum()
+    p = active_probabilities([f[k] for k in pool], floor)
     chosen = rng.choice(len(pool), 100, replace=True, p=p)
     times: dict[int, int] = {}
     for i in chosen:
         times[int(i)] = times.get(int(i), 0) + 1
     draws = tuple(Draw(*pool[i], float(p[i]), t) for i, t in times.items())
-    second = DesignRound(2, "ok", "all", ACTIVE, "", known, {"sys": len(pool)}, draws, 0.1)
+    second = DesignRound(2, "ok", "all", ACTIVE, "", known, {"sys": len(pool)}, draws, floor)
     for d in draws:
         key = (d.case_id, d.model)
         records[key] = _record(key, y, ACTIVE, 2, d.probability)
     return _bounds(x, y, records, [first, second])
+
+
+def active(rng: np.random.Generator) -> tuple[float, float, float]:
+    """Active labelling at the default floor (half the uniform probability)."""
+    return _active(rng, DEFAULT_FLOOR)
+
+
+def active_skewed(rng: np.random.Generator) -> tuple[float, float, float]:
+    """Active labelling with weights up to ten times uniform (floor 0.1): such a round never
+    enters the normal approximation."""
+    return _active(rng, 0.1)
 
 
 def review_first(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -129,7 +141,9 @@ def _coverage(scenario: Scenario, seed: int) -> tuple[float, float, float]:
     return float(np.mean(low <= truth)), float(np.mean(high >= truth)), float(np.mean(high - low))
 
 
-@pytest.mark.parametrize("scenario", [uniform, active, review_first], ids=lambda s: s.__name__)
+@pytest.mark.parametrize(
+    "scenario", [uniform, active, active_skewed, review_first], ids=lambda s: s.__name__
+)
 def test_each_side_covers_at_nominal_95(scenario: Scenario) -> None:
     lower, upper, width = _coverage(scenario, seed=45)
     assert lower >= 0.92 and upper >= 0.92, (lower, upper, width)

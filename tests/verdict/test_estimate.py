@@ -225,3 +225,68 @@ def test_the_estimate_never_leaves_the_census_bounds() -> None:
 def _uniform_over(units: list[Key], number: int, drawn: list[Key]) -> DesignRound:
     draws = tuple(Draw(c, m, 1.0 / len(units)) for c, m in drawn)
     return DesignRound(number, "ok", "all", UNIFORM, "", frozenset(), {"m": len(units)}, draws)
+
+
+def _chained_uniform_rounds(
+    rng: np.random.Generator,
+    sizes: tuple[int, ...],
+    known: frozenset[Key] = frozenset(),
+    first: int = 1,
+) -> list[DesignRound]:
+    """Uniform rounds each drawn from what the rounds before left (as ``assay labels sample``)."""
+    rounds = []
+    for number, size in enumerate(sizes, start=first):
+        pool = [k for k in UNITS if k not in known]
+        drawn = [pool[i] for i in rng.choice(len(pool), size, replace=False)]
+        rounds.append(_uniform(number, drawn, known))
+        known = known | frozenset(drawn)
+    return rounds
+
+
+def test_chained_uniform_rounds_pool_into_one_exact_bound_that_covers() -> None:
+    """Three uniform rounds of 8 (a rate near 0: the exact branch decides) are one simple random
+    sample of 24: its hypergeometric bound is that of 24 draws, tighter than the largest round's
+    alone, and covers exactly (seeded; nominal 95 % per side, here at the look-1 level)."""
+    rng = np.random.default_rng(11)
+    truth = {k: int(rng.random() < 0.06) for k in UNITS}
+    rate = sum(truth.values()) / len(UNITS)
+    pooled_width, single_width, covered = [], [], 0
+    reps = 400
+    for _ in range(reps):
+        rounds = _chained_uniform_rounds(rng, (8, 8, 8))
+        drawn = [(d.case_id, d.model) for r in rounds for d in r.draws]
+        records = _records({k: truth[k] for k in drawn})
+        low, high = design_bounds(UNITS, records, rounds)
+        assert low.method in ("design-hypergeometric", "census")
+        assert high.method == "design-hypergeometric" and high.rounds == (1, 2, 3)
+        passes = sum(truth[k] for k in drawn)
+        level = look_level(0.95, 1)
+        assert high.bound == pytest.approx(
+            hypergeometric_bound(passes, 24, len(UNITS), level, "upper") / len(UNITS)
+        )
+        alone_low, alone_high = design_bounds(UNITS, records, rounds[2:])  # the last round alone
+        pooled_width.append(high.bound - low.bound)
+        single_width.append(alone_high.bound - alone_low.bound)
+        covered += low.bound <= rate <= high.bound
+    assert np.mean(pooled_width) < 0.75 * np.mean(single_width)
+    assert covered / reps >= 0.93
+
+
+def test_a_label_of_another_kind_between_uniform_rounds_breaks_the_chain() -> None:
+    """REVIEW labels between two uniform rounds: the second round's pool is no longer a random
+    remainder of the first's, so the rounds are not pooled (the largest decides alone)."""
+    rng = np.random.default_rng(12)
+    first = _chained_uniform_rounds(rng, (10,))[0]
+    drawn = [(d.case_id, d.model) for d in first.draws]
+    picked = [k for k in UNITS if k not in drawn][:30]
+    second = _chained_uniform_rounds(rng, (12,), frozenset(drawn) | frozenset(picked), 2)[0]
+    labelled = drawn + [(d.case_id, d.model) for d in second.draws]
+    records = _records(dict.fromkeys(labelled, 0)) | _records(
+        dict.fromkeys(picked, 0), UNKNOWN, None
+    )
+    _, high = design_bounds(UNITS, records, [first, second])
+    pool = len(UNITS) - 40
+    assert high.method == "design-hypergeometric"
+    assert high.bound == pytest.approx(
+        (hypergeometric_bound(0, 12, pool, look_level(0.95, 1), "upper")) / len(UNITS)
+    )

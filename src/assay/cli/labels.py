@@ -54,9 +54,10 @@ def command() -> None:
 @click.option(
     "--floor",
     type=click.FloatRange(0, 1, min_open=True),
-    default=0.2,
+    default=0.5,  # assay.label.sample.DEFAULT_FLOOR (not imported here: --help stays light)
     show_default=True,
-    help="active: no case below this share of the uniform probability.",
+    help="active: no case below this share of the uniform probability (below 0.5 the round "
+    "rectifies the bound only through the exact betting bound).",
 )
 @_db_option
 def sample(

@@ -8,7 +8,8 @@ A *unit* is one (case id, system) pair in a check's scope. A round draws, per sy
 * ``active`` — ``budget`` draws with replacement, the probability of a unit proportional to the
   calibrated uncertainty ``sqrt(p (1 - p))`` of its P(PASS), mixed with the uniform distribution so
   that no unit falls below ``floor / pool_size`` (Zrnic & Candès, *Active Statistical Inference*,
-  ICML 2024, §4: the mixture with uniform keeps the inverse-probability weights bounded). Units
+  ICML 2024, §4: the mixture with uniform keeps the inverse-probability weights bounded; default
+  half the uniform probability, :data:`DEFAULT_FLOOR`). Units
   without a prediction get the uniform probability ``1 / pool_size``. The Hansen–Hurwitz estimator
   reads a unit drawn twice as two draws (``Draw.times``).
 
@@ -32,8 +33,13 @@ from assay.verdict.design import ACTIVE, UNIFORM, DesignRound, Draw
 Key = tuple[str, str]
 #: Designs a round may be drawn by.
 ROUND_DESIGNS = (UNIFORM, ACTIVE)
-#: Default floor of ``active`` rounds: no unit below a fifth of the uniform probability.
-DEFAULT_FLOOR = 0.2
+#: Default floor of ``active`` rounds: no unit below half the uniform probability, so that no
+#: inverse-probability weight exceeds twice the uniform one. The verdict's normal bound uses only
+#: rounds drawn with a floor of at least this (``assay.verdict.estimate.MIN_NORMAL_FLOOR``): with
+#: a fifth, the upper bound of a Hansen–Hurwitz mean covered 0.90 at nominal 0.95 on FRANK
+#: (benchmarks/results/label_designs.md), the weights' skewness outrunning the normal
+#: approximation at a few hundred labels.
+DEFAULT_FLOOR = 0.5
 
 
 def active_probabilities(

@@ -25,11 +25,16 @@ only the way its design allows:
   combine with weights ∝ their draws.
 * **Finite-sample rule, fixed before the labels are seen**: the normal approximation, corrected
   for the pseudo-outcomes' skewness (Cornish–Fisher, Hall 1992), when the rounds hold ≥ 30
-  labelled draws with ≥ 10 of each label; otherwise one sample decides by an exact bound — the
-  hypergeometric bound (Clopper–Pearson for a finite pool) on the largest chain of ``uniform`` /
-  ``random`` rounds, each drawn from what the one before left, pooled into one simple random
-  sample; or the Waudby-Smith & Ramdas betting bound on the labels-only pseudo-outcomes of an
-  ``active`` round (:mod:`assay.verdict.estimate_exact`).
+  labelled draws with ≥ 10 of each label. Only rounds whose selection probabilities are all at
+  least half the uniform one (every ``uniform`` / ``random`` round; an ``active`` round drawn with
+  ``floor ≥ 0.5``) count for it: inverse-probability weights skewed further make the normal
+  approximation of a Hansen–Hurwitz mean unreliable at these sizes (measured: an upper bound
+  covering 0.90 at nominal 0.95 with floor 0.2), and such a round reaches the bound only as known
+  units for the rounds after it or through the exact branch. Otherwise one sample decides by an
+  exact bound — the hypergeometric bound (Clopper–Pearson for a finite pool) on the largest chain
+  of ``uniform`` / ``random`` rounds, each drawn from what the one before left, pooled into one
+  simple random sample; or the Waudby-Smith & Ramdas betting bound on the labels-only
+  pseudo-outcomes of an ``active`` round (:mod:`assay.verdict.estimate_exact`).
 * **Worst case where unknown.** A draw not yet labelled counts as FAIL for the lower bound and as
   PASS for the upper; a unit without a usable prediction (unmeasured, or REVIEW when the plan
   counts REVIEW conservatively) has ``f = 0`` for the lower bound and ``1`` for the upper.
@@ -59,8 +64,11 @@ __all__ = ["FitPredict", "design_bounds", "design_labels_to_decide"]
 
 #: The normal approximation needs this many labelled draws ...
 MIN_NORMAL_DRAWS = 30
-#: ... with at least this many of each label.
+#: ... with at least this many of each label ...
 MIN_NORMAL_EACH = 10
+#: ... from rounds whose every selection probability is at least this share of uniform (the
+#: inverse-probability weights at most 1 / this times the uniform weight).
+MIN_NORMAL_FLOOR = 0.5
 
 
 def design_bounds(
@@ -132,22 +140,27 @@ def design_bounds(
         return base, replace(base, bound=1.0, side=UPPER)
     census = {LOWER: passes / n_units, UPPER: (passes + n_units - len(in_scope)) / n_units}
     usable, _ = usable_rounds(population, rounds, scope)
+    # the normal branch only for rounds whose inverse-probability weights are bounded (module doc)
+    steady = [r for r in usable if r.floor >= MIN_NORMAL_FLOOR]
+    draws = [k for r in steady for k in r.counted if k in labels]
+    n_pass = sum(labels[k] for k in draws)
+    normal = len(draws) >= MIN_NORMAL_DRAWS and min(n_pass, len(draws) - n_pass) >= MIN_NORMAL_EACH
+    # the rule is fixed before labels are seen (sizes and designs only)
+    deciding = deciding_sample(usable) if usable and not normal else None
+    used = steady if normal else usable
+    if deciding is not None:
+        draws = [k for r in usable for k in r.counted if k in labels]
     # fixed predictions need no folds; a fitted predictor never sees the draws it rectifies
     split = fit_predict is not None
-    subs = [sub for r in usable for sub in (sequential_folds(r, folds, seed) if split else [r])]
+    subs = [sub for r in used for sub in (sequential_folds(r, folds, seed) if split else [r])]
     inputs = [
         RoundInputs.of(
             sub, labels, fold_predictions(sub, rounds, labels, predictions, fit_predict), undecided
         )
         for sub in subs
     ]
-    draws = [k for r in usable for k in r.counted if k in labels]
     if predictions is None and fit_predict is None:
         lam = 0.0  # labels only
-    n_pass = sum(labels[k] for k in draws)
-    normal = len(draws) >= MIN_NORMAL_DRAWS and min(n_pass, len(draws) - n_pass) >= MIN_NORMAL_EACH
-    # the rule is fixed before labels are seen (sizes and designs only)
-    deciding = deciding_sample(usable) if usable and not normal else None
     out: list[RateBound] = []
     for side in (LOWER, UPPER):
         if not usable:
@@ -180,8 +193,8 @@ def design_bounds(
                 method=method if tighter and not contradicts else "census",
                 n_predicted=len(population) - len(in_scope),
                 n_design=len(draws),
-                n_missing=sum(len(r.counted) for r in usable) - len(draws),
-                rounds=tuple(r.number for r in usable),
+                n_missing=sum(len(r.counted) for r in used) - len(draws),
+                rounds=tuple(r.number for r in used),
                 lam=combined.lam if deciding is None else 0.0,
                 variance=combined.per_draw,
             )

@@ -59,6 +59,7 @@ def sequential_folds(rnd: SampleRound, folds: int, seed: int) -> list[SampleRoun
                 probability,
                 rnd.inside[mask],
                 tuple(earlier),
+                floor=rnd.floor,
             )
         )
         earlier = earlier + list(dict.fromkeys(keys))

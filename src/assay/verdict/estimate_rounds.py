@@ -34,6 +34,7 @@ class SampleRound:
     inside: np.ndarray  # per draw: whether the unit is in the check's population
     earlier: tuple[Key, ...] = ()  # this system's draws of the round's earlier folds
     numbers: tuple[int, ...] = ()  # the rounds a chain pools (empty: just ``number``)
+    floor: float = 1.0  # the smallest selection probability, as a share of uniform (design)
 
     @property
     def counted(self) -> list[Key]:
@@ -92,7 +93,10 @@ def usable_rounds(
             probability = np.full(len(keys), 1.0 / len(pool))
         mask = np.array([k in inside for k in keys], dtype=bool)
         if len(keys) >= 2 and bool(np.all(probability > 0)):
-            out.append(SampleRound(r.number, r.design, known, pool, keys, probability, mask))
+            floor = r.floor if r.design == ACTIVE else 1.0
+            out.append(
+                SampleRound(r.number, r.design, known, pool, keys, probability, mask, floor=floor)
+            )
     return out, notes
 
 
