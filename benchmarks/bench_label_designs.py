@@ -34,6 +34,7 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from assay.label.sample import DEFAULT_FLOOR  # noqa: E402
 from assay.verdict.looks import look_level  # noqa: E402
 from label_designs_data import JUDGE_AUROC, Population, populations  # noqa: E402
 from label_designs_sim import (  # noqa: E402
@@ -276,14 +277,16 @@ def report(measured: list[dict[str, Any]]) -> list[str]:
         "Each system of a data set is a finite population; its true rate is the share of its "
         "units humans labelled PASS. Labels in all are split evenly across the systems (the "
         f"app's `split_budget`), in rounds of {ROUND}. Workflows (`label_designs_sim.py`): "
-        "**uniform** rounds; **active** rounds after a first uniform one; **REVIEW-first** "
+        "**uniform** rounds; **active** rounds after a first uniform one (the shipped default "
+        f"floor: no unit below {DEFAULT_FLOOR:g} × the uniform probability); **REVIEW-first** "
         "(a first uniform round, then the REVIEW cases labelled by hand, design `unknown`, the "
         "REVIEW set recomputed after each 100; a system with no REVIEW case left gets a uniform "
         "round instead); **label-until-decided** (the active rounds, re-assessed after each as "
         f"look k at level 1 − α·6/(π²k²), stop at PASS / FAIL or after {ROUNDS} rounds). Every "
         "draw is the shipped `draw_round`, every bound the shipped `design_bounds` (the machine: "
-        "the shipped isotonic calibrator fitted on all systems' labels pooled, cross-fitted by "
-        "the estimator; REVIEW cases keep their P(PASS), as with `review_in_rates = "
+        "the shipped isotonic calibrator's map, computed with scipy's pool-adjacent-violators "
+        "and tested equal to it, fitted on all systems' labels pooled, cross-fitted by the "
+        "estimator; REVIEW cases keep their P(PASS), as with `review_in_rates = "
         '"calibrated"`: the default `conservative` sets their prediction to 0 / 1 in the '
         "bound, which keeps it valid and widens it).",
         "",
