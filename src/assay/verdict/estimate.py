@@ -21,8 +21,8 @@ only the way its design allows:
   2024), made sequential: a round's draws are split into folds and fold j's ``f`` comes from a
   calibrator fit on the labels known before the round, the round's draws of other systems and
   folds < j, so the folds combine as a martingale. ``λ`` is PPI++ power tuning (Angelopoulos,
-  Duchi & Zrnic 2023) per fold, clipped to [0, 1]; ``λ = 0`` is labels-only. Rounds and folds
-  combine with weights ∝ their draws.
+  Duchi & Zrnic 2023), one λ for all rounds and folds, clipped to [0, 1]; ``λ = 0`` is
+  labels-only. Rounds and folds combine with weights ∝ their draws.
 * **Finite-sample rule, fixed before the labels are seen**: the normal approximation, corrected
   for the pseudo-outcomes' skewness (Cornish–Fisher, Hall 1992), when the rounds hold ≥ 30
   labelled draws with ≥ 10 of each label. Only rounds whose selection probabilities are all at
@@ -56,7 +56,13 @@ from assay.verdict.bounds import LOWER, UPPER, RateBound
 from assay.verdict.design import UNKNOWN, DesignRound, Key, LabelRecord
 from assay.verdict.estimate_exact import deciding_sample, exact_bound
 from assay.verdict.estimate_folds import FitPredict, fold_predictions, sequential_folds
-from assay.verdict.estimate_normal import RoundInputs, combine, normal_bound, round_estimate
+from assay.verdict.estimate_normal import (
+    RoundInputs,
+    combine,
+    normal_bound,
+    round_estimate,
+    tuned_lambda,
+)
 from assay.verdict.estimate_rounds import usable_rounds
 from assay.verdict.looks import look_level
 
@@ -101,7 +107,7 @@ def design_bounds(
         predictions: fixed P(PASS) per unit (not cross-fitted); ignored with ``fit_predict``.
         fit_predict: fits the calibrator on labels and predicts P(PASS) per unit (cross-fitted).
         undecided: units whose prediction is not used (REVIEW cases counted conservatively).
-        lam: a fixed λ for every round (None: PPI++ tuning per round).
+        lam: a fixed λ for every round (None: PPI++ tuning, one λ for all rounds and folds).
         folds: cross-fitting folds per round.
         seed: seed of the fold assignment.
 
@@ -170,7 +176,8 @@ def design_bounds(
                 replace(base, estimate=estimate, bound=census[side], side=side, variance=variance)
             )
             continue
-        combined = combine([round_estimate(i, side, n_units, lam) for i in inputs])
+        tuned = tuned_lambda(inputs, side) if lam is None else lam
+        combined = combine([round_estimate(i, side, n_units, tuned) for i in inputs])
         if deciding is None:
             bound, method = normal_bound(combined, side, level), "design-normal"
         else:
