@@ -7,6 +7,7 @@ writer follows (design note 0021).
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -185,6 +186,7 @@ def read_results(
     columns: list[str] | None = None,
     measured: bool = False,
     compact: bool = False,
+    metrics: Collection[str] | None = None,
 ) -> pd.DataFrame:
     """The results table of the run directory ``directory``.
 
@@ -198,13 +200,15 @@ def read_results(
         compact: the text columns of few distinct values (:data:`_FEW_VALUES`) and the ids
             (:data:`_IDS`) as ``category`` in text order (one code per row instead of one
             string).
+        metrics: read only the rows of these metrics (filtered while reading, like
+            ``measured``); implies ``compact``.
     """
     path = directory / RESULTS_FILE
     if columns is None and lean:
         columns = [n for n in result_names(directory) if n not in TEXT_COLUMNS]
-    if not (measured or compact):
+    if not (measured or compact or metrics is not None):
         return pd.read_parquet(path, columns=columns)
-    return _read_compact(path, columns, measured=measured)
+    return _read_compact(path, columns, measured=measured, metrics=metrics)
 
 
 def result_names(directory: Path) -> list[str]:
@@ -216,7 +220,13 @@ def result_names(directory: Path) -> list[str]:
 _IDS = ("case_id", "parent_id", "sample_of")
 
 
-def _read_compact(path: Path, columns: list[str] | None, *, measured: bool) -> pd.DataFrame:
+def _read_compact(
+    path: Path,
+    columns: list[str] | None,
+    *,
+    measured: bool,
+    metrics: Collection[str] | None = None,
+) -> pd.DataFrame:
     """The text columns as ``category`` (categories in text order), read batch by batch.
 
     Text columns are decoded from the file's dictionary pages into codes (no string per row),
@@ -234,7 +244,9 @@ def _read_compact(path: Path, columns: list[str] | None, *, measured: bool) -> p
     # (numpy's promotion of a column with and without nulls is pandas' own: int -> float,
     # bool -> object).
     plain: dict[str, list[np.ndarray]] = {n: [] for n in names if n not in codes}
-    read = [*names, *(["status", "value"] if measured else [])]
+    read = [*names, *(["status", "value"] if measured else []),
+            *(["metric"] if metrics is not None else [])]  # fmt: skip
+    wanted = pa.array(sorted(metrics), pa.string()) if metrics is not None else None
     for batch in file.iter_batches(
         batch_size=_READ_BATCH, columns=list(dict.fromkeys(read)), use_threads=False
     ):
@@ -243,6 +255,8 @@ def _read_compact(path: Path, columns: list[str] | None, *, measured: bool) -> p
             ok = pc.and_(pc.equal(status.cast(pa.string()), "ok"),
                          pc.is_valid(batch.column("value")))
             batch = batch.filter(ok)
+        if wanted is not None:
+            batch = batch.filter(pc.is_in(batch.column("metric").cast(pa.string()), wanted))
         for name, column in codes.items():
             column.add(batch.column(name))
         for name, arrays in plain.items():
