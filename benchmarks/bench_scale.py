@@ -23,6 +23,7 @@ carry other people's work; CPU seconds are steadier.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -196,7 +197,7 @@ def main() -> int:
     ]
     for executor, times in per_case.items():
         measured = sorted(times)
-        for small, large in zip(measured, measured[1:]):  # each size against the next smaller
+        for small, large in itertools.pairwise(measured):  # each size against the next smaller
             (wall_small, cpu_small), (wall_large, cpu_large) = times[small], times[large]
             lines.append(
                 f"\n{executor}: per case at {large:,} vs {small:,}: wall "
