@@ -31,8 +31,8 @@ install-latest: $(BIN)/activate
 	$(BIN)/python -m pip install -q --upgrade --upgrade-strategy eager -e ".[$(TEST_EXTRAS)]"
 
 demo: $(BIN)/activate
-	$(BIN)/python -m pip install -q torch==2.13.0  # CPU build first, so extras do not pull CUDA
-	$(BIN)/python -m pip install -q -e ".[embed,toxicity,verdict]"
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) torch==2.13.0  # CPU build first, so extras do not pull CUDA
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e ".[embed,toxicity,verdict]"
 	$(BIN)/assay demo --out demo-run
 
 test: install lint typecheck

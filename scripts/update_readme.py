@@ -35,7 +35,9 @@ def render(name: str) -> str:
         return f"_Not measured yet: run the benchmark that writes `benchmarks/results/{file}`._\n"
     text = path.read_text(encoding="utf-8")
     if section:
-        match = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+        # the heading, or the heading with a parenthesis after it ("## Goals (issue 45)")
+        heading = rf"^## {re.escape(section)}(?: \([^)\n]*\))?\n"
+        match = re.search(rf"{heading}(.*?)(?=^## |\Z)", text, re.S | re.M)
         if match is None:
             raise SystemExit(f"benchmarks/results/{file} has no section '## {section}'")
         text = match.group(1)

@@ -87,7 +87,7 @@ def _evaluate(w: dict[str, Path]) -> None:
     out = w["root"] / "run2"
     result = _run("evaluate", w["suite"], "-e", "exact_match", "--out", out)
     _prints_path(result, out / "report.md")
-    assert "primary metrics below threshold" in result.stderr
+    assert "Verdict: " in result.stderr and "(implicit plan, report.md)" in result.stderr
 
 
 def _report(w: dict[str, Path]) -> None:

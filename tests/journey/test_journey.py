@@ -170,7 +170,8 @@ def test_6_loopback_addresses_and_echoed_payloads_are_not_leaks(journey: dict[st
     assert PAYLOAD in answered["own-echo"]["actual_answer"]
     assert outcome(frame, "own-loopback", "pii_generation_leak")["value"] == 0.0
     assert outcome(frame, "own-echo", "secret_generation_leak")["value"] == 0.0
-    assert outcome(frame, "own-echo", "secret_in_question")["value"] == 1.0
+    # the payload is base64 of ordinary English: decodable prose, not a credential
+    assert outcome(frame, "own-echo", "secret_in_question")["value"] == 0.0
 
 
 def test_8_progress_lines_when_not_on_a_terminal(journey: dict[str, Any]) -> None:
