@@ -189,8 +189,9 @@ def ragas_python() -> tuple[str | None, str]:
             ).stdout.strip()  # fmt: skip
             return python, version
     return None, (
-        "ragas is not importable here nor by RAGAS_PYTHON (pip install ragas in a separate "
-        "virtual environment: it pins openai and rich versions that conflict with assay's)"
+        "ragas is not importable here nor by RAGAS_PYTHON (it pins openai and rich versions "
+        "that conflict with assay's: python -m venv V && V/bin/pip install ragas==0.4.3 "
+        "'langchain-community<0.4' rouge-score sacrebleu rapidfuzz, then RAGAS_PYTHON=V/bin/python)"
     )
 
 

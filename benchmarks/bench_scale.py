@@ -1,9 +1,9 @@
 """Scaling of ``assay evaluate``: the demo suite replicated to 12k / 119k (/ 1M) cases, locally and
 on Ray with 2 workers — wall, CPU, peak RSS, run directory and report sizes, with the load.
 
-Run: ``python benchmarks/bench_scale.py [--sizes 12000,119100] [--executors local,ray]``
-(1,000,000 is accepted; it takes tens of minutes on two cores). Writes
-``benchmarks/results/scale.md``.
+Run: ``python benchmarks/bench_scale.py [--sizes 12000,119100,1000000] [--executors local,ray]
+[--ray-sizes 12000,119100]`` (1,000,000 takes about half an hour on two cores; ``--ray-sizes``
+limits Ray to those sizes, default every size). Writes ``benchmarks/results/scale.md``.
 
 The bundled demo suite (300 cases: three systems, perturbed variants, attacks) is written
 ``ceil(N / 300)`` times with ids (and parent ids) suffixed per copy, cut to N rows, and evaluated
@@ -23,6 +23,7 @@ carry other people's work; CPU seconds are steadier.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -142,21 +143,25 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="12000,119100")
     parser.add_argument("--executors", default="local,ray")
+    parser.add_argument("--ray-sizes", default=None, help="sizes run on Ray (default: all)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     executors = [e for e in args.executors.split(",") if e]
+    ray_sizes = sizes if args.ray_sizes is None else [int(s) for s in args.ray_sizes.split(",")]
     rows = []
-    per_case: dict[str, dict[int, float]] = {e: {} for e in executors}
+    per_case: dict[str, dict[int, tuple[float, float]]] = {e: {} for e in executors}
     with tempfile.TemporaryDirectory(prefix="assay-bench-scale-") as name:
         tmp = Path(name)
         for n in sizes:
             suite = tmp / f"suite-{n}.jsonl"
             write_replicated(suite, n)
             for executor in executors:
+                if executor == "ray" and n not in ray_sizes:
+                    continue
                 out = tmp / f"run-{executor}-{n}"
                 r = run_once(suite, out, executor)
                 shutil.rmtree(out)
-                per_case[executor][n] = r["wall"] / n
+                per_case[executor][n] = (r["wall"] / n, (r["cpu"] + r["cpu_descendants"]) / n)
                 rows.append(
                     [f"{n:,}", executor if executor == "local" else "ray, 2 workers",
                      f"{r['wall']:.1f}", f"{r['cpu']:.1f}", f"{r['cpu_descendants']:.1f}",
@@ -167,6 +172,8 @@ def main() -> int:
                 print(" | ".join(rows[-1]), flush=True)
             suite.unlink()
     command = f"python benchmarks/bench_scale.py --sizes {args.sizes} --executors {args.executors}"
+    if args.ray_sizes is not None:
+        command += f" --ray-sizes {args.ray_sizes}"
     headers = ["cases", "executor", "wall (s)", "CPU assay (s)", "CPU Ray processes (s)",
                "wall per case (ms)", "peak RSS assay (MiB)", "peak RSS Ray processes (MiB)",
                "run directory (MB)",
@@ -189,11 +196,12 @@ def main() -> int:
         *("| " + " | ".join(r) + " |" for r in rows),
     ]
     for executor, times in per_case.items():
-        if len(times) >= 2:
-            small, large = min(times), max(times)
+        measured = sorted(times)
+        for small, large in itertools.pairwise(measured):  # each size against the next smaller
+            (wall_small, cpu_small), (wall_large, cpu_large) = times[small], times[large]
             lines.append(
-                f"\n{executor}: wall per case at {large:,} is {times[large] / times[small]:.2f}× "
-                f"that at {small:,}."
+                f"\n{executor}: per case at {large:,} vs {small:,}: wall "
+                f"{wall_large / wall_small:.2f}×, CPU {cpu_large / cpu_small:.2f}×."
             )
     publish(HERE / "results" / "scale.md", lines)
     return 0

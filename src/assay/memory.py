@@ -61,3 +61,27 @@ def use_system_allocator() -> None:
     import pyarrow as pa
 
     pa.set_memory_pool(pa.system_memory_pool())
+    _fixed_mmap_threshold()
+
+
+#: ``mallopt`` parameter of glibc's mmap threshold (``M_MMAP_THRESHOLD`` in ``malloc.h``).
+_M_MMAP_THRESHOLD = -3
+#: Blocks from this size up are mapped apart and unmapped when freed.
+MMAP_THRESHOLD = 256 * 1024
+
+
+def _fixed_mmap_threshold() -> None:
+    """Keep glibc serving blocks of :data:`MMAP_THRESHOLD` bytes and more by ``mmap``.
+
+    glibc raises its threshold (up to 32 MB) each time a mapped block is freed, after which the
+    decoded Parquet pages and column arrays of the analysis come from the heap, where a few
+    long-lived objects between them keep freed pages resident that ``malloc_trim`` cannot
+    return. A fixed threshold hands each such block back when it is freed: ``assay evaluate``
+    of 40,000 cases peaked at 556 instead of 617 MiB, for ~6 % more CPU time (the page faults
+    of the mapped blocks; a 2 MiB threshold saved less memory for no less time).
+    """
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    except (OSError, AttributeError):  # not glibc: nothing to set
+        logger.debug("mallopt is not available: the C heap keeps its own thresholds")

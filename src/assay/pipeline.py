@@ -261,6 +261,10 @@ def _run_pipeline(
     # -- decide: the implicit plan through the verdict's rules (its problems say why)
     verdict = _decide(run, staged.chunks(per_chunk))
     run.problems = redact(problems + verdict.problems)
+    # The reports need the verdict's record only: its per-case tables and keys (a million
+    # cases' worth) go before the analysis reads the results.
+    decided, case_keys = verdict.as_dict(), verdict.case_keys
+    del verdict
     files += [
         *writer.paths,
         *write_tables(work, leaderboard, run.problems, insights, scored.corpus_details),
@@ -272,10 +276,11 @@ def _run_pipeline(
         from assay.report import write_reports
 
         clock = time.perf_counter()
-        files += write_reports(run, work, verdict=verdict)
+        files += write_reports(run, work, verdict=decided)
         stages["reports"] = time.perf_counter() - clock
     else:
-        run.case_keys = verdict.case_keys  # the directory goes: keep what deciding again needs
+        run.case_keys = case_keys  # the directory goes: keep what deciding again needs
+    del case_keys
     for stage, seconds in stages.items():
         stages[stage] = round(seconds, 4)
     # -- calibrate

@@ -8,7 +8,7 @@ outcomes count (DESIGN §3): skipped and errored cases are never failures.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -179,13 +179,8 @@ def marginal(
     keep = ok["metric"].isin(wanted)
     if not keep.all():  # no copy of a large table when every metric is analysed
         ok = ok[keep]
-    scopes: list[tuple[str, pd.DataFrame]] = [(ALL_MODELS, ok)]
-    if per_model and ok["model"].nunique() > 1:
-        scopes += [(str(model), group) for model, group in ok.groupby("model", sort=True)]
-    elif per_model and not ok.empty:
-        scopes = [(str(ok["model"].iloc[0]), ok)]
     rows: list[dict[str, Any]] = []
-    for scope, frame in scopes:
+    for scope, frame in _scopes(ok, per_model):
         scope_fields = [f for f in fields if f in frame and (f != "model" or scope == ALL_MODELS)]
         intervals = _slice_intervals(frame, scope_fields, bootstrap, confidence)
         for metric, positions in _positions(frame["metric"]).items():
@@ -215,6 +210,19 @@ def marginal(
                         )
                     )
     return pd.DataFrame(rows, columns=MARGINAL_COLUMNS)
+
+
+def _scopes(ok: pd.DataFrame, per_model: bool) -> Iterator[tuple[str, pd.DataFrame]]:
+    """The scopes of :func:`marginal`: every model, then each model by name (its rows copied
+    one model at a time, not the whole table at once)."""
+    if per_model and ok["model"].nunique() > 1:
+        yield ALL_MODELS, ok
+        for model, positions in _positions(ok["model"]).items():
+            yield str(model), ok.iloc[positions]
+    elif per_model and not ok.empty:
+        yield str(ok["model"].iloc[0]), ok
+    else:
+        yield ALL_MODELS, ok
 
 
 def _slice_intervals(

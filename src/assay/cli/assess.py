@@ -36,9 +36,11 @@ def command(
     Exit status: 0 every system PASSes, 1 a system FAILs, 3 undecided (INCONCLUSIVE),
     2 an error in the plan or the input.
     """
+    from assay.memory import use_system_allocator
     from assay.rundir.layout import VERDICT_MD
     from assay.verdict import assess, load_plan
 
+    use_system_allocator()  # the process is ours, as for ``assay evaluate``
     validation = load_plan(plan)
     console.print(f"Assessing {validation.title!r}: {len(validation.check)} checks ...")
     with progress_bar() as progress:

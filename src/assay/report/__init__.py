@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.fileio import write_json, write_text
 from assay.report.markdown import leaderboard_markdown, report_markdown
@@ -20,7 +21,7 @@ def write_reports(
     run: EvaluationRun,
     directory: Path,
     *,
-    verdict: RunVerdict | None = None,
+    verdict: RunVerdict | Mapping[str, Any] | None = None,
     n_resamples: int | None = None,
     heatmap_axes: tuple[str, str] | None = None,
     seed: int = 0,
@@ -37,7 +38,8 @@ def write_reports(
     Args:
         run: the run (its results are read from its directory when not in memory).
         directory: where to write (the run directory).
-        verdict: the run already decided (default: decided here, from the run's suite copy).
+        verdict: the run already decided, or its record (:meth:`RunVerdict.as_dict`, all the
+            reports show of it); default: decided here, from the run's suite copy.
         n_resamples: bootstrap resamples (default :data:`~assay.analyze.uncertainty.DEFAULT_RESAMPLES`).
         heatmap_axes: the two result fields of the heatmaps (default: chosen from the data).
         seed: bootstrap seed.
@@ -55,9 +57,12 @@ def write_reports(
 
     directory = Path(directory)
     decided = verdict if verdict is not None else assess_run(run)
+    # The record only (the per-case tables of a decision are not shown)
+    record = decided if isinstance(decided, Mapping) else decided.as_dict()
+    del decided, verdict
     # The one redaction pass: everything the shared reports embed is masked here, once.
     analysis = redact({
-        "verdict": decided.as_dict(),
+        "verdict": record,
         **analyze_run(
             run,
             n_resamples=n_resamples or DEFAULT_RESAMPLES,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,12 +70,18 @@ class EvaluationRun:
         return read_results(self.path, lean=True, measured=measured,
                             columns=None if columns is None else list(columns))
 
-    def result_columns(self, columns: list[str]) -> pd.DataFrame:
-        """Only the given columns of the results (every row; read from the run directory, text
-        columns come as ``category``)."""
+    def result_columns(
+        self, columns: list[str], *, metrics: Collection[str] | None = None
+    ) -> pd.DataFrame:
+        """Only the given columns of the results (read from the run directory, text columns
+        come as ``category``): every row, or with ``metrics`` only the rows of those metrics
+        (filtered while reading, so the others never take memory)."""
         if self._results is not None or self.path is None:
-            return self.results[columns]
-        return read_results(self.path, columns=columns, compact=True)
+            frame = self.results
+            if metrics is not None:
+                frame = frame[frame["metric"].isin(list(metrics))]
+            return frame[columns]
+        return read_results(self.path, columns=columns, compact=True, metrics=metrics)
 
     def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
         """Every column of the result rows of the given ``(case_id, model)`` keys only."""

@@ -9,6 +9,7 @@ is copied too, and its chunks are slices of the cases the caller already holds.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +63,7 @@ class CaseIndex:
     def add(self, cases: Sequence[TestCase]) -> None:
         """Index the next cases of the suite."""
         for case in cases:
-            self.model.append(case.model or "")
+            self.model.append(sys.intern(case.model or ""))  # one string per model, not case
             self.latency_s.append(case.latency_s)
             self.cost_usd.append(case.cost_usd)
             if case.parent_id:

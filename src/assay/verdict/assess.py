@@ -21,7 +21,7 @@ import pandas as pd
 
 from assay.data.samples import question_of
 from assay.errors import InvalidInputError
-from assay.fileio import write_text
+from assay.fileio import sha256_file, write_text
 from assay.progress import ProgressCallback
 from assay.rundir.layout import (
     ASSESSMENT_RUN_DIR,
@@ -123,31 +123,53 @@ class Assessment:
         }
 
 
+#: Per (case, model) columns of :func:`_case_frame` besides the key.
+_CASE_COLUMNS = ("group", "question", "attacks", "perturbed", "abstain", "truncated")
+
+
 def _case_frame(cases: list[Any]) -> pd.DataFrame:
-    """Per (case, model): the question group and which scopes the case belongs to."""
-    rows = []
+    """Per (case, model): the question group and which scopes the case belongs to.
+
+    Built column by column: a dict per case was the largest transient of a million-case decision.
+    """
+    columns: dict[str, list[Any]] = {name: [] for name in ("case_id", "model", *_CASE_COLUMNS)}
     for case in cases:
         perturbation = case.perturbation or ""
-        rows.append(
-            {
-                "case_id": case.id,
-                "model": str(case.model),
-                "group": question_of(case),
-                # the unit an out-of-scope case asks (no text: never a duplicate); samples apart
-                "question": (case.question or f"\x00{case.id}", case.sample),
-                "attacks": perturbation.startswith("attack:"),
-                "perturbed": bool(perturbation) and not perturbation.startswith("attack:"),
-                "abstain": str(case.labels.get("expected_behaviour", "")).lower() == "abstain",
-                "truncated": case.truncated is not None,
-            }
-        )
-    frame = pd.DataFrame(rows).drop_duplicates(["case_id", "model"], keep="last")
+        attack = perturbation.startswith("attack:")
+        abstain = str(case.labels.get("expected_behaviour", "")).lower() == "abstain"
+        columns["case_id"].append(case.id)
+        columns["model"].append(str(case.model))
+        columns["group"].append(question_of(case))
+        # the unit an out-of-scope case asks (no text: never a duplicate); samples apart; only
+        # an abstaining case's is compared
+        columns["question"].append((case.question or f"\x00{case.id}", case.sample)
+                                   if abstain else None)  # fmt: skip
+        columns["attacks"].append(attack)
+        columns["perturbed"].append(bool(perturbation) and not attack)
+        columns["abstain"].append(abstain)
+        columns["truncated"].append(case.truncated is not None)
+    frame = pd.DataFrame(columns).drop_duplicates(["case_id", "model"], keep="last")
+    del columns
     # one out-of-scope question asked under several parents is one unit, counted once per system
     repeated = frame[frame["abstain"]].duplicated(["question", "model"])
     frame.loc[repeated[repeated].index, "abstain"] = False
     frame["original"] = ~frame["attacks"] & ~frame["perturbed"]
     frame["all"] = True
     return frame.set_index(["case_id", "model"])
+
+
+#: The result columns the per-case verdicts read.
+_VERDICT_COLUMNS = ["case_id", "model", "metric", "status", "value", "passed", "threshold"]
+
+
+def _verdict_results(plan: ValidationPlan, run: Any) -> pd.DataFrame:
+    """The result rows of the plan's metrics, with only the columns the verdicts read (filtered
+    while reading: at a million cases the whole lean table was several GB)."""
+    metrics = {m for check in plan.check for m in check.metrics}
+    results = run.result_columns(_VERDICT_COLUMNS, metrics=metrics)
+    return results.assign(
+        case_id=results["case_id"].astype(str), model=results["model"].astype(str)
+    )
 
 
 def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
@@ -178,7 +200,7 @@ def _evaluate(
     from assay.pipeline import evaluate
     from assay.rundir import load_run
 
-    suite_sha = hashlib.sha256(plan.suite_path.read_bytes()).hexdigest()
+    suite_sha = sha256_file(plan.suite_path)
     fingerprint = _run_fingerprint(plan, suite_sha)
     run_dir = out / ASSESSMENT_RUN_DIR if out is not None else None
     stamp = out / "run.fingerprint" if out is not None else None
@@ -292,8 +314,7 @@ def decide_run(
         cases: the suite's cases.
         ledger: the assessment directory's ledger of looks (None: every bound is look 1).
     """
-    results = run.lean_results()
-    results["model"] = results["model"].astype(str)
+    results = _verdict_results(plan, run)
     direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
     frame = _case_frame(cases)
     sampled = {(c.id, str(c.model)): c.sample_of for c in cases if c.sample_of is not None}

@@ -25,6 +25,7 @@ skips out of scope, and the plan says so.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,9 @@ CONFIDENCE = 0.95
 #: Largest share of unmeasured cases an implicit check tolerates.
 MAX_UNMEASURED = 0.05
 TITLE = "Implicit plan (no validation plan given)"
+#: The labels of every case key without an expected behaviour (one shared mapping, never
+#: written: a key is frozen).
+_NO_LABELS: Mapping[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -187,13 +191,15 @@ def case_key(case: Any) -> CaseKey:
     behaviour = case.labels.get("expected_behaviour")
     kind = CONVERSATION if case.turns else AGENT if case.trajectory else SINGLE
     abstain = str(behaviour or "").lower() == "abstain"
+    # A run holds one key per case: the few distinct models and perturbations are interned and
+    # a case without an expected behaviour shares one empty mapping (a million cases' keys).
     return CaseKey(
         case.id,
-        case.model or "",
-        case.perturbation,
+        sys.intern(case.model or ""),
+        sys.intern(case.perturbation) if case.perturbation else case.perturbation,
         case.parent_id,
         case.sample_of,
-        {"expected_behaviour": behaviour} if behaviour is not None else {},
+        {"expected_behaviour": behaviour} if behaviour is not None else _NO_LABELS,
         kind,
         case.question if abstain else None,
         case.sample,
@@ -447,12 +453,9 @@ def _unmeasured_reasons(run: Any, decision: CheckDecision, limit: int = 3) -> st
     """The commonest reasons the check's metric was not measured for the decision's system."""
     if not decision.n_unmeasured or decision.metric is None:
         return ""
-    frame = run.result_columns(["model", "metric", "status", "reason"])
-    rows = frame[
-        (frame["model"].astype(str) == decision.model)
-        & (frame["metric"].astype(str) == decision.metric)
-        & (frame["status"].astype(str) != "ok")
-    ]
+    frame = run.result_columns(["model", "status", "reason"], metrics=[decision.metric])
+    rows = frame[(frame["model"].astype(str) == decision.model)
+                 & (frame["status"].astype(str) != "ok")]  # fmt: skip
     counts = Counter(str(r) for r in rows["reason"].tolist())
     if not counts:
         return ""

@@ -79,10 +79,12 @@ def stated_measure(check: Check, plan: ValidationPlan) -> str | None:
 def _error_reasons(run: Any, metrics: set[str]) -> pd.DataFrame:
     """The run's error rows of ``metrics``: case_id, model, metric, reason."""
     try:
-        frame = run.result_columns(["case_id", "model", "metric", "status", "reason"])
+        frame = run.result_columns(
+            ["case_id", "model", "metric", "status", "reason"], metrics=metrics
+        )
     except (KeyError, ValueError):
         return pd.DataFrame(columns=["case_id", "model", "metric", "reason"])
-    frame = frame[(frame["status"] == "error") & frame["metric"].isin(list(metrics))]
+    frame = frame[frame["status"] == "error"]
     return frame.assign(model=frame["model"].astype(str), reason=frame["reason"].astype(str))
 
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay._version import __version__
+from assay.fileio import sha256_file
 from assay.verdict.labels import LabelEvidence
 from assay.verdict.plan import ValidationPlan
 
@@ -64,7 +65,7 @@ class Provenance:
 
 def _sha256_file(plan: ValidationPlan) -> str | None:
     try:
-        return hashlib.sha256(plan.suite_path.read_bytes()).hexdigest()
+        return sha256_file(plan.suite_path)  # in blocks: a million-case suite is GBs
     except OSError:
         return None
 
