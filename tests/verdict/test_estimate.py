@@ -290,3 +290,88 @@ def test_a_label_of_another_kind_between_uniform_rounds_breaks_the_chain() -> No
     assert high.bound == pytest.approx(
         (hypergeometric_bound(0, 12, pool, look_level(0.95, 1), "upper")) / len(UNITS)
     )
+
+
+def _active_round(
+    rng: np.random.Generator, number: int, size: int, known: frozenset[Key], floor: float = 0.5
+) -> DesignRound:
+    """An ``active`` round of ``size`` draws with replacement: probability ``floor`` / |pool|
+    plus the rest in proportion to a random score (what the app's uncertainty would give)."""
+    pool = [k for k in UNITS if k not in known]
+    score = rng.random(len(pool))
+    p = floor / len(pool) + (1.0 - floor) * score / score.sum()
+    picked = rng.choice(len(pool), size, p=p)
+    times = np.bincount(picked, minlength=len(pool))
+    draws = tuple(Draw(*pool[i], float(p[i]), int(times[i])) for i in np.flatnonzero(times))
+    return DesignRound(
+        number, "ok", "all", ACTIVE, "", known, {"m": len(pool)}, draws, floor=floor
+    )
+
+
+def test_uniform_then_active_rounds_pool_into_one_betting_sequence_that_covers() -> None:
+    """A uniform round of 12 then two active rounds of 12 (a rate near 0.06: too few of each label
+    for the normal branch): the rounds are one betting sequence over 36 draws — narrower than
+    the largest round's exact bound alone, and it covers (seeded; nominal ≥ 0.9696 per side)."""
+    rng = np.random.default_rng(21)
+    truth = {k: int(rng.random() < 0.06) for k in UNITS}
+    rate = sum(truth.values()) / len(UNITS)
+    pooled, alone, low_covers, high_covers = [], [], 0, 0
+    reps = 300
+    for _ in range(reps):
+        first = _chained_uniform_rounds(rng, (12,))[0]
+        known = frozenset((d.case_id, d.model) for d in first.draws)
+        second = _active_round(rng, 2, 12, known)
+        known |= {(d.case_id, d.model) for d in second.draws}
+        third = _active_round(rng, 3, 12, known)
+        rounds = [first, second, third]
+        drawn = {(d.case_id, d.model) for r in rounds for d in r.draws}
+        records = _records({k: truth[k] for k in drawn})
+        low, high = design_bounds(UNITS, records, rounds)
+        assert high.method in ("design-betting", "census") and high.rounds == (1, 2, 3)
+        first_low, first_high = design_bounds(UNITS, records, rounds[:1])
+        pooled.append(high.bound - low.bound)
+        alone.append(first_high.bound - first_low.bound)
+        low_covers += low.bound <= rate
+        high_covers += rate <= high.bound
+    assert np.mean(pooled) < 0.85 * np.mean(alone)
+    assert low_covers / reps >= 0.95 and high_covers / reps >= 0.95
+
+
+def test_betting_needs_about_twice_the_draws_of_the_chain() -> None:
+    """Why ``POOLING_RATIO`` is 2: on the same uniform draws the pooled betting bound is
+    1.2–1.6× as wide as the hypergeometric one (so it needs about twice the draws for the same
+    width), and with twice the draws it is about as wide (0.84× at rate 0.5, ~1× near 0; seeded)."""
+    from assay.verdict.estimate_exact import POOLING_RATIO, sequential_values
+    from assay.verdict.estimate_rounds import SampleRound
+
+    rng = np.random.default_rng(5)
+    level = look_level(0.95, 1)
+    n_units = len(UNITS)
+    for rate in (0.05, 0.5):
+        truth = (rng.random(n_units) < rate).astype(int)
+        labels = dict(zip(UNITS, truth.tolist(), strict=True))
+        widths: dict[str, list[float]] = {"hyper 20": [], "betting 20": [], "betting 40": []}
+        for r in range(60):
+            for n, name in ((20, "hyper 20"), (20, "betting 20"), (40, "betting 40")):
+                idx = rng.choice(n_units, n, replace=False)
+                draws = [UNITS[i] for i in idx]
+                p = np.full(n, 1.0 / n_units)
+                rnd = SampleRound(1, UNIFORM, [], UNITS, draws, p, np.ones(n, bool))
+                if name.startswith("hyper"):
+                    k = int(truth[idx].sum())
+                    low = hypergeometric_bound(k, n, n_units, level, "lower")
+                    high = hypergeometric_bound(k, n, n_units, level, "upper")
+                    widths[name].append((high - low) / n_units)
+                    continue
+                low_b = betting_lower_bound(
+                    sequential_values(rnd, "lower", n_units, labels, r), level, fixed_n=True
+                )
+                fail_b = betting_lower_bound(
+                    sequential_values(rnd, "upper", n_units, labels, r), level, fixed_n=True
+                )
+                widths[name].append(1.0 - fail_b - low_b)
+        at_equal = np.mean(widths["betting 20"]) / np.mean(widths["hyper 20"])
+        at_double = np.mean(widths["betting 40"]) / np.mean(widths["hyper 20"])
+        assert 1.15 < at_equal < 1.6, (rate, at_equal)
+        assert 0.75 < at_double < 1.15, (rate, at_double)
+    assert POOLING_RATIO == 2.0

@@ -30,11 +30,12 @@ only the way its design allows:
   ``floor ≥ 0.5``) count for it: inverse-probability weights skewed further make the normal
   approximation of a Hansen–Hurwitz mean unreliable at these sizes (measured: an upper bound
   covering 0.90 at nominal 0.95 with floor 0.2), and such a round reaches the bound only as known
-  units for the rounds after it or through the exact branch. Otherwise one sample decides by an
-  exact bound — the hypergeometric bound (Clopper–Pearson for a finite pool) on the largest chain
-  of ``uniform`` / ``random`` rounds, each drawn from what the one before left, pooled into one
-  simple random sample; or the Waudby-Smith & Ramdas betting bound on the labels-only
-  pseudo-outcomes of an ``active`` round (:mod:`assay.verdict.estimate_exact`).
+  units for the rounds after it or through the exact branch. Otherwise a labels-only bound valid
+  at any size decides — the hypergeometric bound (Clopper–Pearson for a finite pool) on the
+  largest chain of ``uniform`` / ``random`` rounds, each drawn from what the one before left,
+  pooled into one simple random sample, when it holds most of the draws; else the Waudby-Smith &
+  Ramdas betting bound on every usable draw of every round in order, one martingale sequence
+  (:mod:`assay.verdict.estimate_exact`).
 * **Worst case where unknown.** A draw not yet labelled counts as FAIL for the lower bound and as
   PASS for the upper; a unit without a usable prediction (unmeasured, or REVIEW when the plan
   counts REVIEW conservatively) has ``f = 0`` for the lower bound and ``1`` for the upper.
@@ -54,12 +55,13 @@ import numpy as np
 from assay.params import check
 from assay.verdict.bounds import LOWER, UPPER, RateBound
 from assay.verdict.design import UNKNOWN, DesignRound, Key, LabelRecord
-from assay.verdict.estimate_exact import deciding_sample, exact_bound
+from assay.verdict.estimate_exact import exact_bound
 from assay.verdict.estimate_folds import FitPredict, fold_predictions, sequential_folds
 from assay.verdict.estimate_normal import (
     RoundInputs,
     combine,
     normal_bound,
+    pool_folds,
     round_estimate,
     tuned_lambda,
 )
@@ -152,9 +154,9 @@ def design_bounds(
     n_pass = sum(labels[k] for k in draws)
     normal = len(draws) >= MIN_NORMAL_DRAWS and min(n_pass, len(draws) - n_pass) >= MIN_NORMAL_EACH
     # the rule is fixed before labels are seen (sizes and designs only)
-    deciding = deciding_sample(usable) if usable and not normal else None
+    exact = bool(usable) and not normal
     used = steady if normal else usable
-    if deciding is not None:
+    if exact:
         draws = [k for r in usable for k in r.counted if k in labels]
     # fixed predictions need no folds; a fitted predictor never sees the draws it rectifies
     split = fit_predict is not None
@@ -177,11 +179,11 @@ def design_bounds(
             )
             continue
         tuned = tuned_lambda(inputs, side) if lam is None else lam
-        combined = combine([round_estimate(i, side, n_units, tuned) for i in inputs])
-        if deciding is None:
-            bound, method = normal_bound(combined, side, level), "design-normal"
+        combined = combine(pool_folds([round_estimate(i, side, n_units, tuned) for i in inputs]))
+        if exact:
+            bound, method = exact_bound(usable, side, n_units, labels, level, seed)
         else:
-            bound, method = exact_bound(deciding, side, n_units, labels, level)
+            bound, method = normal_bound(combined, side, level), "design-normal"
         tighter = bound > census[side] if side == LOWER else bound < census[side]
         # nor may it cross the other side's census bound, which is certain: a design sample that
         # contradicts the labels known for sure (an α event, or labels wrongly declared random)
@@ -202,7 +204,7 @@ def design_bounds(
                 n_design=len(draws),
                 n_missing=sum(len(r.counted) for r in used) - len(draws),
                 rounds=tuple(r.number for r in used),
-                lam=combined.lam if deciding is None else 0.0,
+                lam=0.0 if exact else combined.lam,
                 variance=combined.per_draw,
             )
         )
