@@ -114,8 +114,8 @@ def main() -> None:
         "calibrator on half the labels, the weighted conformal quantile on the other half "
         f"(shipped design_weight and weighted_conformal_quantile) at {COVERAGE:.0%}; coverage "
         "= share of the unlabelled units whose human label is in their set, averaged over "
-        "repetitions; *5th percentile*: of the per-repetition coverage over repetitions. *Unweighted*: the same "
-        "labels with the active draws' weights ignored.",
+        "repetitions; *5th percentile*: of the per-repetition coverage. *Unweighted*: the "
+        "same labels with the active draws' weights ignored.",
         "",
         *[f"- {note}" for note in notes],
         "",

@@ -101,8 +101,9 @@ def sequential_values(
 
     Example:
         >>> units = [(f"c{i}", "m") for i in range(4)]
-        >>> rnd = SampleRound(1, "uniform", [], units, units[:2], np.full(2, 0.25), np.ones(2, bool))
-        >>> sequential_values(rnd, "lower", 4, {units[0]: 1, units[1]: 1}).tolist()  # 4·1, then 1 + 3·1
+        >>> p, inside = np.full(2, 0.25), np.ones(2, bool)
+        >>> rnd = SampleRound(1, "uniform", [], units, units[:2], p, inside)
+        >>> sequential_values(rnd, "lower", 4, dict.fromkeys(units[:2], 1)).tolist()  # 4/4, 4/4
         [1.0, 1.0]
     """
     y = side_y(rnd.draws, labels, side)
