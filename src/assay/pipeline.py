@@ -14,8 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from assay.analyze.evaluator_problems import EvaluatorProblems
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
 from assay.analyze.judge_checks import JudgeOutputs
@@ -223,9 +221,7 @@ def _run_pipeline(
     for (name, model, metric), reason in scored.corpus_not_computed.items():
         reported.add_corpus(name, model, metric, reason)
     leaderboard = board.rows()
-    usage = pd.DataFrame(
-        {"model": index.model, "latency_s": index.latency_s, "cost_usd": index.cost_usd}
-    )
+    usage = index.usage()
     # Their messages name slices and models, which come from the suite: masked like every report.
     probed, probe_notes = _probe_judges(evaluators, staged.chunks(per_chunk), judge_probes, seed)
     problems = (find_problems(leaderboard, outcomes) + judge_outputs.problems()
