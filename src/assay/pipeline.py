@@ -14,8 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from assay.analyze.evaluator_problems import EvaluatorProblems
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
 from assay.analyze.judge_checks import JudgeOutputs
@@ -223,14 +221,15 @@ def _run_pipeline(
     for (name, model, metric), reason in scored.corpus_not_computed.items():
         reported.add_corpus(name, model, metric, reason)
     leaderboard = board.rows()
-    usage = pd.DataFrame(
-        {"model": index.model, "latency_s": index.latency_s, "cost_usd": index.cost_usd}
-    )
+    usage = index.usage()
     # Their messages name slices and models, which come from the suite: masked like every report.
     probed, probe_notes = _probe_judges(evaluators, staged.chunks(per_chunk), judge_probes, seed)
     problems = (find_problems(leaderboard, outcomes) + judge_outputs.problems()
                 + reported.problems() + probed)
     insights = redact(find_insights(leaderboard, usage) + probe_notes)
+    # Scoring's per-case bookkeeping (outcomes of linked cases, answer lengths, latency and
+    # cost) is spent: freed before deciding and reporting, which read the run directory.
+    del outcomes, judge_outputs, usage
     manifest = build_manifest(  # before the reports, which show its run details
         suite_info={
             "path": staged.source,
@@ -262,9 +261,13 @@ def _run_pipeline(
     verdict = _decide(run, staged.chunks(per_chunk))
     run.problems = redact(problems + verdict.problems)
     # The reports need the verdict's record only: its per-case tables and keys (a million
-    # cases' worth) go before the analysis reads the results.
-    decided, case_keys = verdict.as_dict(), verdict.case_keys
-    del verdict
+    # cases' worth) and the suite's index go before the analysis reads the results; a run
+    # without a directory keeps the keys (what deciding it again needs).
+    decided = verdict.as_dict()
+    if not reports:
+        run.case_keys = verdict.case_keys
+    del verdict, staged, index
+    release_memory()
     files += [
         *writer.paths,
         *write_tables(work, leaderboard, run.problems, insights, scored.corpus_details),
@@ -278,9 +281,6 @@ def _run_pipeline(
         clock = time.perf_counter()
         files += write_reports(run, work, verdict=decided)
         stages["reports"] = time.perf_counter() - clock
-    else:
-        run.case_keys = case_keys  # the directory goes: keep what deciding again needs
-    del case_keys
     for stage, seconds in stages.items():
         stages[stage] = round(seconds, 4)
     # -- calibrate

@@ -6,7 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from assay.analyze.weakness import ALL_MODELS, bivariate, distribution, marginal, weakest_slices
+from assay.analyze.resampling import ClusterBootstrap
+from assay.analyze.weakness import (
+    ALL_MODELS,
+    bivariate,
+    distribution,
+    marginal,
+    measured,
+    weakest_slices,
+)
 
 from .synthetic_results import results_frame
 
@@ -24,6 +32,21 @@ def test_the_planted_weakness_is_found_significant_and_ranked_first(
     # Model a has no planted weakness: none of its slices is significantly worse.
     a_rows = frame[(frame["scope"] == "a") & (frame["gap"] < 0)]
     assert not a_rows["significant"].any()
+
+
+def test_a_model_scope_equals_the_analysis_of_that_models_rows_alone(
+    weak_loans: pd.DataFrame,
+) -> None:
+    # Scopes are read at the model's row positions of the whole table (not copied): the same
+    # rows, in the same order, under the same resampling weights, give the same figures.
+    ok = measured(weak_loans.assign(topic=pd.Categorical(weak_loans["topic"])))
+    boot = ClusterBootstrap.for_results(ok, n_resamples=200, seed=3)
+    both = marginal(ok, {"acc": True}, bootstrap=boot)
+    for model in ("a", "b"):
+        alone = marginal(ok[ok["model"] == model], {"acc": True}, bootstrap=boot)
+        scoped = both[both["scope"] == model].reset_index(drop=True)
+        assert len(scoped) >= 3  # its three topics, and the other fields' slices
+        pd.testing.assert_frame_equal(scoped, alone)
 
 
 def test_marginal_means_counts_and_scopes(weak_loans: pd.DataFrame) -> None:

@@ -148,14 +148,31 @@ def column_codes(
     cat = column.cat.codes.to_numpy()
     chosen = cat if rows is None else cat[rows]
     if len(categories) <= FEW_CATEGORIES:  # first appearances by a scan per category
-        present = np.flatnonzero(np.bincount(chosen + 1, minlength=len(categories) + 1)[1:])
+        present = present_codes(chosen, len(categories))
         seen = present[np.argsort([np.argmax(chosen == code) for code in present])]
+        kind: type[np.integer] = np.int8  # a byte a row (the metric of 4 M rows: 4 MB, not 16)
     else:
         seen = pd.unique(chosen)
         seen = seen[seen >= 0]  # missing values (code -1) have no code, as in pd.factorize
-    remap = np.full(len(categories) + 1, -1, dtype=np.int32)  # code -1 takes the last entry
-    remap[seen] = np.arange(len(seen), dtype=np.int32)
+        kind = np.int32
+    remap = np.full(len(categories) + 1, -1, dtype=kind)  # code -1 takes the last entry
+    remap[seen] = np.arange(len(seen), dtype=kind)
     return remap[cat], categories[seen]
+
+
+def present_codes(codes: NDArray[np.integer], n: int) -> NDArray[np.intp]:
+    """The codes ``0 .. n - 1`` present in ``codes`` (``-1``, missing, left out), ascending.
+
+    Marked in ``n + 1`` flags: ``np.bincount`` would first copy a column of 1-byte codes into
+    8-byte integers (26 MB for 3.3 M rows).
+
+    Example:
+        >>> present_codes(np.array([2, -1, 0, 2], dtype=np.int8), 4).tolist()
+        [0, 2]
+    """
+    mark = np.zeros(n + 1, dtype=bool)
+    mark[codes] = True  # code -1 marks the extra last flag
+    return np.flatnonzero(mark[:n])
 
 
 class ClusterBootstrap:

@@ -80,10 +80,9 @@ def write_reports(
     )
     # Choosing the shown cases needs four columns of every row; their texts are read by key and
     # masked as the entries are built (each text once: the drill-down is most of the report).
-    selection = run.result_columns(list(SELECTION_COLUMNS))
-    cases = run_drilldown(selection, directory, full_rows=run.results_for,
-                          masked_by=masked_explainers(run.manifest))
-    del selection
+    # The columns are the drill-down's alone, to free once it has chosen.
+    cases = run_drilldown(run.result_columns(list(SELECTION_COLUMNS)), directory,
+                          full_rows=run.results_for, masked_by=masked_explainers(run.manifest))
     page = render_html(
         analysis,
         cases=cases,

@@ -285,6 +285,7 @@ def run_drilldown(
         0
     """
     total, rows = _select(results, max_cases)
+    del results  # every row's selection columns (66 MB at 119,100 cases): the chosen ones kept
     keys = set(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
     if full_rows is not None:  # ``results`` is lean: fetch the texts of the chosen cases only
         rows = full_rows(keys)
@@ -333,7 +334,11 @@ def _select(results: pd.DataFrame, max_cases: int) -> tuple[int, pd.DataFrame]:
     case_codes, case_ids = _codes(results["case_id"])
     model_codes, models = _codes(results["model"])
     width = max(len(models), 1)
-    key = case_codes * width + model_codes
+    key = case_codes.astype(np.int64)  # in place from here: one 8-byte array of the rows
+    del case_codes
+    key *= width
+    key += model_codes
+    del model_codes
     bad = ((results["passed"] == False) | (results["status"] == "error")).to_numpy()  # noqa: E712
     space = len(case_ids) * width
     distinct = np.flatnonzero(np.bincount(key, minlength=space))
@@ -342,7 +347,7 @@ def _select(results: pd.DataFrame, max_cases: int) -> tuple[int, pd.DataFrame]:
         return total, results
     ranked = pd.DataFrame(
         {
-            "bad": np.bincount(key, weights=bad.astype(np.float64), minlength=space)[distinct],
+            "bad": np.bincount(key[bad], minlength=space)[distinct],
             "model": np.asarray(models, dtype=object)[distinct % width].astype(str),
             "case_id": np.asarray(case_ids, dtype=object)[distinct // width].astype(str),
             "key": distinct,
@@ -357,14 +362,16 @@ def _codes(column: pd.Series) -> tuple[np.ndarray, Any]:
     """Integer codes of a column and the values they stand for (a category column's own codes;
     a missing value gets a code of its own, as ``pd.factorize`` with ``use_na_sentinel=False``)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        codes = column.cat.codes.to_numpy().astype(np.int64)
+        # A copy (the missing code is rewritten), as narrow as the codes allow: 4 bytes a row
+        # for a million ids, not 8 (a 4.2 M-row selection held three 8-byte arrays at once).
+        codes = column.cat.codes.to_numpy().astype(np.int32)
         names = list(column.cat.categories)
         if (codes < 0).any():
             codes[codes < 0] = len(names)
             names.append(None)
         return codes, names
     codes, names = pd.factorize(column, use_na_sentinel=False)
-    return codes.astype(np.int64), list(names)
+    return codes, list(names)
 
 
 def _details(raw: Any) -> Any:

@@ -269,7 +269,12 @@ def _read_compact(
         else:
             pieces = plain.pop(name)
             empty = file.schema_arrow.field(name).type.to_pandas_dtype()
-            columns_out[name] = np.concatenate(pieces) if pieces else np.empty(0, dtype=empty)
+            array = np.concatenate(pieces) if pieces else np.empty(0, dtype=empty)
+            del pieces
+            # As a Series of its own dtype: an object column (flags with nulls) handed to the
+            # frame bare is scanned for a better type through a temporary of ~40 bytes a row
+            # (130 MB for the 3.3 M measured rows of a 119,100-case run), to stay object.
+            columns_out[name] = pd.Series(array, dtype=array.dtype, copy=False)
     frame = pd.DataFrame(columns_out, copy=False)
     release_memory()  # the decoded batches' pages
     return frame

@@ -9,16 +9,23 @@ is copied too, and its chunks are slices of the cases the caller already holds.
 
 from __future__ import annotations
 
+import math
 import sys
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.data.case import TestCase
 from assay.data.suite import CHUNK_SIZE, TestSuite, iter_suite
 from assay.data.suite_parquet import ParquetSuiteWriter
 from assay.fileio import sha256_file
 from assay.rundir.layout import LEGACY_SUITE_FILE, SUITE_FILE
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 
 def suite_copy(directory: Path) -> Path | None:
@@ -40,48 +47,75 @@ def suite_copy(directory: Path) -> Path | None:
 class CaseIndex:
     """What the analysis needs of every case, as columns (the cases themselves are not kept).
 
+    No Python object is kept per case (numbers in arrays, ids in Arrow columns, model names
+    interned): kept while each chunk's cases were parsed, such objects pinned the Python heap's
+    arenas around them — 89 MB resident for 7 MB of objects at 119,100 cases.
+
     Example:
         >>> index = CaseIndex()
-        >>> index.add([TestCase(id="q1", model="m"), TestCase(id="q1~t", parent_id="q1")])
+        >>> index.add([TestCase(id="q1", model="m", latency_s=0.5),
+        ...            TestCase(id="q1~t", parent_id="q1")])
         >>> index.models, sorted(index.linked_ids())
         (['m', ''], ['q1', 'q1~t'])
+        >>> index.usage()["latency_s"].tolist()
+        [0.5, nan]
     """
 
-    #: Model name of each case (``""`` when unnamed), latency and cost, in suite order.
+    #: Model name of each case (``""`` when unnamed), in suite order.
     model: list[str] = field(default_factory=list)
-    latency_s: list[float | None] = field(default_factory=list)
-    cost_usd: list[float | None] = field(default_factory=list)
+    #: Latency and cost of each case, in suite order (NaN when not recorded: never a value).
+    latency_s: array[float] = field(default_factory=lambda: array("d"))
+    cost_usd: array[float] = field(default_factory=lambda: array("d"))
     #: Case id → words in its answer (kept only when asked for: judge checks need them).
     answer_words: dict[str, int] = field(default_factory=dict)
     count_words: bool = False
     #: Whether any case is one of k samples of a case (``assay run --repeats``).
     sampled: bool = False
-    _children: set[str] = field(default_factory=set)
-    _parents: set[str] = field(default_factory=set)
+    #: Ids of the perturbed cases and of their parents, one Arrow column per chunk.
+    _children: list[pa.Array] = field(default_factory=list)
+    _parents: list[pa.Array] = field(default_factory=list)
     _samples: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, cases: Sequence[TestCase]) -> None:
         """Index the next cases of the suite."""
+        import pyarrow as pa
+
+        children, parents = [], []
         for case in cases:
             self.model.append(sys.intern(case.model or ""))  # one string per model, not case
-            self.latency_s.append(case.latency_s)
-            self.cost_usd.append(case.cost_usd)
+            self.latency_s.append(math.nan if case.latency_s is None else case.latency_s)
+            self.cost_usd.append(math.nan if case.cost_usd is None else case.cost_usd)
             if case.parent_id:
-                self._children.add(case.id)
-                self._parents.add(case.parent_id)
+                children.append(case.id)
+                parents.append(case.parent_id)
             if case.sample_of is not None:
                 self._samples.setdefault(case.sample_of, []).append(case.id)
             self.sampled = self.sampled or case.sample is not None
             if self.count_words:
                 self.answer_words[case.id] = len((case.actual_answer or "").split())
+        if children:
+            self._children.append(pa.array(children, pa.string()))
+            self._parents.append(pa.array(parents, pa.string()))
 
     def linked_ids(self) -> set[str]:
         """Ids of the perturbed cases and of their parents (and of every sample of those)."""
-        linked = self._children | self._parents
+        import pyarrow as pa
+
+        parents = set(pa.chunked_array(self._parents, pa.string()).to_pylist())
+        linked = parents.union(pa.chunked_array(self._children, pa.string()).to_pylist())
         for root, ids in self._samples.items():
-            if root in self._parents:
+            if root in parents:
                 linked.update(ids)
         return linked
+
+    def usage(self) -> pd.DataFrame:
+        """Model, latency and cost of each case (latency and cost NaN where not recorded)."""
+        import numpy as np
+        import pandas as pd
+
+        return pd.DataFrame({"model": self.model,
+                             "latency_s": np.frombuffer(self.latency_s, dtype=np.float64),
+                             "cost_usd": np.frombuffer(self.cost_usd, dtype=np.float64)})
 
     @property
     def models(self) -> list[str]:
