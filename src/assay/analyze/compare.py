@@ -171,7 +171,7 @@ def _paired_test(
         "n_paired": int(diffs.size), "n_clusters": n_clusters, "ci_low": low, "ci_high": high,
         "p_value": p_value, "test": "paired_cluster_bootstrap",
     }
-    judged = pairs.dropna(subset=["passed_a", "passed_b"])
+    judged = pairs[(pairs["passed_a"] >= 0) & (pairs["passed_b"] >= 0)]  # int8 codes
     changed = len(judged) >= 2 and bool((judged["passed_a"] != judged["passed_b"]).any())
     if changed and n_clusters == len(pairs):
         test = mcnemar(judged["passed_b"].astype(bool), judged["passed_a"].astype(bool))

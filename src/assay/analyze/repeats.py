@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from assay.analyze.resampling import CLUSTER, ClusterBootstrap, percentile_interval
+from assay.analyze.verdicts import verdict_floats
 
 #: Most flaky cases listed (those whose samples split closest to half and half first).
 MAX_FLAKY_CASES = 50
@@ -31,9 +32,8 @@ MAX_FLAKY_CASES = 50
 
 def _per_case(sampled: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, metric, sampled case): sample count, passes, value spread."""
-    judged = sampled.assign(
-        _pass=sampled["passed"].astype(float), _judged=sampled["passed"].notna().astype(int)
-    )
+    codes = sampled["passed"].to_numpy()  # int8 codes (measured)
+    judged = sampled.assign(_pass=verdict_floats(codes), _judged=(codes >= 0).astype(int))
     grouped = judged.groupby(["model", "metric", "sample_of"], sort=True)
     cases = grouped.agg(
         samples=("value", "size"),

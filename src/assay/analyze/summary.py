@@ -18,8 +18,8 @@ from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
 from assay.analyze.repeats import repeat_analysis
 from assay.analyze.resampling import ClusterBootstrap
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
+from assay.analyze.table import analysis_table, with_case_ids
 from assay.analyze.weakness import (
-    ANALYSED_COLUMNS,
     NONE_LABEL,
     bivariate,
     distribution,
@@ -88,15 +88,17 @@ def analyze_run(
         >>> analyze_run(run, n_resamples=50)["leaderboard"][0]["value"]
         1.0
     """
-    # Once, the measured rows only; every function below accepts it.
-    results = measured(run.lean_results(measured=True, columns=ANALYSED_COLUMNS))
+    # Once, the measured rows only, streamed from a run directory; every function below
+    # accepts it.
+    results = analysis_table(run)
     # One draw of resampling weights (by parent question) shared by every interval and test.
     boot = ClusterBootstrap.for_results(results, n_resamples=n_resamples, seed=seed)
     board = leaderboard_with_ci(run.leaderboard, results, confidence=confidence, bootstrap=boot)
     direction = directions(run.leaderboard)
     primary = [m for m in dict.fromkeys(r["metric"] for r in run.leaderboard if r["primary"])]
     comparisons = pairwise(
-        results, direction, metrics=primary, confidence=confidence, bootstrap=boot
+        with_case_ids(run, results, primary), direction, metrics=primary,
+        confidence=confidence, bootstrap=boot,
     )
     marginal_frame = marginal(results, direction, confidence=confidence, bootstrap=boot)
     ok = measured(results)

@@ -23,6 +23,7 @@ from assay.analyze.resampling import (
     present_codes,
 )
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
+from assay.analyze.verdicts import verdict_codes, verdict_floats
 from assay.params import check, check_int
 
 #: Fields of the results table analysed as slices.
@@ -66,7 +67,8 @@ def measured(results: pd.DataFrame) -> pd.DataFrame:
     """The ``ok`` rows with a value, slice fields filled with :data:`NONE_LABEL`.
 
     Adds the column :data:`~assay.analyze.resampling.CLUSTER`: each row's parent question as an
-    integer code (resampling draws parent questions, not cases).
+    integer code (resampling draws parent questions, not cases); ``passed`` becomes ``int8``
+    codes (:func:`~assay.analyze.verdicts.verdict_codes`).
 
     Idempotent and cheap on its own output, so analysis functions accept either table.
 
@@ -83,6 +85,15 @@ def measured(results: pd.DataFrame) -> pd.DataFrame:
     # is kept (a table read with only its measured rows) avoids a second copy of a large run.
     ok = results.copy(deep=False) if keep.all() else results[keep]
     ok[CLUSTER] = cluster_codes(ok)
+    if "passed" in ok:
+        ok["passed"] = verdict_codes(ok["passed"])
+    return label_slices(ok)
+
+
+def label_slices(ok: pd.DataFrame) -> pd.DataFrame:
+    """The slice fields of measured rows (in place) as :func:`measured` leaves them: text
+    or ``category`` labels, empty and missing ones :data:`NONE_LABEL` (``model``: empty);
+    the frame marked as measured."""
     for field in SLICE_FIELDS:
         if field in ok:
             ok[field] = _slice_labels(ok[field])
@@ -193,7 +204,7 @@ def marginal(
             overall = float(values.mean())
             spread = float(values.std())
             for field in scope_fields:
-                groups = dict(_positions(per_metric[field]))
+                groups = dict(positions_by_value(per_metric[field]))
                 if len(groups) < 2:
                     continue
                 for value, idx in groups.items():
@@ -219,7 +230,7 @@ def _scopes(ok: pd.DataFrame, per_model: bool) -> Iterator[tuple[str, np.ndarray
     were 40 MB copied while its slices were resampled."""
     if per_model and ok["model"].nunique() > 1:
         yield ALL_MODELS, None
-        yield from ((str(model), rows) for model, rows in _positions(ok["model"]))
+        yield from ((str(model), rows) for model, rows in positions_by_value(ok["model"]))
     elif per_model and not ok.empty:
         yield str(ok["model"].iloc[0]), None
     else:
@@ -254,7 +265,7 @@ def _slice_intervals(
     return out
 
 
-def _positions(column: pd.Series) -> Iterator[tuple[Any, np.ndarray]]:
+def positions_by_value(column: pd.Series) -> Iterator[tuple[Any, np.ndarray]]:
     """Each value of ``column`` (missing values left out) with the positions of its rows, by
     value in sorted order: ``groupby(column, sort=True).indices``, without the recoding of a
     ``category`` column's categories that pandas does on every call (most of the time of
@@ -262,7 +273,7 @@ def _positions(column: pd.Series) -> Iterator[tuple[Any, np.ndarray]]:
     positions at a time (8 bytes a row: all of them at once were 26 MB at 3.3 M rows).
 
     Example:
-        >>> dict(_positions(pd.Series(pd.Categorical(["b", "a", "b", None],
+        >>> dict(positions_by_value(pd.Series(pd.Categorical(["b", "a", "b", None],
         ...                                          categories=["a", "b"]))))
         {'a': array([1]), 'b': array([0, 2])}
     """
@@ -289,14 +300,14 @@ def _positions(column: pd.Series) -> Iterator[tuple[Any, np.ndarray]]:
 def _positions_at(
     column: pd.Series, rows: np.ndarray | None
 ) -> Iterator[tuple[Any, np.ndarray]]:
-    """:func:`_positions` of the values of ``column`` at ``rows`` (default: all), as positions
+    """:func:`positions_by_value` of the values of ``column`` at ``rows`` (default: all), as positions
     in the whole column (ascending, as ``rows`` are).
 
     Example:
         >>> dict(_positions_at(pd.Series(["b", "a", "b", "a"]), np.array([1, 2, 3])))
         {'a': array([1, 3]), 'b': array([2])}
     """
-    for label, idx in _positions(_at(column, rows)):
+    for label, idx in positions_by_value(_at(column, rows)):
         yield label, idx if rows is None else rows[idx]
 
 
@@ -308,14 +319,10 @@ def _at(column: pd.Series, rows: np.ndarray | None) -> pd.Series:
 
 
 def _verdicts(frame: pd.DataFrame) -> np.ndarray:
-    """Pass / fail verdicts as floats (1 pass, 0 fail, NaN no verdict)."""
+    """Pass / fail verdicts as floats (1 pass, 0 fail, NaN no verdict) of measured rows."""
     if "passed" not in frame:
         return np.full(len(frame), np.nan)
-    passed = frame["passed"].to_numpy()
-    judged = ~pd.isna(passed)
-    out = np.full(len(passed), np.nan)
-    out[judged] = passed[judged].astype(bool)
-    return out
+    return verdict_floats(frame["passed"].to_numpy())
 
 
 def _slice_row(

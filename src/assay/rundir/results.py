@@ -7,7 +7,7 @@ writer follows (design note 0021).
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,16 +235,54 @@ def _read_compact(
     decoded every row group first: ~400 MB transient for the 1.8 M measured rows of a
     100,000-case run, issue 23).
     """
-    import pyarrow.compute as pc
-
-    file = pq.ParquetFile(path, read_dictionary=[*_FEW_VALUES, *_IDS])
-    names = columns if columns is not None else file.schema_arrow.names
-    codes = {n: _Codes() for n in names if n in _FEW_VALUES or n in _IDS}
+    schema = pq.read_schema(path)
+    names = columns if columns is not None else schema.names
+    codes = {n: TextCodes() for n in names if n in _FEW_VALUES or n in _IDS}
     # Other columns batch by batch as pandas would convert them; concatenated at the end
     # (numpy's promotion of a column with and without nulls is pandas' own: int -> float,
     # bool -> object).
     plain: dict[str, list[np.ndarray]] = {n: [] for n in names if n not in codes}
-    read = [*names, *(["status", "value"] if measured else []),
+    for batch in result_batches(path, names, measured=measured, metrics=metrics):
+        for name, column in codes.items():
+            column.add(batch.column(name))
+        for name, arrays in plain.items():
+            arrays.append(batch.column(name).to_pandas().to_numpy())
+        del batch
+    columns_out: dict[str, Any] = {}
+    for name in names:
+        if name in codes:
+            columns_out[name] = codes.pop(name).categorical()
+        else:
+            pieces = plain.pop(name)
+            empty = schema.field(name).type.to_pandas_dtype()
+            array = np.concatenate(pieces) if pieces else np.empty(0, dtype=empty)
+            del pieces
+            # As a Series of its own dtype: an object column (flags with nulls) handed to the
+            # frame bare is scanned for a better type through a temporary of ~40 bytes a row
+            # (130 MB for the 3.3 M measured rows of a 119,100-case run), to stay object.
+            columns_out[name] = pd.Series(array, dtype=array.dtype, copy=False)
+    frame = pd.DataFrame(columns_out, copy=False)
+    release_memory()  # the decoded batches' pages
+    return frame
+
+
+def result_batches(
+    path: Path,
+    columns: list[str],
+    *,
+    measured: bool = False,
+    metrics: Collection[str] | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """The ``columns`` of the results file ``path``, a record batch at a time (of at most
+    :data:`_READ_BATCH` rows, in file order): text columns of few values and ids
+    dictionary-encoded as stored (no string per row); with ``measured`` only the rows with
+    status ``ok`` and a value, with ``metrics`` only the rows of those metrics (filtered batch
+    by batch: the other rows never take memory). A batch may hold extra columns the filters read.
+    """
+    import pyarrow.compute as pc
+
+    file = pq.ParquetFile(path, read_dictionary=[*_FEW_VALUES, *_IDS])
+    read = [*columns, *(["status", "value"] if measured else []),
             *(["metric"] if metrics is not None else [])]  # fmt: skip
     wanted = pa.array(sorted(metrics), pa.string()) if metrics is not None else None
     for batch in file.iter_batches(
@@ -257,30 +295,10 @@ def _read_compact(
             batch = batch.filter(ok)
         if wanted is not None:
             batch = batch.filter(pc.is_in(batch.column("metric").cast(pa.string()), wanted))
-        for name, column in codes.items():
-            column.add(batch.column(name))
-        for name, arrays in plain.items():
-            arrays.append(batch.column(name).to_pandas().to_numpy())
-        del batch
-    columns_out: dict[str, Any] = {}
-    for name in names:
-        if name in codes:
-            columns_out[name] = codes.pop(name).categorical()
-        else:
-            pieces = plain.pop(name)
-            empty = file.schema_arrow.field(name).type.to_pandas_dtype()
-            array = np.concatenate(pieces) if pieces else np.empty(0, dtype=empty)
-            del pieces
-            # As a Series of its own dtype: an object column (flags with nulls) handed to the
-            # frame bare is scanned for a better type through a temporary of ~40 bytes a row
-            # (130 MB for the 3.3 M measured rows of a 119,100-case run), to stay object.
-            columns_out[name] = pd.Series(array, dtype=array.dtype, copy=False)
-    frame = pd.DataFrame(columns_out, copy=False)
-    release_memory()  # the decoded batches' pages
-    return frame
+        yield batch
 
 
-class _Codes:
+class TextCodes:
     """One text column as integer codes into the distinct texts, filled batch by batch.
 
     Each batch's codes are kept in the narrowest integer type that holds the texts seen so far:

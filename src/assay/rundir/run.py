@@ -16,6 +16,7 @@ from assay.rundir.layout import (
     INSIGHTS_FILE,
     LEADERBOARD_FILE,
     PROBLEMS_FILE,
+    RESULTS_FILE,
     TEXT_COLUMNS,
 )
 from assay.rundir.manifest import verify_run
@@ -69,6 +70,13 @@ class EvaluationRun:
             columns = [c for c in columns if c in result_names(self.path)]
         return read_results(self.path, lean=True, measured=measured,
                             columns=None if columns is None else list(columns))
+
+    def results_file(self) -> Path | None:
+        """The ``results.parquet`` the results are read from, or None when they are in
+        memory (or the run has no directory)."""
+        if self._results is not None or self.path is None:
+            return None
+        return self.path / RESULTS_FILE
 
     def result_columns(
         self, columns: list[str], *, metrics: Collection[str] | None = None
