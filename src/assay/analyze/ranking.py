@@ -9,11 +9,13 @@ fail), with Holm-adjusted p-values within each metric.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from assay.analyze.resampling import (
     CLUSTER,
@@ -27,7 +29,7 @@ from assay.analyze.uncertainty import (
     holm,
     mcnemar,
 )
-from assay.analyze.weakness import positions_by_value, measured
+from assay.analyze.weakness import measured, positions_by_value
 from assay.rundir.records import LeaderboardRow, LeaderboardRowCI
 
 #: Significance level used to call a difference significant.
@@ -163,19 +165,17 @@ def pairwise(
     wanted = [m for m in (metrics or sorted(ok["metric"].unique())) if m in directions]
     out: list[dict[str, Any]] = []
     for metric in wanted:
-        frame = ok[ok["metric"] == metric]
+        frame = ok.loc[ok["metric"] == metric, ["case_id", "model", "value", "passed", CLUSTER]]
         models = sorted(frame["model"].unique().tolist())
         if len(models) < 2:
             continue
-        frame = frame.assign(case_id=_text_ordered(frame["case_id"]))
-        wide = _wide(frame, "value")
-        clusters = frame.drop_duplicates("case_id").set_index("case_id")[CLUSTER]
-        judged = frame[frame["passed"] >= 0]  # int8 codes (measured)
-        verdicts = _wide(judged.assign(passed=judged["passed"].astype(float)), "passed")
+        table = _Wide.of(frame, models)
+        del frame
         rows = []
-        for a, b in combinations(models, 2):
-            pair = _compare_pair(wide, verdicts, clusters, (a, b), bootstrap, confidence)
-            rows.append({"metric": metric, "higher_is_better": directions[metric], **pair})
+        for a, b in combinations(range(len(models)), 2):
+            pair = _compare_pair(table, (a, b), bootstrap, confidence)
+            rows.append({"metric": metric, "higher_is_better": directions[metric],
+                         "model_a": models[a], "model_b": models[b], **pair})
         adjusted = holm([r["p_used"] for r in rows])
         for row, p_adj in zip(rows, adjusted, strict=True):
             row["p_adjusted"] = p_adj
@@ -191,50 +191,105 @@ def pairwise(
     return out
 
 
-def _text_ordered(ids: pd.Series) -> pd.Series:
-    """Case ids whose order is their text's: the wide table of :func:`pairwise` sorts its rows
-    by case id, and the order of the differences sets the last digit of their sums. A compact
-    read's ids are categories in text order: their codes (no string per row, 1 M of them at
-    1,000,000 cases); other ids as text."""
+def _text_ordered(ids: pd.Series) -> tuple[NDArray[np.integer], int]:
+    """Each row's case as a code in the text order of the case ids, and the number of codes:
+    pairs are listed by case id, and the order of the differences sets the last digit of their
+    sums. A compact read's ids are categories in text order: their codes (no string per row);
+    other ids are factorised as text."""
     if isinstance(ids.dtype, pd.CategoricalDtype):
         names = ids.cat.categories
-        if pd.api.types.is_string_dtype(names) and names.is_monotonic_increasing:
-            return ids.cat.codes
-    return ids.astype(str)
+        codes = ids.cat.codes.to_numpy()
+        if pd.api.types.is_string_dtype(names) and names.is_monotonic_increasing and (
+            not codes.size or codes.min() >= 0
+        ):
+            return codes, len(names)
+    codes, names = pd.factorize(ids.astype(str), sort=True)
+    return codes, len(names)
 
 
-def _wide(frame: pd.DataFrame, column: str) -> pd.DataFrame:
-    """case_id × model table of ``column`` (first row per case and model)."""
-    unique = frame.drop_duplicates(["case_id", "model"])
-    return unique.set_index(["case_id", "model"])[column].unstack("model")
+@dataclass
+class _Wide:
+    """One metric's case × model table: the value and the verdict (1 / 0, NaN: none) of the
+    first row of each case and model, cases in id text order (``unstack`` of the rows, as
+    arrays: at 1,000,000 cases the frame's index and hash tables were ~70 MB a metric), and
+    each case's cluster (its first row's)."""
+
+    values: NDArray[np.float64]  # (models, cases)
+    verdicts: NDArray[np.float64]  # (models, cases); a model without verdicts: all NaN
+    judged: NDArray[np.bool_]  # models with a verdict on some case
+    clusters: NDArray[np.int32]  # (cases,)
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, models: list[str]) -> _Wide:
+        """The table of the measured rows ``frame`` of one metric (``models`` sorted)."""
+        case, n_cases = _text_ordered(frame["case_id"])
+        model = _model_codes(frame["model"], models)
+        key = model * n_cases + case
+        verdicts = frame["passed"].to_numpy()  # int8 codes (measured)
+        judged = verdicts >= 0
+        firsts, first_judged = _first_rows(key), _first_rows(key, judged)
+        shape = (len(models), n_cases)
+        values = _spread(firsts, frame["value"].to_numpy(dtype=float), shape)
+        passes = _spread(first_judged, verdicts.astype(float), shape)
+        seen, first_case = np.unique(case, return_index=True)
+        clusters = np.full(n_cases, -1, dtype=np.int32)
+        clusters[seen] = frame[CLUSTER].to_numpy()[first_case]
+        present = np.zeros(len(models), dtype=bool)
+        present[model[judged]] = True
+        return cls(values, passes, present, clusters)
+
+
+def _model_codes(column: pd.Series, models: list[str]) -> NDArray[np.int64]:
+    """Each row's position of its model in ``models`` (which holds every model of ``column``);
+    a ``category`` column through its categories (no string per row)."""
+    names = pd.Index(models)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        lookup = names.get_indexer(column.cat.categories)
+        return lookup[column.cat.codes.to_numpy()].astype(np.int64)
+    return names.get_indexer(column).astype(np.int64)
+
+
+def _first_rows(
+    key: NDArray[np.int64], rows: NDArray[np.bool_] | None = None
+) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+    """Each distinct ``key`` (at ``rows``, default all) and the position of its first row."""
+    chosen = np.flatnonzero(rows) if rows is not None else np.arange(key.size)
+    keys, first = np.unique(key[chosen], return_index=True)
+    return keys, chosen[first]
+
+
+def _spread(
+    firsts: tuple[NDArray[np.int64], NDArray[np.intp]],
+    column: NDArray[np.float64],
+    shape: tuple[int, int],
+) -> NDArray[np.float64]:
+    """``column`` at each key's first row, in a (models, cases) table (NaN elsewhere)."""
+    keys, rows = firsts
+    out = np.full(shape[0] * shape[1], np.nan)
+    out[keys] = column[rows]
+    return out.reshape(shape)
 
 
 def _compare_pair(
-    wide: pd.DataFrame,
-    verdicts: pd.DataFrame,
-    clusters: pd.Series,
-    models: tuple[str, str],
-    bootstrap: ClusterBootstrap,
-    confidence: float,
+    table: _Wide, models: tuple[int, int], bootstrap: ClusterBootstrap, confidence: float
 ) -> dict[str, Any]:
     a, b = models
-    both = wide[[a, b]].dropna()
-    diffs = both[a].to_numpy(float) - both[b].to_numpy(float)
-    codes = clusters.reindex(both.index).to_numpy()
+    both = ~np.isnan(table.values[a]) & ~np.isnan(table.values[b])
+    diffs = table.values[a][both] - table.values[b][both]
+    codes = table.clusters[both]
     independent = np.unique(codes).size == codes.size
     diff = ci_low = ci_high = p_boot = None
     if diffs.size:
         diff = float(diffs.mean())
         ci_low, ci_high, p_boot = bootstrap.difference_test(codes, diffs, confidence)
     test = None
-    if a in verdicts and b in verdicts:
-        judged = verdicts[[a, b]].dropna()
-        if len(judged):
-            test = mcnemar(judged[a].astype(bool).to_numpy(), judged[b].astype(bool).to_numpy())
+    if table.judged[a] and table.judged[b]:
+        verdict_a, verdict_b = table.verdicts[a], table.verdicts[b]
+        judged = ~np.isnan(verdict_a) & ~np.isnan(verdict_b)
+        if judged.any():
+            test = mcnemar(verdict_a[judged].astype(bool), verdict_b[judged].astype(bool))
     use_mcnemar = test is not None and independent
     return {
-        "model_a": a,
-        "model_b": b,
         "n_paired": int(diffs.size),
         "n_clusters": int(np.unique(codes).size),
         "diff": diff,

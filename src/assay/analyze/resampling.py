@@ -99,7 +99,7 @@ def cluster_codes(results: pd.DataFrame) -> NDArray[np.int32]:
         return np.arange(len(results), dtype=np.int32)
     coder = ClusterCoder()
     out = np.empty(len(results), dtype=np.int32)
-    columns = [results[c] if c in results else None for c in ("case_id", "sample_of", "parent_id")]
+    columns = [results.get(c) for c in ("case_id", "sample_of", "parent_id")]
     for part in _row_blocks(len(results), None):
         out[part] = coder.codes(*(None if c is None else _as_arrow(c.iloc[part]) for c in columns))
     return out
@@ -228,6 +228,22 @@ def present_codes(codes: NDArray[np.integer], n: int) -> NDArray[np.intp]:
     mark = np.zeros(n + 1, dtype=bool)
     mark[codes] = True  # code -1 marks the extra last flag
     return np.flatnonzero(mark[:n])
+
+
+def code_positions(codes: NDArray[np.integer], code: int) -> NDArray[np.int32]:
+    """The positions of the rows whose code is ``code``, ascending, as ``int32`` (a table of
+    2**31 rows or more: ``intp``). Found a block of rows at a time: ``np.flatnonzero(codes ==
+    code)`` held a flag a row and 8 bytes a found row (a slice of 16 M rows at 1,000,000 cases:
+    130 MB), these 4.
+
+    Example:
+        >>> code_positions(np.array([2, 0, 2], dtype=np.int8), 2).tolist()
+        [0, 2]
+    """
+    kind = np.int32 if codes.size < 2**31 else np.intp
+    parts = [np.flatnonzero(codes[part] == code).astype(kind) + kind(part.start)
+             for part in _row_blocks(codes.size, None)]
+    return np.concatenate(parts) if parts else np.empty(0, dtype=kind)
 
 
 class ClusterBootstrap:

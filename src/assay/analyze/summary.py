@@ -17,8 +17,8 @@ import pandas as pd
 from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
 from assay.analyze.repeats import repeat_analysis
 from assay.analyze.resampling import ClusterBootstrap
-from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.analyze.table import analysis_table, with_case_ids
+from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.analyze.weakness import (
     NONE_LABEL,
     bivariate,

@@ -19,6 +19,7 @@ from assay.analyze.resampling import (
     FEW_CATEGORIES,
     ClusterBootstrap,
     cluster_codes,
+    code_positions,
     column_codes,
     present_codes,
 )
@@ -273,9 +274,9 @@ def positions_by_value(column: pd.Series) -> Iterator[tuple[Any, np.ndarray]]:
     positions at a time (8 bytes a row: all of them at once were 26 MB at 3.3 M rows).
 
     Example:
-        >>> dict(positions_by_value(pd.Series(pd.Categorical(["b", "a", "b", None],
-        ...                                          categories=["a", "b"]))))
-        {'a': array([1]), 'b': array([0, 2])}
+        >>> column = pd.Series(pd.Categorical(["b", "a", "b", None], categories=["a", "b"]))
+        >>> {label: rows.tolist() for label, rows in positions_by_value(column)}
+        {'a': [1], 'b': [0, 2]}
     """
     if not isinstance(column.dtype, pd.CategoricalDtype):
         yield from column.groupby(column, sort=True).indices.items()
@@ -287,7 +288,7 @@ def positions_by_value(column: pd.Series) -> Iterator[tuple[Any, np.ndarray]]:
     if len(names) <= FEW_CATEGORIES:
         # One scan per slice: no sorted copy of a 1.8 M-row column and its positions (issue 23).
         for code in present_codes(codes, len(names)):
-            yield names[code], np.flatnonzero(codes == code)
+            yield names[code], code_positions(codes, code)
         return
     order = np.argsort(codes, kind="stable")
     present, starts = np.unique(codes[order], return_index=True)
@@ -300,8 +301,8 @@ def positions_by_value(column: pd.Series) -> Iterator[tuple[Any, np.ndarray]]:
 def _positions_at(
     column: pd.Series, rows: np.ndarray | None
 ) -> Iterator[tuple[Any, np.ndarray]]:
-    """:func:`positions_by_value` of the values of ``column`` at ``rows`` (default: all), as positions
-    in the whole column (ascending, as ``rows`` are).
+    """:func:`positions_by_value` of the values of ``column`` at ``rows`` (default: all), as
+    positions in the whole column (ascending, as ``rows`` are).
 
     Example:
         >>> dict(_positions_at(pd.Series(["b", "a", "b", "a"]), np.array([1, 2, 3])))
