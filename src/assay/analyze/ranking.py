@@ -112,8 +112,10 @@ def _model_intervals(
     successes = np.bincount(j_codes, weights=passed, minlength=len(names))
     totals = np.bincount(j_codes, minlength=len(names))
     pass_low, pass_high = clopper_pearson_interval(successes, totals, confidence)
-    shared = pd.Series(j_clusters).groupby(j_codes).nunique().reindex(range(len(names)))
-    clustered = (shared.fillna(0).to_numpy() < totals) & (totals > 0)
+    # Distinct clusters per metric: distinct (metric, cluster) pairs counted by metric.
+    pairs = np.unique(j_codes.astype(np.int64) * bootstrap.n_clusters + j_clusters)
+    shared = np.bincount(pairs // max(1, bootstrap.n_clusters), minlength=len(names))
+    clustered = (shared < totals) & (totals > 0)
     if clustered.any():
         boot_low, boot_high = percentile_interval(
             bootstrap.means(j_clusters, passed, j_codes, len(names)), confidence

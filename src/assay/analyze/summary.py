@@ -27,6 +27,7 @@ from assay.analyze.weakness import (
     measured,
     weakest_slices,
 )
+from assay.memory import release_memory
 from assay.rundir.records import LeaderboardRow
 
 if TYPE_CHECKING:
@@ -94,12 +95,14 @@ def analyze_run(
     # One draw of resampling weights (by parent question) shared by every interval and test.
     boot = ClusterBootstrap.for_results(results, n_resamples=n_resamples, seed=seed)
     board = leaderboard_with_ci(run.leaderboard, results, confidence=confidence, bootstrap=boot)
+    release_memory()  # each step's transients, before the next one's (issue 48)
     direction = directions(run.leaderboard)
     primary = [m for m in dict.fromkeys(r["metric"] for r in run.leaderboard if r["primary"])]
     comparisons = pairwise(
         with_case_ids(run, results, primary), direction, metrics=primary,
         confidence=confidence, bootstrap=boot,
     )
+    release_memory()
     marginal_frame = marginal(results, direction, confidence=confidence, bootstrap=boot)
     ok = measured(results)
     weakest = weakest_slices(marginal_frame, top=top_weaknesses, metrics=primary)

@@ -38,7 +38,7 @@ _IDS = ("case_id", "sample_of", "parent_id")
 def analysis_table(run: EvaluationRun) -> pd.DataFrame:
     """The measured rows of ``run`` for the analysis: equal, column for column, to
     ``measured(run.lean_results(measured=True, columns=ANALYSED_COLUMNS))`` but for the ids
-    (``case_id``, ``parent_id``; ``sample_of`` only when the run has samples), ``status`` and
+    (``case_id``, ``parent_id``; ``sample_of`` only when some row has one), ``status`` and
     ``primary``, which a table read from a run directory leaves out.
 
     Example:
@@ -56,9 +56,10 @@ def analysis_table(run: EvaluationRun) -> pd.DataFrame:
 
 def _streamed(path: Path) -> pd.DataFrame:
     """:func:`analysis_table` of the results file ``path``, a record batch at a time."""
-    names = pq.read_schema(path).names
-    size = pq.ParquetFile(path).metadata.num_rows
-    labels = {n: TextCodes() for n in ("metric", *SLICE_FIELDS, "sample_of") if n in names}
+    file = pq.ParquetFile(path)
+    names = [n for n in file.schema_arrow.names if n != "sample_of" or _has_values(file, n)]
+    size = file.metadata.num_rows
+    labels = {n: TextCodes(size) for n in ("metric", *SLICE_FIELDS, "sample_of") if n in names}
     value = np.empty(size, dtype=np.float64)
     passed = np.full(size, NO_VERDICT, dtype=np.int8) if "passed" in names else None
     cluster = np.empty(size, dtype=np.int32)
@@ -77,8 +78,6 @@ def _streamed(path: Path) -> pd.DataFrame:
             codes.add(batch.column(name))
         filled = rows.stop
         del batch, ids
-    if "sample_of" in labels and not labels["sample_of"].texts:
-        del labels["sample_of"]  # no repeated samples: nothing for the repeat analysis
     columns: dict[str, object] = {n: codes.categorical() for n, codes in labels.items()}
     columns["value"] = value[:filled]
     if passed is not None:
@@ -87,6 +86,19 @@ def _streamed(path: Path) -> pd.DataFrame:
     frame = pd.DataFrame(columns, copy=False)
     release_memory()  # the decoded batches' pages
     return label_slices(frame)
+
+
+def _has_values(file: pq.ParquetFile, column: str) -> bool:
+    """Whether ``column`` holds a value in some row (by the row groups' statistics when
+    written): a run without repeated samples has no ``sample_of``, and the repeat analysis
+    nothing to read."""
+    index = file.schema_arrow.get_field_index(column)
+    for group in range(file.num_row_groups):
+        meta = file.metadata.row_group(group)
+        stats = meta.column(index).statistics
+        if stats is None or not stats.has_null_count or stats.null_count < meta.num_rows:
+            return True
+    return False
 
 
 def with_case_ids(

@@ -304,11 +304,17 @@ class TextCodes:
     Each batch's codes are kept in the narrowest integer type that holds the texts seen so far:
     a column of a few names (model, metric, status, slices) takes a byte a row while it is read,
     not four (at 119,100 cases six such columns of 4.2 M rows were 75 MB of the read's peak).
+    Given the most rows to expect (``size``), the codes go into one array of that many rows
+    (pages past the rows written are never touched) instead of a part per batch: the parts of
+    a large read, small blocks amid the batches' buffers, pinned the heap's pages after they
+    were freed (issue 48).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, size: int | None = None) -> None:
         self.parts: list[np.ndarray] = []
         self.texts: dict[str, int] = {}
+        self._codes = None if size is None else np.empty(size, dtype=np.int8)
+        self._filled = 0
 
     def add(self, column: pa.Array) -> None:
         """Append a dictionary-encoded (or plain) text column."""
@@ -317,7 +323,14 @@ class TextCodes:
         texts = column.dictionary.to_pylist()
         local = [self.texts.setdefault(t, len(self.texts)) for t in texts]
         mapping = np.array([*local, -1], dtype=_code_type(len(self.texts)))
-        self.parts.append(mapping[column.indices.fill_null(len(texts)).to_numpy()])
+        codes = mapping[column.indices.fill_null(len(texts)).to_numpy()]
+        if self._codes is None:
+            self.parts.append(codes)
+            return
+        if self._codes.dtype != mapping.dtype:  # more texts than the narrower type holds
+            self._codes = self._codes.astype(mapping.dtype)
+        self._codes[self._filled : self._filled + codes.size] = codes
+        self._filled += codes.size
 
     def categorical(self) -> pd.Categorical:
         """The codes as a categorical with its categories in text order (sorting and grouping
@@ -326,6 +339,13 @@ class TextCodes:
         remap = np.empty(len(ordered) + 1, dtype=_code_type(len(ordered)))
         remap[[self.texts[t] for t in ordered]] = np.arange(len(ordered))
         remap[-1] = -1
+        if self._codes is not None:
+            codes = self._codes[: self._filled]
+            self._codes = None
+            for start in range(0, codes.size, _READ_BATCH):  # in place, a block at a time
+                block = codes[start : start + _READ_BATCH]
+                block[:] = remap[block]
+            return pd.Categorical.from_codes(codes, categories=ordered)
         codes = np.concatenate(self.parts) if self.parts else np.empty(0, dtype=remap.dtype)
         self.parts = []
         return pd.Categorical.from_codes(remap[codes], categories=ordered)
