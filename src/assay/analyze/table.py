@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from assay.analyze.resampling import CLUSTER, ClusterCoder
-from assay.analyze.verdicts import NO_VERDICT, verdict_codes
+from assay.analyze.verdicts import verdict_codes
 from assay.analyze.weakness import ANALYSED_COLUMNS, SLICE_FIELDS, label_slices, measured
 from assay.memory import release_memory
 from assay.rundir.results import TextCodes, read_results, result_batches
@@ -61,7 +61,7 @@ def _streamed(path: Path) -> pd.DataFrame:
     size = file.metadata.num_rows
     labels = {n: TextCodes(size) for n in ("metric", *SLICE_FIELDS, "sample_of") if n in names}
     value = np.empty(size, dtype=np.float64)
-    passed = np.full(size, NO_VERDICT, dtype=np.int8) if "passed" in names else None
+    passed = np.empty(size, dtype=np.int8) if "passed" in names else None
     cluster = np.empty(size, dtype=np.int32)
     coder = ClusterCoder()
     read = [n for n in (*labels, "value", "passed", *_IDS) if n in names]

@@ -26,6 +26,7 @@ from assay.analyze.resampling import (
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.analyze.verdicts import verdict_codes, verdict_floats
 from assay.params import check, check_int
+from assay.rundir.results import code_type
 
 #: Fields of the results table analysed as slices.
 SLICE_FIELDS: tuple[str, ...] = ("topic", "query_type", "perturbation", "model")
@@ -130,7 +131,10 @@ def _recode(column: pd.Series, names: list[str], missing: str) -> pd.Series:
     missing values as ``missing``; the new categories in text order."""
     labels = sorted({*names, missing})
     position = {label: i for i, label in enumerate(labels)}
-    remap = np.array([position[n] for n in names] + [position[missing]], dtype=np.int32)
+    # In the codes' own narrow type: int32 codes were 110 MB a field at 27.5 M rows, copied
+    # again into int8 by the categorical (issue 48).
+    remap = np.array([position[n] for n in names] + [position[missing]],
+                     dtype=code_type(len(labels)))
     codes = remap[column.cat.codes.to_numpy()]  # code -1 (missing) takes the last entry
     return pd.Series(pd.Categorical.from_codes(codes, categories=labels), index=column.index)
 

@@ -235,9 +235,10 @@ def _read_compact(
     decoded every row group first: ~400 MB transient for the 1.8 M measured rows of a
     100,000-case run, issue 23).
     """
-    schema = pq.read_schema(path)
+    file = pq.ParquetFile(path)
+    schema, size = file.schema_arrow, file.metadata.num_rows
     names = columns if columns is not None else schema.names
-    codes = {n: TextCodes() for n in names if n in _FEW_VALUES or n in _IDS}
+    codes = {n: TextCodes(size) for n in names if n in _FEW_VALUES or n in _IDS}
     # Other columns batch by batch as pandas would convert them; concatenated at the end
     # (numpy's promotion of a column with and without nulls is pandas' own: int -> float,
     # bool -> object).
@@ -322,13 +323,15 @@ class TextCodes:
             column = column.dictionary_encode()
         texts = column.dictionary.to_pylist()
         local = [self.texts.setdefault(t, len(self.texts)) for t in texts]
-        mapping = np.array([*local, -1], dtype=_code_type(len(self.texts)))
+        mapping = np.array([*local, -1], dtype=code_type(len(self.texts)))
         codes = mapping[column.indices.fill_null(len(texts)).to_numpy()]
         if self._codes is None:
             self.parts.append(codes)
             return
         if self._codes.dtype != mapping.dtype:  # more texts than the narrower type holds
-            self._codes = self._codes.astype(mapping.dtype)
+            wider = np.empty(self._codes.size, dtype=mapping.dtype)
+            wider[: self._filled] = self._codes[: self._filled]  # only the rows written
+            self._codes = wider
         self._codes[self._filled : self._filled + codes.size] = codes
         self._filled += codes.size
 
@@ -336,7 +339,7 @@ class TextCodes:
         """The codes as a categorical with its categories in text order (sorting and grouping
         as on plain text)."""
         ordered = sorted(self.texts)
-        remap = np.empty(len(ordered) + 1, dtype=_code_type(len(ordered)))
+        remap = np.empty(len(ordered) + 1, dtype=code_type(len(ordered)))
         remap[[self.texts[t] for t in ordered]] = np.arange(len(ordered))
         remap[-1] = -1
         if self._codes is not None:
@@ -351,8 +354,13 @@ class TextCodes:
         return pd.Categorical.from_codes(remap[codes], categories=ordered)
 
 
-def _code_type(n_texts: int) -> type[np.signedinteger[Any]]:
-    """The narrowest signed integer type holding codes ``-1 .. n_texts - 1``."""
+def code_type(n_texts: int) -> type[np.signedinteger[Any]]:
+    """The narrowest signed integer type holding codes ``-1 .. n_texts - 1``.
+
+    Example:
+        >>> code_type(3).__name__, code_type(200).__name__
+        ('int8', 'int16')
+    """
     for kind in (np.int8, np.int16):
         if n_texts <= np.iinfo(kind).max:
             return kind
