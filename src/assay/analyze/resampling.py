@@ -241,8 +241,8 @@ def code_positions(codes: NDArray[np.integer], code: int) -> NDArray[np.int32]:
         [0, 2]
     """
     kind = np.int32 if codes.size < 2**31 else np.intp
-    parts = [np.flatnonzero(codes[part] == code).astype(kind) + kind(part.start)
-             for part in _row_blocks(codes.size, None)]
+    parts = [np.flatnonzero(codes[start : start + _ROW_BLOCK] == code).astype(kind) + start
+             for start in range(0, codes.size, _ROW_BLOCK)]
     return np.concatenate(parts) if parts else np.empty(0, dtype=kind)
 
 

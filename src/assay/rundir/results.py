@@ -314,7 +314,7 @@ class TextCodes:
     def __init__(self, size: int | None = None) -> None:
         self.parts: list[np.ndarray] = []
         self.texts: dict[str, int] = {}
-        self._codes = None if size is None else np.empty(size, dtype=np.int8)
+        self._codes: np.ndarray | None = None if size is None else np.empty(size, np.int8)
         self._filled = 0
 
     def add(self, column: pa.Array) -> None:
@@ -343,12 +343,12 @@ class TextCodes:
         remap[[self.texts[t] for t in ordered]] = np.arange(len(ordered))
         remap[-1] = -1
         if self._codes is not None:
-            codes = self._codes[: self._filled]
+            stored = self._codes[: self._filled]
             self._codes = None
-            for start in range(0, codes.size, _READ_BATCH):  # in place, a block at a time
-                block = codes[start : start + _READ_BATCH]
+            for start in range(0, stored.size, _READ_BATCH):  # in place, a block at a time
+                block = stored[start : start + _READ_BATCH]
                 block[:] = remap[block]
-            return pd.Categorical.from_codes(codes, categories=ordered)
+            return pd.Categorical.from_codes(stored, categories=ordered)
         codes = np.concatenate(self.parts) if self.parts else np.empty(0, dtype=remap.dtype)
         self.parts = []
         return pd.Categorical.from_codes(remap[codes], categories=ordered)
