@@ -262,7 +262,7 @@ def _slice_intervals(
             low, high = bootstrap.interval(
                 clusters, values, confidence, metric_codes, len(metric_names), idx
             )
-            for code in np.unique(metric_codes[idx]):
+            for code in present_codes(metric_codes[idx], len(metric_names)):
                 out[(field, str(label), str(metric_names[code]))] = (
                     float(low[code]),
                     float(high[code]),
