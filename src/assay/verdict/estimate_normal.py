@@ -148,32 +148,40 @@ def _with_per_draw(estimate: RoundEstimate, pooled: float, draws: int) -> RoundE
 
 
 def pool_folds(estimates: Sequence[RoundEstimate]) -> list[RoundEstimate]:
-    """Each round's folds with one per-draw variance: the within-fold deviations pooled over the
-    round's folds (Σ squares / Σ (m − 1)), floored once for the round's draws.
+    """Each round's folds with one per-draw variance — the within-fold deviations pooled over the
+    round's folds (Σ squares / Σ (m − 1)) — floored once, at one disagreement in every draw of
+    every round + 1.
 
     A fold holds a few draws (a round of 12 labels per system in 4 folds holds 3), and a variance
     from 3 draws is both noisy and, floored at one disagreement in 4, near the Bernoulli maximum:
     measured on FRANK, per-fold variances made the prediction-powered bound at 88 uniform labels
     wider than the labels-only exact one (0.18 vs 0.15). The folds of a round share its design and
     its predictor's family, so their per-draw variances estimate one quantity; their means (which
-    carry each fold's known units) are left as they are.
+    carry each fold's known units) are left as they are. The floor guards against a rectifier
+    that never varied in *all* the draws, so it is set by all of them: floored per round (a round
+    of 20 labels per system: 1/21), it sat at or above the variance a strong machine's active
+    draws achieve (≈ 0.06 for an AUROC-0.94 judge) and took back most of what active labelling
+    saves (design note 0063, *Amendments (session 23)*).
 
     Example:
         >>> a = RoundEstimate(0.4, 0, 0, 0, 2, 0, number=1, squares=0.5)
         >>> b = RoundEstimate(0.5, 0, 0, 0, 2, 0, number=1, squares=0.0)
         >>> [round(e.per_draw, 3) for e in pool_folds([a, b])]  # 0.5 / 2, not 0.5 and 1 / 3
         [0.25, 0.25]
+        >>> c = RoundEstimate(0.5, 0, 0, 0, 10, 0, number=2, squares=0.0)
+        >>> round(pool_folds([a, b, c])[2].per_draw, 3)  # no deviation: floored at 1 / (14 + 1)
+        0.067
     """
     by_round: dict[int, list[RoundEstimate]] = {}
     for e in estimates:
         by_round.setdefault(e.number, []).append(e)
+    every = sum(e.draws for e in estimates)
     out: list[RoundEstimate] = []
     for e in estimates:
         same = by_round[e.number]
-        draws = sum(s.draws for s in same)
         dof = sum(s.draws - 1 for s in same)
         pooled = sum(s.squares for s in same) / dof if dof > 0 else 0.0
-        out.append(_with_per_draw(e, pooled, draws))
+        out.append(_with_per_draw(e, pooled, every))
     return out
 
 
