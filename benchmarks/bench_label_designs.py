@@ -126,24 +126,20 @@ def cells(pop: Population, frame: pd.DataFrame) -> pd.DataFrame:
 
 def active_ceiling(pop: Population, system: str, rounds: int) -> float:
     """The most the ``active`` workflow could save against uniform PPI on ``system`` after
-    ``rounds`` rounds, were every unit's calibrated P(PASS) known: the ratio of per-draw
-    variances, uniform ``E[f (1 − f)]`` against the mean over one uniform round and ``rounds − 1``
-    active ones of ``Σ f (1 − f) / (N² q)`` (Hansen–Hurwitz, ``q`` the shipped
-    :func:`~assay.label.sample.active_probabilities` at the default floor; Zrnic & Candès 2024,
-    §3). ``f`` is the shipped isotonic calibrator fitted on every label of the population — an
-    oracle no workflow has, so a ceiling, not an estimate: with a weak machine (``f`` near the
-    base rate everywhere) it is near 1.0× and no sampling design can do better.
+    ``rounds`` rounds, were every unit's calibrated P(PASS) known: one uniform round then
+    ``rounds − 1`` active ones, each saving the shipped
+    :func:`~assay.label.sample.active_saving` (the ratio of per-draw variances at the default
+    floor), combined as the estimator combines rounds (weights ∝ draws). P(PASS) is the shipped
+    isotonic calibrator fitted on every label of the population — an oracle no workflow has, so a
+    ceiling, not an estimate: with a weak machine it is near 1.0× and no sampling design of this
+    kind can do better.
     """
-    from assay.label.sample import active_probabilities
+    from assay.label.sample import active_saving
     from label_designs_sim import isotonic_pass_proba
 
     f = isotonic_pass_proba(pop.score, pop.label.astype(np.int64), pop.score)[pop.system == system]
-    spread = f * (1.0 - f)
-    uniform = float(spread.mean())
-    q = active_probabilities(f.tolist(), DEFAULT_FLOOR)
-    active = float(np.sum(spread / (len(f) ** 2 * q)))
-    mixed = (uniform + (rounds - 1) * active) / rounds
-    return uniform / mixed if mixed > 0 else 1.0
+    saving = active_saving(f.tolist(), DEFAULT_FLOOR)
+    return rounds / (1.0 + (rounds - 1) / saving)
 
 
 def savings(pop: Population, table: pd.DataFrame) -> pd.DataFrame:
