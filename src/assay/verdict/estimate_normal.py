@@ -71,7 +71,6 @@ class RoundEstimate:
     squares: float = 0.0  # Σ (x − x̄)² / scale² over its draws (scale: the pool's share of N)
     scale: float = 1.0
     fraction: float = 0.0  # the sampled share of the pool (0 for draws with replacement)
-    weighted: bool = False  # an ``active`` round: draws weighted by their selection probability
 
 
 def _side_values(inputs: RoundInputs, side: str) -> tuple[np.ndarray, np.ndarray, float]:
@@ -134,17 +133,7 @@ def round_estimate(inputs: RoundInputs, side: str, n_units: int, lam: float) -> 
     k3 = m * float(np.sum((x - x.mean()) ** 3)) / ((m - 1) * (m - 2)) if m > 2 else 0.0
     third = k3 / m**2 * (1.0 - fraction) * (1.0 - 2.0 * fraction)
     estimate = RoundEstimate(
-        float(x.mean()),
-        0.0,
-        0.0,
-        lam,
-        m,
-        third,
-        rnd.number,
-        squares,
-        scale,
-        fraction,
-        weighted=rnd.design == ACTIVE,
+        float(x.mean()), 0.0, 0.0, lam, m, third, rnd.number, squares, scale, fraction
     )
     return _with_per_draw(estimate, squares / (m - 1) if m > 1 else 0.0, m)
 
@@ -159,10 +148,8 @@ def _with_per_draw(estimate: RoundEstimate, pooled: float, draws: int) -> RoundE
 
 
 def pool_folds(estimates: Sequence[RoundEstimate]) -> list[RoundEstimate]:
-    """Each round's folds with one per-draw variance — the within-fold deviations pooled over the
-    round's folds (Σ squares / Σ (m − 1)) — floored at one disagreement in the draws that share
-    its weighting + 1: every ``uniform`` / ``random`` draw of every round together, an ``active``
-    round's own draws alone.
+    """Each round's folds with one per-draw variance: the within-fold deviations pooled over the
+    round's folds (Σ squares / Σ (m − 1)), floored once for the round's draws.
 
     A fold holds a few draws (a round of 12 labels per system in 4 folds holds 3), and a variance
     from 3 draws is both noisy and, floored at one disagreement in 4, near the Bernoulli maximum:
@@ -171,39 +158,22 @@ def pool_folds(estimates: Sequence[RoundEstimate]) -> list[RoundEstimate]:
     its predictor's family, so their per-draw variances estimate one quantity; their means (which
     carry each fold's known units) are left as they are.
 
-    The floor guards against a rectifier that never varied. Unweighted draws are exchangeable, so
-    all of them set it (per round, a round of 20 labels per system floored at 1/21, near what a
-    strong machine achieves). An ``active`` round's pseudo-outcomes are inverse-probability
-    weighted by that round's own calibrator: a confidently predicted unit that fails is rarely
-    drawn and then weighs up to 1 / floor, so a round's sample variance usually misses it. There
-    the per-round floor is the guard that holds coverage: floored once over all draws, the lower
-    bound of active workflows covered 0.926–0.962 at nominal 0.970 (SummEdits with an AUROC-0.94
-    judge, 500 repetitions; 0.950–0.970 floored per round) — design note 0063, *Amendments
-    (session 23)*.
-
     Example:
         >>> a = RoundEstimate(0.4, 0, 0, 0, 2, 0, number=1, squares=0.5)
         >>> b = RoundEstimate(0.5, 0, 0, 0, 2, 0, number=1, squares=0.0)
         >>> [round(e.per_draw, 3) for e in pool_folds([a, b])]  # 0.5 / 2, not 0.5 and 1 / 3
         [0.25, 0.25]
-        >>> c = RoundEstimate(0.5, 0, 0, 0, 10, 0, number=2, squares=0.0)
-        >>> round(pool_folds([a, b, c])[2].per_draw, 3)  # no deviation: floored at 1 / (14 + 1)
-        0.067
-        >>> d = replace(c, weighted=True)
-        >>> round(pool_folds([a, b, d])[2].per_draw, 3)  # an active round: at 1 / (10 + 1)
-        0.091
     """
     by_round: dict[int, list[RoundEstimate]] = {}
     for e in estimates:
         by_round.setdefault(e.number, []).append(e)
-    unweighted = sum(e.draws for e in estimates if not e.weighted)
     out: list[RoundEstimate] = []
     for e in estimates:
         same = by_round[e.number]
+        draws = sum(s.draws for s in same)
         dof = sum(s.draws - 1 for s in same)
         pooled = sum(s.squares for s in same) / dof if dof > 0 else 0.0
-        floor_draws = sum(s.draws for s in same) if e.weighted else unweighted
-        out.append(_with_per_draw(e, pooled, floor_draws))
+        out.append(_with_per_draw(e, pooled, draws))
     return out
 
 
