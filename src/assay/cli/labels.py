@@ -102,7 +102,7 @@ def sample(
             repeats = f" ({times} draws)" if times != len(units) else ""
             saving = item.saving.get(model)
             foreseen = (
-                f"; foreseen {saving:.2f}× fewer labels than uniform for the same width"
+                f"; at best {saving:.2f}× fewer labels than uniform for the same width"
                 if saving is not None
                 else ""
             )

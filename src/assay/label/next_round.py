@@ -43,8 +43,8 @@ class DrawnRound:
         labelled: per system, how many in-scope units were already labelled (``known``).
         asked: the design asked for (``active`` falls back to ``uniform`` without predictions).
         saving: ``active``: per system, how many times fewer labels the round needs than a
-            ``uniform`` one for the same width, foreseen from the calibrated P(PASS) of its pool
-            (:func:`~assay.label.sample.active_saving`); empty for ``uniform``.
+            ``uniform`` one for the same width at best, foreseen from the calibrated P(PASS) of
+            its pool (:func:`~assay.label.sample.active_saving`); empty for ``uniform``.
     """
 
     round: DesignRound
