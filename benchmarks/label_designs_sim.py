@@ -10,8 +10,9 @@ Workflows (labels in all, split evenly across the systems by :func:`split_budget
 :data:`ROUND`):
 
 * ``uniform`` — rounds drawn ``uniform`` (each without replacement from the units not yet
-  labelled); bounds after rounds 1, 2, 3, 4, 6 and 8 (100 … 800 labels in all), with the exact
-  labels-only Clopper–Pearson bound on the same labels beside them.
+  labelled); bounds after rounds 1, 2, 4 and 8 (100 … 800 labels in all), with the exact
+  labels-only Clopper–Pearson bound on the same labels beside them, and after rounds 10 and 12
+  (:data:`REFERENCE`) for the width curve the active workflow is read against.
 * ``active`` — a first ``uniform`` round (no calibrator exists before any label), then ``active``
   rounds (with replacement, p ∝ sqrt(p (1 − p)) with the default floor); bounds at the same points.
 * ``review-first`` — the app's order before design rounds existed: a first ``uniform`` round, then
@@ -48,6 +49,10 @@ ROUND = 100
 ROUNDS = 8
 #: Rounds after which the uniform and active workflows are assessed.
 ASSESSED = (1, 2, 4, 8)
+#: Rounds after which the uniform workflow is also assessed, beyond the others' 800 labels: the
+#: reference curve that active labelling's width at 800 labels is read against (without it a
+#: saving at 800 could not exceed 1.0×: the curve would end there).
+REFERENCE = (10, 12)
 #: Labels in all at which the REVIEW-first workflow is assessed.
 REVIEW_BUDGETS = (200, 400, 800)
 #: Conformal level of the REVIEW sets (the plan's default ``calibration.confidence``).
@@ -199,7 +204,8 @@ def sequential(population: Population, design: str, seed: int) -> tuple[list[dic
     """The ``uniform`` or ``active`` workflow; for ``active`` also label-until-decided.
 
     Returns:
-        rows of bounds at :data:`ASSESSED` (look 1), and for ``active`` the decisions.
+        rows of bounds at :data:`ASSESSED` (and :data:`REFERENCE` for ``uniform``; look 1), and
+        for ``active`` the decisions.
     """
     rng = np.random.default_rng(seed)
     lab = Labelling(population, rng)
@@ -208,12 +214,13 @@ def sequential(population: Population, design: str, seed: int) -> tuple[list[dic
     looks: list[dict[str, tuple[Any, Any]]] = []
     labelled: list[dict[str, int]] = []
     open_ = list(population.systems)  # systems some target of label-until-decided still awaits
-    for number in range(1, ROUNDS + 1):
+    assessed = ASSESSED + REFERENCE if design == UNIFORM else ASSESSED
+    for number in range(1, (max(assessed) if design == UNIFORM else ROUNDS) + 1):
         use = UNIFORM if design == UNIFORM or number == 1 else ACTIVE
         p_pass = _active_p(lab, machine) if use == ACTIVE else None
         lab.draw(use, split_budget(ROUND, lab.pools(), use), p_pass)
-        per = bounds(lab, machine, 1, seed) if number in ASSESSED else {}
-        if number in ASSESSED:
+        per = bounds(lab, machine, 1, seed) if number in assessed else {}
+        if number in assessed:
             for system, (low, high) in per.items():
                 row = _row(design, number * ROUND, lab, system, low, high)
                 if design == UNIFORM:

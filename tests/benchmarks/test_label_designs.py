@@ -63,11 +63,12 @@ def test_uniform_rounds_label_distinct_units_evenly(modules: dict[str, ModuleTyp
     pop = _population(modules["data"])
     rows, decisions = modules["sim"].sequential(pop, "uniform", seed=1)
     assert decisions == []
-    assert {r["n_all"] for r in rows} == {100, 200, 400, 800}
+    # assessed where the active workflow is, and on to 1,200 labels: the curve active is read on
+    assert {r["n_all"] for r in rows} == {100, 200, 400, 800, 1000, 1200}
     for r in rows:  # (lower ≤ upper is the estimator's to keep: the benchmark counts inversions)
         assert 0.0 <= r["lower"] <= 1.0 and 0.0 <= r["upper"] <= 1.0
         assert r["cp_lower"] <= r["cp_upper"]
-    for n_all in (100, 200, 400, 800):
+    for n_all in (100, 200, 400, 800, 1200):
         counts = [r["n_system"] for r in rows if r["n_all"] == n_all]
         assert sum(counts) == min(n_all, 450)  # without replacement: at most every unit
         assert max(counts) - min(counts) <= n_all // 100  # one remainder label per round at most
@@ -117,3 +118,28 @@ def test_the_fast_isotonic_map_is_the_shipped_calibrators(modules: dict[str, Mod
         y[:2] = [0, 1]
         shipped = IsotonicCalibrator().fit(at[rows], (y == 1).tolist()).predict_pass_proba(at)
         np.testing.assert_allclose(sim.isotonic_pass_proba(at[rows], y, at), shipped, atol=1e-12)
+
+
+def test_active_ceiling_is_one_for_a_blind_machine_and_above_for_a_sharp_one(
+    modules: dict[str, ModuleType],
+) -> None:
+    import bench_label_designs
+
+    data = modules["data"]
+    rng = np.random.default_rng(3)
+    label = (rng.random(600) < 0.5).astype(int)
+
+    def population(score: np.ndarray) -> object:
+        return data.Population(
+            name="synthetic", case_id=np.array([f"q{i}" for i in range(600)]),
+            system=np.repeat("a", 600), label=label, score=score,
+        )  # fmt: skip
+
+    blind = bench_label_designs.active_ceiling(population(rng.random(600)), "a", 8)
+    sharp = bench_label_designs.active_ceiling(population(label + rng.normal(0, 0.4, 600)), "a", 8)
+    one_round = bench_label_designs.active_ceiling(
+        population(label + rng.normal(0, 0.4, 600)), "a", 1
+    )
+    assert blind == pytest.approx(1.0, abs=0.03)  # nothing to aim at: no design saves labels
+    assert sharp > 1.3  # uncertainty concentrated on few units
+    assert one_round == pytest.approx(1.0)  # the first round is uniform

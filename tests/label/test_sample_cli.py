@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -95,6 +96,10 @@ def test_sample_draws_rounds_into_the_assessments_one_store(assessed: Path) -> N
         assert any(line.startswith(f"  {system}: ") and expected in line for line in lines), (
             result.stdout
         )
+    # an active round foresees its best saving per system from the calibrated P(PASS) (≥ 1: the
+    # floor's mixture never does worse than uniform)
+    foreseen = re.findall(r"at best (\d+\.\d\d)× fewer labels than uniform", result.stdout)
+    assert len(foreseen) == len(SYSTEMS) and all(float(x) >= 1.0 for x in foreseen), result.stdout
     assert not (assessed / "run" / "labels.sqlite").exists()
     store = Store(f"sqlite:///{assessed / 'labels.sqlite'}")
     (first,) = load_rounds(store)
@@ -120,6 +125,7 @@ def test_sample_draws_rounds_into_the_assessments_one_store(assessed: Path) -> N
     )
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("round 2: uniform")
+    assert "at best" not in result.stdout
     second = load_rounds(store)[1]
     assert sorted(Counter(d.model for d in second.draws).values()) == [2, 2, 3]
     assert {d.probability for d in second.draws} == {1 / pool[s] for s in SYSTEMS}

@@ -100,9 +100,15 @@ def sample(
             units = [d for d in r.draws if d.model == model]
             times = sum(d.times for d in units)
             repeats = f" ({times} draws)" if times != len(units) else ""
+            saving = item.saving.get(model)
+            foreseen = (
+                f"; at best {saving:.2f}× fewer labels than uniform for the same width"
+                if saving is not None
+                else ""
+            )
             click.echo(
                 f"  {model}: {len(units)} drawn{repeats} / {pool} in pool "
-                f"({item.labelled.get(model, 0)} labelled before)"
+                f"({item.labelled.get(model, 0)} labelled before){foreseen}"
             )
     console.print(
         f"Label them with 'assay label {assessment}' (drawn cases come first), then re-assess.",

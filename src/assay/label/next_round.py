@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from assay.fileio import sha256_file
 from assay.label.assessment import LabelScope, label_run_dir, load_scope
 from assay.label.criteria import Criterion
 from assay.label.rounds import load_rounds, next_round_number, save_round
-from assay.label.sample import DEFAULT_FLOOR, draw_round, split_budget
+from assay.label.sample import DEFAULT_FLOOR, active_saving, draw_round, split_budget
 from assay.label.store import Store
 from assay.rundir.suite_copy import suite_copy
 from assay.verdict.design import ACTIVE, UNIFORM, DesignRound
@@ -42,12 +42,16 @@ class DrawnRound:
         checks: the checks it serves.
         labelled: per system, how many in-scope units were already labelled (``known``).
         asked: the design asked for (``active`` falls back to ``uniform`` without predictions).
+        saving: ``active``: per system, how many times fewer labels the round needs than a
+            ``uniform`` one for the same width at best, foreseen from the calibrated P(PASS) of
+            its pool (:func:`~assay.label.sample.active_saving`); empty for ``uniform``.
     """
 
     round: DesignRound
     checks: tuple[str, ...]
     labelled: dict[str, int]
     asked: str
+    saving: dict[str, float] = field(default_factory=dict)
 
 
 def draw_next_rounds(
@@ -148,10 +152,22 @@ def draw_next_rounds(
         )
         saved = save_round(store, drawn, budget=budget, seed=seed)
         counts = {m: sum(1 for _, model in labelled if model == m) for m in sorted(pools)}
-        out.append(DrawnRound(saved, _names(members), counts, design))
+        saving = _foreseen_saving(units, labelled, p_pass, floor) if used == ACTIVE else {}
+        out.append(DrawnRound(saved, _names(members), counts, design, saving))
         logger.info("round %d drawn: %s, %d units", number, used, len(saved.draws))
         number += 1
     return out
+
+
+def _foreseen_saving(
+    units: Sequence[Key], labelled: set[Key], p_pass: dict[Key, float], floor: float
+) -> dict[str, float]:
+    """Per system, :func:`~assay.label.sample.active_saving` over its pool (units not labelled)."""
+    pools: dict[str, list[float | None]] = {}
+    for key in units:
+        if key not in labelled:
+            pools.setdefault(key[1], []).append(p_pass.get(key))
+    return {model: active_saving(p, floor) for model, p in sorted(pools.items())}
 
 
 def _names(checks: Sequence[Check]) -> tuple[str, ...]:

@@ -90,6 +90,32 @@ def active_probabilities(
     return q / q.sum()  # exact to rounding; guards the last ulp for numpy's choice
 
 
+def active_saving(p_pass: Sequence[float | None], floor: float = DEFAULT_FLOOR) -> float:
+    """How many times fewer labels an ``active`` round needs than a ``uniform`` one for the same
+    width, foreseen from the calibrated P(PASS) of one system's pool.
+
+    The ratio of the per-draw variances of the prediction-powered pseudo-outcome: uniform
+    ``E[p (1 − p)]`` against Hansen–Hurwitz's ``Σ p (1 − p) / (n² q)`` with ``q`` from
+    :func:`active_probabilities` (Zrnic & Candès, *Active Statistical Inference*, ICML 2024, §3;
+    ``p`` taken as calibrated, so ``E[(Y − p)² | p] = p (1 − p)``). A unit without a prediction
+    counts ``1/4``. Near 1.0 when the machine cannot tell the units apart (uncertainty the same
+    everywhere): then no sampling design saves labels.
+
+    Example:
+        >>> round(active_saving([0.5] * 10), 6)  # nothing to aim at
+        1.0
+        >>> round(active_saving([0.5] * 2 + [0.01] * 18), 2)  # two units hold the doubt
+        1.59
+    """
+    q = active_probabilities(p_pass, floor)
+    if not len(q):
+        return 1.0
+    p = np.array([math.nan if v is None else float(v) for v in p_pass], dtype=float)
+    spread = np.where(np.isnan(p), 0.25, p * (1.0 - p))
+    active = float(np.sum(spread / (len(q) ** 2 * q)))
+    return float(spread.mean()) / active if active > 0 else 1.0
+
+
 def split_budget(total: int, pool_sizes: Mapping[str, int], design: str) -> dict[str, int]:
     """Split a round's total budget across systems: evenly, the remainder one each to the systems
     first in name order; under ``uniform`` (without replacement) no system gets more than its pool
