@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from assay.errors import InvalidInputError
 from assay.rundir.layout import (
@@ -20,7 +21,14 @@ from assay.rundir.layout import (
 )
 from assay.rundir.manifest import verify_run
 from assay.rundir.records import Finding, LeaderboardRow, Manifest
-from assay.rundir.results import read_results, read_results_for, result_names
+from assay.rundir.results import (
+    frame_batches,
+    read_results,
+    read_results_for,
+    result_batches,
+    result_names,
+    rows_of,
+)
 
 
 @dataclass
@@ -83,14 +91,20 @@ class EvaluationRun:
             return frame[columns]
         return read_results(self.path, columns=columns, compact=True, metrics=metrics)
 
+    def result_batches(self, columns: list[str]) -> Iterator[pa.RecordBatch]:
+        """Only the given columns of every result row, a record batch at a time (read from the
+        run directory: memory bounded by a batch, not by the run)."""
+        if self._results is not None or self.path is None:
+            return frame_batches(self.results, columns)
+        return result_batches(self.path, columns)
+
     def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
         """Every column of the result rows of the given ``(case_id, model)`` keys only."""
         if self._results is not None or self.path is None:
             frame = self.results
         else:
             frame = read_results_for(self.path, {case_id for case_id, _ in keys})
-        pairs = pd.MultiIndex.from_frame(frame[["case_id", "model"]].astype(str))
-        return frame[pairs.isin(list(keys))]
+        return rows_of(frame, keys)
 
     def leaderboard_frame(self) -> pd.DataFrame:
         """The leaderboard as a DataFrame."""
