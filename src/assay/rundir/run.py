@@ -45,7 +45,7 @@ class EvaluationRun:
     corpus_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: what the verdict reads of each case, kept for a run without a directory (a run directory
     #: holds its suite copy instead); see :func:`assay.verdict.implicit.run_case_keys`
-    case_keys: list[Any] | None = field(default=None, repr=False)
+    case_keys: Any = field(default=None, repr=False)
     _results: pd.DataFrame | None = field(default=None, repr=False)
 
     @property

@@ -1,0 +1,121 @@
+"""What deciding a run reads of each case, as columns gathered chunk by chunk.
+
+The verdict needs of every case its key, kind, question group and scopes (attack, perturbed,
+abstaining, truncated) — not the case. Kept as one small frame per chunk of text columns stored
+by Arrow (pandas' ``str``) and flags, no Python object is held per case: a list of per-case key
+objects was ~475 MB resident at 1,000,000 cases (its objects pinned the heap's arenas around the
+parsed chunks), and re-reading the staged suite to make it took two minutes of CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from assay.data.samples import question_of
+
+#: The kinds of case a check can be about (a metric applies to one kind).
+SINGLE, CONVERSATION, AGENT = "single-turn", "conversation", "agent"
+#: The columns of a case table (one row per case, in suite order).
+COLUMNS = ("case_id", "model", "kind", "group", "question", "sample", "sample_of", "attacks",
+           "perturbed", "abstain", "truncated")  # fmt: skip
+
+
+def case_kind(case: Any) -> str:
+    """Single-turn, conversation or agent: a case key's own kind, else from the case's turns
+    and trajectory."""
+    kind = getattr(case, "kind", None)
+    if kind is not None:
+        return str(kind)
+    return CONVERSATION if case.turns else AGENT if case.trajectory else SINGLE
+
+
+def expects_abstention(case: Any) -> bool:
+    """Whether the case's expected behaviour is to abstain."""
+    return str(case.labels.get("expected_behaviour", "")).lower() == "abstain"
+
+
+class CaseTable:
+    """Per case: ``case_id``, ``model`` (as text), ``kind``, ``group`` (the question it answers,
+    :func:`~assay.data.samples.question_of`), ``question`` (an abstaining case's question, its id
+    when it has none), ``sample``, ``sample_of``, and the flags ``attacks``, ``perturbed``,
+    ``abstain``, ``truncated``.
+
+    Example:
+        >>> from assay.data import TestCase
+        >>> table = CaseTable.of([TestCase(id="q", model="m"),
+        ...                       TestCase(id="q~t", model="m", parent_id="q", perturbation="t")])
+        >>> table.frame()[["case_id", "group", "perturbed"]].values.tolist()
+        [['q', 'q', False], ['q~t', 'q', True]]
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[pd.DataFrame] = []
+
+    @classmethod
+    def of(cls, cases: Iterable[Any]) -> CaseTable:
+        """The table of test cases or case keys."""
+        table = cls()
+        table.add(cases)
+        return table
+
+    def add(self, cases: Iterable[Any]) -> None:
+        """Append the next cases (test cases or case keys)."""
+        columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+        for case in cases:
+            perturbation = case.perturbation or ""
+            attack = perturbation.startswith("attack:")
+            abstain = expects_abstention(case)
+            columns["case_id"].append(case.id)
+            columns["model"].append(str(case.model))
+            columns["kind"].append(case_kind(case))
+            columns["group"].append(question_of(case))
+            # the unit an out-of-scope case asks (no text: never a duplicate), with its sample;
+            # only an abstaining case's is compared
+            columns["question"].append((case.question or f"\x00{case.id}") if abstain else None)
+            columns["sample"].append(case.sample)
+            columns["sample_of"].append(case.sample_of)
+            columns["attacks"].append(attack)
+            columns["perturbed"].append(bool(perturbation) and not attack)
+            columns["abstain"].append(abstain)
+            columns["truncated"].append(case.truncated is not None)
+        if columns["case_id"]:
+            self._parts.append(_frame(columns))
+
+    def frame(self) -> pd.DataFrame:
+        """Every case's row, in the order added (the chunks joined once)."""
+        if len(self._parts) != 1:
+            self._parts = [pd.concat(self._parts, ignore_index=True) if self._parts
+                           else _frame({name: [] for name in COLUMNS})]  # fmt: skip
+        return self._parts[0]
+
+    def of_kind(self, kind: str) -> CaseTable:
+        """The cases of one kind."""
+        frame = self.frame()
+        table = CaseTable()
+        table._parts = [frame[frame["kind"] == kind].reset_index(drop=True)]
+        return table
+
+    def sampled(self) -> dict[tuple[str, str], str]:
+        """``(case_id, model)`` of each sample → the id of the case it samples."""
+        frame = self.frame()
+        rows = frame[frame["sample_of"].notna()]
+        return dict(zip(zip(rows["case_id"], rows["model"], strict=True), rows["sample_of"],
+                        strict=True))  # fmt: skip
+
+    def __len__(self) -> int:
+        return sum(len(part) for part in self._parts)
+
+
+def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
+    """One chunk's columns: texts stored by Arrow (pandas' ``str``), ``sample`` as a float (NaN
+    for none), flags as ``bool``."""
+    return pd.DataFrame({
+        **{name: pd.Series(columns[name], dtype="str") for name in
+           ("case_id", "model", "kind", "group", "question", "sample_of")},
+        "sample": pd.Series(columns["sample"], dtype="float64"),
+        **{name: pd.Series(columns[name], dtype=bool) for name in
+           ("attacks", "perturbed", "abstain", "truncated")},
+    })[list(COLUMNS)]  # fmt: skip
