@@ -1,10 +1,10 @@
 """What deciding a run reads of each case, as columns gathered chunk by chunk.
 
 The verdict needs of every case its key, kind, question group and scopes (attack, perturbed,
-abstaining, truncated) — not the case. Kept as one small frame per chunk of text columns stored
-by Arrow (pandas' ``str``) and flags, no Python object is held per case: a list of per-case key
-objects was ~475 MB resident at 1,000,000 cases (its objects pinned the heap's arenas around the
-parsed chunks), and re-reading the staged suite to make it took two minutes of CPU.
+abstaining, truncated) — not the case. Kept as one Arrow record batch per chunk, no Python object
+is held per case and one per chunk: a list of per-case key objects was ~475 MB resident at
+1,000,000 cases, and a pandas frame per chunk (~100 small objects each) still pinned ~250 MB of
+the Python heap's arenas around the parsed chunks' transient objects, for 91 MB of columns.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from assay.data.samples import question_of
 
@@ -21,6 +22,14 @@ SINGLE, CONVERSATION, AGENT = "single-turn", "conversation", "agent"
 #: The columns of a case table (one row per case, in suite order).
 COLUMNS = ("case_id", "model", "kind", "group", "question", "sample", "sample_of", "attacks",
            "perturbed", "abstain", "truncated")  # fmt: skip
+#: Their Arrow types: texts (pandas' ``str`` once in a frame), ``sample`` a float (NaN for
+#: none, as pandas holds it), flags.
+_SCHEMA = pa.schema([
+    *((name, pa.string()) for name in COLUMNS[:5]),
+    ("sample", pa.float64()),
+    ("sample_of", pa.string()),
+    *((name, pa.bool_()) for name in COLUMNS[7:]),
+])  # fmt: skip
 
 
 def case_kind(case: Any) -> str:
@@ -52,7 +61,8 @@ class CaseTable:
     """
 
     def __init__(self) -> None:
-        self._parts: list[pd.DataFrame] = []
+        self._batches: list[pa.RecordBatch] = []
+        self._frame: pd.DataFrame | None = None
 
     @classmethod
     def of(cls, cases: Iterable[Any]) -> CaseTable:
@@ -82,20 +92,22 @@ class CaseTable:
             columns["abstain"].append(abstain)
             columns["truncated"].append(case.truncated is not None)
         if columns["case_id"]:
-            self._parts.append(_frame(columns))
+            self._batches.append(pa.RecordBatch.from_pydict(columns, schema=_SCHEMA))
+            self._frame = None
 
     def frame(self) -> pd.DataFrame:
-        """Every case's row, in the order added (the chunks joined once)."""
-        if len(self._parts) != 1:
-            self._parts = [pd.concat(self._parts, ignore_index=True) if self._parts
-                           else _frame({name: [] for name in COLUMNS})]  # fmt: skip
-        return self._parts[0]
+        """Every case's row, in the order added (texts as pandas' ``str``)."""
+        if self._frame is None:
+            self._frame = pa.Table.from_batches(self._batches, schema=_SCHEMA).to_pandas()
+        return self._frame
 
     def of_kind(self, kind: str) -> CaseTable:
         """The cases of one kind."""
         frame = self.frame()
         table = CaseTable()
-        table._parts = [frame[frame["kind"] == kind].reset_index(drop=True)]
+        table._frame = frame[frame["kind"] == kind].reset_index(drop=True)
+        table._batches = [pa.RecordBatch.from_pandas(table._frame, schema=_SCHEMA,
+                                                     preserve_index=False)]  # fmt: skip
         return table
 
     def sampled(self) -> dict[tuple[str, str], str]:
@@ -106,16 +118,4 @@ class CaseTable:
                         strict=True))  # fmt: skip
 
     def __len__(self) -> int:
-        return sum(len(part) for part in self._parts)
-
-
-def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
-    """One chunk's columns: texts stored by Arrow (pandas' ``str``), ``sample`` as a float (NaN
-    for none), flags as ``bool``."""
-    return pd.DataFrame({
-        **{name: pd.Series(columns[name], dtype="str") for name in
-           ("case_id", "model", "kind", "group", "question", "sample_of")},
-        "sample": pd.Series(columns["sample"], dtype="float64"),
-        **{name: pd.Series(columns[name], dtype=bool) for name in
-           ("attacks", "perturbed", "abstain", "truncated")},
-    })[list(COLUMNS)]  # fmt: skip
+        return sum(batch.num_rows for batch in self._batches)
