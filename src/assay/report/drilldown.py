@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 
 from assay.evaluators.batch import without_cyclic_gc
+from assay.memory import release_memory
 from assay.report.case_choice import SELECTION_COLUMNS, choose_cases
 from assay.report.case_texts import read_cases
 from assay.report.dialogue_view import conversation_view, linked_turn_verdicts, trajectory_view
@@ -295,6 +296,7 @@ def run_drilldown(
     if full_rows is None:
         raise TypeError("run_drilldown: record batches need full_rows to read the chosen cases")
     choice = choose_cases(results, max_cases)
+    release_memory()  # the tally's pages (Arrow's pool keeps them), before the rows are read
     out = drilldown(full_rows(choice.keys), read_cases(directory, choice.keys),
                     max_cases=max_cases, max_bytes=max_bytes, redact=redact, masked_by=masked_by)
     out["total"] = choice.total
