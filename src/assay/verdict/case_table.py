@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from assay.data.samples import question_of
 
@@ -93,22 +94,30 @@ class CaseTable:
             columns["truncated"].append(case.truncated is not None)
         if columns["case_id"]:
             self._batches.append(pa.RecordBatch.from_pydict(columns, schema=_SCHEMA))
-            self._frame = None
 
     def frame(self) -> pd.DataFrame:
-        """Every case's row, in the order added (texts as pandas' ``str``)."""
-        if self._frame is None:
-            self._frame = pa.Table.from_batches(self._batches, schema=_SCHEMA).to_pandas()
-        return self._frame
+        """Every case's row, in the order added (texts as pandas' ``str``; made on each call
+        from the batches, not kept beside them)."""
+        if self._frame is not None:
+            return self._frame
+        return pa.Table.from_batches(self._batches, schema=_SCHEMA).to_pandas()
 
     def of_kind(self, kind: str) -> CaseTable:
-        """The cases of one kind."""
+        """The cases of one kind (the table itself when every case is of that kind)."""
+        if self._frame is None and all(pc.all(pc.equal(b.column("kind"), kind)).as_py()
+                                       for b in self._batches):  # fmt: skip
+            return self
         frame = self.frame()
         table = CaseTable()
         table._frame = frame[frame["kind"] == kind].reset_index(drop=True)
-        table._batches = [pa.RecordBatch.from_pandas(table._frame, schema=_SCHEMA,
-                                                     preserve_index=False)]  # fmt: skip
         return table
+
+    def models(self) -> list[str]:
+        """The distinct models, sorted."""
+        if self._frame is not None:
+            return sorted(set(self._frame["model"].tolist()))
+        column = pa.chunked_array([b.column("model") for b in self._batches], pa.string())
+        return sorted(pc.unique(column).to_pylist())
 
     def sampled(self) -> dict[tuple[str, str], str]:
         """``(case_id, model)`` of each sample → the id of the case it samples."""
@@ -118,4 +127,6 @@ class CaseTable:
                         strict=True))  # fmt: skip
 
     def __len__(self) -> int:
+        if self._frame is not None:
+            return len(self._frame)
         return sum(batch.num_rows for batch in self._batches)

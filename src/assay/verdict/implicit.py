@@ -448,7 +448,7 @@ def assess_run(
 
     implicit = implicit_plan(run, thresholds)
     keys = _table(cases) if cases is not None else run_case_keys(run)
-    models = sorted(set(keys.frame()["model"].tolist()))
+    models = keys.models()
     decisions: list[CheckDecision] = []
     verdicts: dict[str, Any] = {}
     for kind in (SINGLE, CONVERSATION, AGENT):
