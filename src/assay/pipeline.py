@@ -9,10 +9,10 @@ composes them, so no lower layer imports a higher one.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay.analyze.evaluator_problems import EvaluatorProblems
 from assay.analyze.findings import PrimaryOutcomes, find_insights, find_problems
@@ -35,9 +35,7 @@ from assay.rundir.run import EvaluationRun
 from assay.rundir.store import seal, write_tables
 from assay.rundir.suite_copy import stage_suite
 from assay.safety.masking import redact
-
-if TYPE_CHECKING:
-    from assay.verdict.implicit import RunVerdict
+from assay.verdict.case_table import CaseTable
 
 __all__ = ["ProgressCallback", "evaluate"]
 
@@ -156,12 +154,14 @@ def _probe_judges(evaluators: list[Evaluator], chunks: Iterable[Sequence[TestCas
     return probe_findings(probe_judges(evaluators, probe_sample(chunks, n, seed), n, seed))
 
 
-def _decide(run: EvaluationRun, chunks: Iterable[Sequence[TestCase]]) -> RunVerdict:
-    """The run decided by its implicit plan (:mod:`assay.verdict.implicit`), read from the
-    staged suite chunk by chunk (only each case's key is kept)."""
-    from assay.verdict.implicit import assess_run, case_key
+def _keyed(chunks: Iterable[Sequence[TestCase]], keys: CaseTable) -> Iterator[Sequence[TestCase]]:
+    """``chunks``, each added to ``keys`` as it passes (as their case keys: what deciding the run
+    reads of each case, gathered while scoring reads the suite instead of reading it again)."""
+    from assay.verdict.implicit import case_key
 
-    return assess_run(run, cases=[case_key(case) for chunk in chunks for case in chunk])
+    for chunk in chunks:
+        keys.add(case_key(case) for case in chunk)
+        yield chunk
 
 
 def _run_pipeline(
@@ -199,9 +199,10 @@ def _run_pipeline(
     per_chunk = batch_size * max(1, SCORING_CHUNK // batch_size)
     if any(e.grouped for e in evaluators):
         per_chunk = max(len(staged), 1)
+    keys = CaseTable()
     try:
         scored = score(
-            staged.chunks(per_chunk),
+            _keyed(staged.chunks(per_chunk), keys),
             evaluators,
             n_cases=len(staged),
             thresholds=thresholds,
@@ -258,8 +259,12 @@ def _run_pipeline(
         corpus_details=scored.corpus_details,
     )
     # -- decide: the implicit plan through the verdict's rules (its problems say why)
-    verdict = _decide(run, staged.chunks(per_chunk))
+    from assay.verdict.implicit import assess_run
+
+    verdict = assess_run(run, cases=keys)
+    del keys
     run.problems = redact(problems + verdict.problems)
+    del problems  # unmasked: the run's masked copy is what is written and shown (~100 MB at 10^6)
     # The reports need the verdict's record only: its per-case tables and keys (a million
     # cases' worth) and the suite's index go before the analysis reads the results; a run
     # without a directory keeps the keys (what deciding it again needs).

@@ -78,10 +78,10 @@ def write_reports(
         insights=redact(run.insights),
         corpus_details=redact(run.corpus_details),
     )
-    # Choosing the shown cases needs four columns of every row; their texts are read by key and
-    # masked as the entries are built (each text once: the drill-down is most of the report).
-    # The columns are the drill-down's alone, to free once it has chosen.
-    cases = run_drilldown(run.result_columns(list(SELECTION_COLUMNS)), directory,
+    # The shown cases are chosen from four columns of every row, read batch by batch; their
+    # texts are read by key and masked as the entries are built (each text once: the drill-down
+    # is most of the report).
+    cases = run_drilldown(run.result_batches(list(SELECTION_COLUMNS)), directory,
                           full_rows=run.results_for, masked_by=masked_explainers(run.manifest))
     page = render_html(
         analysis,

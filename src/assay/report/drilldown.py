@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from assay.evaluators.batch import without_cyclic_gc
+from assay.memory import release_memory
+from assay.report.case_choice import SELECTION_COLUMNS, choose_cases
 from assay.report.case_texts import read_cases
 from assay.report.dialogue_view import conversation_view, linked_turn_verdicts, trajectory_view
+from assay.rundir.results import frame_batches, rows_of
 
 if TYPE_CHECKING:
     from assay.safety.masking import Redactor
@@ -56,8 +60,7 @@ _ROW_KEYS = (
     "perturbation",
     "parent_id",
 )
-#: Columns of the results :func:`run_drilldown` chooses the shown cases by (with ``full_rows``).
-SELECTION_COLUMNS = ("case_id", "model", "status", "passed")
+__all__ = ["SELECTION_COLUMNS", "drilldown", "masked_explainers", "run_drilldown", "within"]
 
 
 def _clip(text: Any, limit: int = MAX_TEXT) -> Any:
@@ -263,7 +266,7 @@ def _outcome_counts(
 
 
 def run_drilldown(
-    results: pd.DataFrame,
+    results: pd.DataFrame | Iterable[pa.RecordBatch],
     directory: Path,
     *,
     max_cases: int = MAX_CASES,
@@ -275,8 +278,10 @@ def run_drilldown(
     """:func:`drilldown` of a run directory, reading only the cases it will show (redacted: it
     feeds the shared reports).
 
-    With ``full_rows``, ``results`` may lack the text columns: the chosen cases' complete rows are
-    then read through ``full_rows(keys)``.
+    ``results`` is the results table, or record batches of its :data:`SELECTION_COLUMNS` (e.g.
+    :meth:`~assay.rundir.run.EvaluationRun.result_batches`: the shown cases are chosen batch by
+    batch, see :mod:`assay.report.case_choice`); the chosen cases' complete rows are then read
+    through ``full_rows(keys)`` (default: taken from the ``results`` table).
 
     Example:
         >>> import tempfile
@@ -284,14 +289,17 @@ def run_drilldown(
         >>> run_drilldown(frame, Path(tempfile.mkdtemp()))["total"]
         0
     """
-    total, rows = _select(results, max_cases)
-    del results  # every row's selection columns (66 MB at 119,100 cases): the chosen ones kept
-    keys = set(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
-    if full_rows is not None:  # ``results`` is lean: fetch the texts of the chosen cases only
-        rows = full_rows(keys)
-    out = drilldown(rows, read_cases(directory, keys), max_cases=max_cases,
-                    max_bytes=max_bytes, redact=redact, masked_by=masked_by)
-    out["total"] = total
+    if isinstance(results, pd.DataFrame):
+        frame = results
+        results = frame_batches(frame, list(SELECTION_COLUMNS))
+        full_rows = full_rows or partial(rows_of, frame)
+    if full_rows is None:
+        raise TypeError("run_drilldown: record batches need full_rows to read the chosen cases")
+    choice = choose_cases(results, max_cases)
+    release_memory()  # the tally's pages (Arrow's pool keeps them), before the rows are read
+    out = drilldown(full_rows(choice.keys), read_cases(directory, choice.keys),
+                    max_cases=max_cases, max_bytes=max_bytes, redact=redact, masked_by=masked_by)
+    out["total"] = choice.total
     return out
 
 
@@ -325,53 +333,10 @@ def masked_explainers(manifest: Mapping[str, Any]) -> frozenset[str]:
 
 
 def _select(results: pd.DataFrame, max_cases: int) -> tuple[int, pd.DataFrame]:
-    """The number of case × model entries, and the rows of the ``max_cases`` most relevant ones
-    (most failures and errors first), chosen with vectorised operations before any row is
-    turned into Python objects."""
-    # Integer keys (no string per row: the columns may be read as categories); the entries are
-    # counted over the key space (linear, no sorted copy of a 1.8 M-row column), whose order
-    # does not matter: the ranking below sorts by names.
-    case_codes, case_ids = _codes(results["case_id"])
-    model_codes, models = _codes(results["model"])
-    width = max(len(models), 1)
-    key = case_codes.astype(np.int64)  # in place from here: one 8-byte array of the rows
-    del case_codes
-    key *= width
-    key += model_codes
-    del model_codes
-    bad = ((results["passed"] == False) | (results["status"] == "error")).to_numpy()  # noqa: E712
-    space = len(case_ids) * width
-    distinct = np.flatnonzero(np.bincount(key, minlength=space))
-    total = len(distinct)
-    if total <= max_cases:
-        return total, results
-    ranked = pd.DataFrame(
-        {
-            "bad": np.bincount(key[bad], minlength=space)[distinct],
-            "model": np.asarray(models, dtype=object)[distinct % width].astype(str),
-            "case_id": np.asarray(case_ids, dtype=object)[distinct // width].astype(str),
-            "key": distinct,
-        }
-    ).sort_values(["bad", "model", "case_id"], ascending=[False, True, True], kind="stable")
-    chosen = np.zeros(space, dtype=bool)
-    chosen[ranked["key"].to_numpy()[:max_cases]] = True
-    return total, results[chosen[key]]
-
-
-def _codes(column: pd.Series) -> tuple[np.ndarray, Any]:
-    """Integer codes of a column and the values they stand for (a category column's own codes;
-    a missing value gets a code of its own, as ``pd.factorize`` with ``use_na_sentinel=False``)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        # A copy (the missing code is rewritten), as narrow as the codes allow: 4 bytes a row
-        # for a million ids, not 8 (a 4.2 M-row selection held three 8-byte arrays at once).
-        codes = column.cat.codes.to_numpy().astype(np.int32)
-        names = list(column.cat.categories)
-        if (codes < 0).any():
-            codes[codes < 0] = len(names)
-            names.append(None)
-        return codes, names
-    codes, names = pd.factorize(column, use_na_sentinel=False)
-    return codes, list(names)
+    """The number of case × model entries, and the rows of the ``max_cases`` shown (most failures
+    and errors first, :func:`~assay.report.case_choice.choose_cases`)."""
+    choice = choose_cases(frame_batches(results, list(SELECTION_COLUMNS)), max_cases)
+    return choice.total, results if choice.all else rows_of(results, choice.keys)
 
 
 def _details(raw: Any) -> Any:

@@ -367,6 +367,27 @@ def code_type(n_texts: int) -> type[np.signedinteger[Any]]:
     return np.int32
 
 
+def result_batches(directory: Path, columns: list[str]) -> Iterator[pa.RecordBatch]:
+    """The given columns of every result row of the run directory ``directory``, a record batch
+    of :data:`_READ_BATCH` rows at a time (what a streamed reader holds)."""
+    file = pq.ParquetFile(directory / RESULTS_FILE)
+    yield from file.iter_batches(batch_size=_READ_BATCH, columns=columns, use_threads=False)
+
+
+def frame_batches(frame: pd.DataFrame, columns: list[str]) -> Iterator[pa.RecordBatch]:
+    """The given columns of an in-memory results table as record batches of :data:`_READ_BATCH`
+    rows (as :func:`result_batches` reads them from a file)."""
+    for start in range(0, len(frame), _READ_BATCH):
+        part = frame[columns].iloc[start : start + _READ_BATCH]
+        yield pa.RecordBatch.from_pandas(part, preserve_index=False)
+
+
+def rows_of(frame: pd.DataFrame, keys: Collection[tuple[str, str]]) -> pd.DataFrame:
+    """The rows of ``frame`` whose ``(case_id, model)``, as text, is one of ``keys``."""
+    pairs = pd.MultiIndex.from_frame(frame[["case_id", "model"]].astype(str))
+    return frame[pairs.isin(list(keys))]
+
+
 def read_results_for(directory: Path, case_ids: set[str]) -> pd.DataFrame:
     """Every column of the result rows of the given case ids only.
 

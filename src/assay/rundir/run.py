@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from assay.errors import InvalidInputError
 from assay.rundir.layout import (
@@ -21,7 +22,14 @@ from assay.rundir.layout import (
 )
 from assay.rundir.manifest import verify_run
 from assay.rundir.records import Finding, LeaderboardRow, Manifest
-from assay.rundir.results import read_results, read_results_for, result_names
+from assay.rundir.results import (
+    frame_batches,
+    read_results,
+    read_results_for,
+    result_batches,
+    result_names,
+    rows_of,
+)
 
 
 @dataclass
@@ -38,7 +46,7 @@ class EvaluationRun:
     corpus_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: what the verdict reads of each case, kept for a run without a directory (a run directory
     #: holds its suite copy instead); see :func:`assay.verdict.implicit.run_case_keys`
-    case_keys: list[Any] | None = field(default=None, repr=False)
+    case_keys: Any = field(default=None, repr=False)
     _results: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
@@ -91,14 +99,20 @@ class EvaluationRun:
             return frame[columns]
         return read_results(self.path, columns=columns, compact=True, metrics=metrics)
 
+    def result_batches(self, columns: list[str]) -> Iterator[pa.RecordBatch]:
+        """Only the given columns of every result row, a record batch at a time (read from the
+        run directory: memory bounded by a batch, not by the run)."""
+        if self._results is not None or self.path is None:
+            return frame_batches(self.results, columns)
+        return result_batches(self.path, columns)
+
     def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
         """Every column of the result rows of the given ``(case_id, model)`` keys only."""
         if self._results is not None or self.path is None:
             frame = self.results
         else:
             frame = read_results_for(self.path, {case_id for case_id, _ in keys})
-        pairs = pd.MultiIndex.from_frame(frame[["case_id", "model"]].astype(str))
-        return frame[pairs.isin(list(keys))]
+        return rows_of(frame, keys)
 
     def leaderboard_frame(self) -> pd.DataFrame:
         """The leaderboard as a DataFrame."""

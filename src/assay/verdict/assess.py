@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from assay.data.samples import question_of
 from assay.errors import InvalidInputError
 from assay.fileio import sha256_file, write_text
 from assay.progress import ProgressCallback
@@ -32,6 +31,7 @@ from assay.rundir.layout import (
     VERDICT_HTML,
     VERDICT_MD,
 )
+from assay.verdict.case_table import CaseTable
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import LabelEvidence, label_evidence
@@ -123,35 +123,13 @@ class Assessment:
         }
 
 
-#: Per (case, model) columns of :func:`_case_frame` besides the key.
-_CASE_COLUMNS = ("group", "question", "attacks", "perturbed", "abstain", "truncated")
-
-
-def _case_frame(cases: list[Any]) -> pd.DataFrame:
-    """Per (case, model): the question group and which scopes the case belongs to.
-
-    Built column by column: a dict per case was the largest transient of a million-case decision.
-    """
-    columns: dict[str, list[Any]] = {name: [] for name in ("case_id", "model", *_CASE_COLUMNS)}
-    for case in cases:
-        perturbation = case.perturbation or ""
-        attack = perturbation.startswith("attack:")
-        abstain = str(case.labels.get("expected_behaviour", "")).lower() == "abstain"
-        columns["case_id"].append(case.id)
-        columns["model"].append(str(case.model))
-        columns["group"].append(question_of(case))
-        # the unit an out-of-scope case asks (no text: never a duplicate); samples apart; only
-        # an abstaining case's is compared
-        columns["question"].append((case.question or f"\x00{case.id}", case.sample)
-                                   if abstain else None)  # fmt: skip
-        columns["attacks"].append(attack)
-        columns["perturbed"].append(bool(perturbation) and not attack)
-        columns["abstain"].append(abstain)
-        columns["truncated"].append(case.truncated is not None)
-    frame = pd.DataFrame(columns).drop_duplicates(["case_id", "model"], keep="last")
-    del columns
+def _case_frame(cases: CaseTable) -> pd.DataFrame:
+    """Per (case, model): the question group and which scopes the case belongs to (a case
+    listed twice: its last row)."""
+    frame = cases.frame().drop_duplicates(["case_id", "model"], keep="last")
     # one out-of-scope question asked under several parents is one unit, counted once per system
-    repeated = frame[frame["abstain"]].duplicated(["question", "model"])
+    repeated = frame[frame["abstain"]].duplicated(["question", "sample", "model"])
+    frame = frame[["case_id", "model", "group", "attacks", "perturbed", "abstain", "truncated"]]
     frame.loc[repeated[repeated].index, "abstain"] = False
     frame["original"] = ~frame["attacks"] & ~frame["perturbed"]
     frame["all"] = True
@@ -304,21 +282,26 @@ def assess(
 
 
 def decide_run(
-    plan: ValidationPlan, run: Any, cases: list[Any], ledger: LookLedger | None = None
+    plan: ValidationPlan, run: Any, cases: list[Any] | CaseTable, ledger: LookLedger | None = None
 ) -> Assessment:
     """Decide a plan's checks on an evaluated run (the one decision logic, design note 0063).
 
     Args:
         plan: the validation plan (or an implicit one built from a run's evaluators).
         run: the :class:`~assay.pipeline.EvaluationRun` of ``cases``.
-        cases: the suite's cases.
+        cases: the suite's cases, or their :class:`CaseTable` (a plan reading labels from the
+            suite needs the cases).
         ledger: the assessment directory's ledger of looks (None: every bound is look 1).
     """
     results = _verdict_results(plan, run)
     direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
-    frame = _case_frame(cases)
-    sampled = {(c.id, str(c.model)): c.sample_of for c in cases if c.sample_of is not None}
-    evidence: LabelEvidence = label_evidence(plan, cases, run.path)
+    table = cases if isinstance(cases, CaseTable) else CaseTable.of(cases)
+    frame = _case_frame(table)
+    sampled = table.sampled()
+    del table
+    evidence: LabelEvidence = label_evidence(
+        plan, cases if isinstance(cases, list) else _no_cases(plan), run.path
+    )
     models = sorted(frame.index.get_level_values("model").unique())
     decisions: list[CheckDecision] = []
     verdicts: dict[str, CaseVerdicts] = {}
@@ -343,6 +326,14 @@ def decide_run(
     return Assessment(
         plan, decisions, verdicts, run.path, models, provenance(plan, evidence), outside
     )
+
+
+def _no_cases(plan: ValidationPlan) -> list[Any]:
+    """The cases given as a :class:`CaseTable`: none to read labels from (only a plan whose
+    labels come from the suite reads them)."""
+    if any(check.label for check in plan.check) and "suite" in plan.labels.sources:
+        raise InvalidInputError("deciding a plan with labels from the suite needs the cases")
+    return []
 
 
 def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> None:

@@ -33,6 +33,14 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.verdict.case_table import (
+    AGENT,
+    CONVERSATION,
+    SINGLE,
+    CaseTable,
+    case_kind,
+    expects_abstention,
+)
 from assay.verdict.plan import DIMENSIONS, Check, LabelsSection, RunSection, ValidationPlan
 
 if TYPE_CHECKING:
@@ -40,8 +48,8 @@ if TYPE_CHECKING:
     from assay.verdict.assess import Assessment
     from assay.verdict.decide import CheckDecision
 
-#: The kinds of case a check can be about (a metric applies to one kind).
-SINGLE, CONVERSATION, AGENT = "single-turn", "conversation", "agent"
+__all__ = ["AGENT", "CONVERSATION", "SINGLE", "CaseKey", "RunVerdict", "assess_run", "case_key",
+           "implicit_plan", "run_case_keys"]  # fmt: skip
 #: Level of every implicit check's one-sided bound.
 CONFIDENCE = 0.95
 #: Largest share of unmeasured cases an implicit check tolerates.
@@ -189,8 +197,7 @@ def case_key(case: Any) -> CaseKey:
         ('', 'q', 'single-turn')
     """
     behaviour = case.labels.get("expected_behaviour")
-    kind = CONVERSATION if case.turns else AGENT if case.trajectory else SINGLE
-    abstain = str(behaviour or "").lower() == "abstain"
+    abstain = expects_abstention(case)
     # A run holds one key per case: the few distinct models and perturbations are interned and
     # a case without an expected behaviour shares one empty mapping (a million cases' keys).
     return CaseKey(
@@ -200,27 +207,39 @@ def case_key(case: Any) -> CaseKey:
         case.parent_id,
         case.sample_of,
         {"expected_behaviour": behaviour} if behaviour is not None else _NO_LABELS,
-        kind,
+        case_kind(case),
         case.question if abstain else None,
         case.sample,
         case.truncated,
     )
 
 
-def run_case_keys(run: Any) -> list[CaseKey]:
-    """The case keys of a run: kept in memory, or read from its directory's suite copy."""
+def run_case_keys(run: Any) -> CaseTable:
+    """The case keys of a run: kept in memory, or read from its directory's suite copy (chunk
+    by chunk into a :class:`CaseTable`)."""
     from assay.data.suite import iter_suite
     from assay.errors import InvalidInputError
     from assay.rundir.suite_copy import suite_copy
 
     if run.case_keys is not None:
-        return list(run.case_keys)
+        return _table(run.case_keys)
     copy = suite_copy(run.path) if run.path is not None else None
     if copy is None:
         raise InvalidInputError(
             "cannot decide this run: it has no copy of its suite (re-run assay evaluate)"
         )
-    return [case_key(case) for chunk in iter_suite(copy) for case in chunk]
+    table = CaseTable()
+    for chunk in iter_suite(copy):
+        table.add(case_key(case) for case in chunk)
+    return table
+
+
+def _table(cases: Iterable[Any] | CaseTable) -> CaseTable:
+    """The :class:`CaseTable` of a run's cases, case keys or table (cases as their keys: an
+    unnamed model is ``""``)."""
+    if isinstance(cases, CaseTable):
+        return cases
+    return CaseTable.of(c if isinstance(c, CaseKey) else case_key(c) for c in cases)
 
 
 def _matches(name: str, patterns: Iterable[str]) -> bool:
@@ -392,7 +411,7 @@ class RunVerdict:
 
     implicit: ImplicitPlan
     assessment: Assessment
-    case_keys: list[CaseKey]
+    case_keys: CaseTable
     problems: list[Finding]
 
     def as_dict(self) -> dict[str, Any]:
@@ -404,7 +423,7 @@ def assess_run(
     run: Any,
     *,
     thresholds: Mapping[str, float] | None = None,
-    cases: Iterable[Any] | None = None,
+    cases: Iterable[Any] | CaseTable | None = None,
 ) -> RunVerdict:
     """Decide a run by its implicit plan, through :func:`~assay.verdict.assess.decide_run`.
 
@@ -414,7 +433,8 @@ def assess_run(
     Args:
         run: the evaluated run.
         thresholds: metric → threshold overriding the run's.
-        cases: the run's cases or :class:`CaseKey` s (default: :func:`run_case_keys`).
+        cases: the run's cases, :class:`CaseKey` s or :class:`CaseTable` (default:
+            :func:`run_case_keys`).
 
     Example:
         >>> from assay import TestCase, evaluate
@@ -427,18 +447,16 @@ def assess_run(
     from assay.verdict.assess import Assessment, decide_run
 
     implicit = implicit_plan(run, thresholds)
-    keys = (
-        [c if isinstance(c, CaseKey) else case_key(c) for c in cases]
-        if cases is not None
-        else run_case_keys(run)
-    )
-    models = sorted({k.model for k in keys})
+    keys = _table(cases) if cases is not None else run_case_keys(run)
+    models = keys.models()
     decisions: list[CheckDecision] = []
     verdicts: dict[str, Any] = {}
     for kind in (SINGLE, CONVERSATION, AGENT):
         own = [c.check for c in implicit.checks if c.kind == kind]
-        of_kind = [k for k in keys if k.kind == kind]
-        if not own or not of_kind:
+        if not own:
+            continue
+        of_kind = keys.of_kind(kind)
+        if not len(of_kind):
             continue
         part = decide_run(implicit.plan.model_copy(update={"check": own}), run, of_kind)
         decisions.extend(part.decisions)
