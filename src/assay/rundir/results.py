@@ -367,19 +367,13 @@ def code_type(n_texts: int) -> type[np.signedinteger[Any]]:
     return np.int32
 
 
-def result_batches(directory: Path, columns: list[str]) -> Iterator[pa.RecordBatch]:
-    """The given columns of every result row of the run directory ``directory``, a record batch
-    of :data:`_READ_BATCH` rows at a time (what a streamed reader holds)."""
-    file = pq.ParquetFile(directory / RESULTS_FILE)
-    yield from file.iter_batches(batch_size=_READ_BATCH, columns=columns, use_threads=False)
-
-
 def frame_batches(frame: pd.DataFrame, columns: list[str]) -> Iterator[pa.RecordBatch]:
     """The given columns of an in-memory results table as record batches of :data:`_READ_BATCH`
     rows (as :func:`result_batches` reads them from a file)."""
     for start in range(0, len(frame), _READ_BATCH):
         part = frame[columns].iloc[start : start + _READ_BATCH]
-        yield pa.RecordBatch.from_pandas(part, preserve_index=False)
+        # a table first: Arrow-backed columns (chunked) convert, then one batch per slice
+        yield from pa.Table.from_pandas(part, preserve_index=False).combine_chunks().to_batches()
 
 
 def rows_of(frame: pd.DataFrame, keys: Collection[tuple[str, str]]) -> pd.DataFrame:

@@ -104,7 +104,7 @@ class EvaluationRun:
         run directory: memory bounded by a batch, not by the run)."""
         if self._results is not None or self.path is None:
             return frame_batches(self.results, columns)
-        return result_batches(self.path, columns)
+        return result_batches(self.path / RESULTS_FILE, columns)
 
     def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
         """Every column of the result rows of the given ``(case_id, model)`` keys only."""
