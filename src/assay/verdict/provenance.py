@@ -82,9 +82,10 @@ def provenance(plan: ValidationPlan, evidence: LabelEvidence) -> Provenance:
     labels_sha = (
         hashlib.sha256(json.dumps(records).encode()).hexdigest() if records else None
     )
+    # sorted: the sources' criteria may arrive in a set's order, which changes between processes
     designs = {
-        criterion: dict(Counter(r.design for r in per_criterion.values()))
-        for criterion, per_criterion in evidence.records.items()
+        criterion: dict(sorted(Counter(r.design for r in per_criterion.values()).items()))
+        for criterion, per_criterion in sorted(evidence.records.items())
         if per_criterion
     }
     return Provenance(
