@@ -77,7 +77,7 @@ def active_probabilities(
     n = len(p_pass)
     if n == 0:
         return np.zeros(0)
-    values = np.array([math.nan if p is None else float(p) for p in p_pass], dtype=float)
+    values = _as_array(p_pass)
     bad = ~np.isnan(values) & ((values < 0.0) | (values > 1.0))
     check(not bad.any(), "p_pass", "active_probabilities", "probabilities in [0, 1]", values[bad])
     predicted = ~np.isnan(values)
@@ -110,10 +110,15 @@ def active_saving(p_pass: Sequence[float | None], floor: float = DEFAULT_FLOOR) 
     q = active_probabilities(p_pass, floor)
     if not len(q):
         return 1.0
-    p = np.array([math.nan if v is None else float(v) for v in p_pass], dtype=float)
+    p = _as_array(p_pass)
     spread = np.where(np.isnan(p), 0.25, p * (1.0 - p))
     active = float(np.sum(spread / (len(q) ** 2 * q)))
     return float(spread.mean()) / active if active > 0 else 1.0
+
+
+def _as_array(p_pass: Sequence[float | None]) -> np.ndarray:
+    """P(PASS) per unit as floats, NaN where there is none."""
+    return np.array([math.nan if p is None else float(p) for p in p_pass], dtype=float)
 
 
 def split_budget(total: int, pool_sizes: Mapping[str, int], design: str) -> dict[str, int]:
