@@ -97,6 +97,19 @@ class CaseIndex:
             self._children.append(pa.array(children, pa.string()))
             self._parents.append(pa.array(parents, pa.string()))
 
+    def compact(self) -> None:
+        """Join the per-chunk id columns into one each, once every chunk is indexed.
+
+        Each chunk's columns are small objects made last, amid the chunk's freed cases: each
+        kept one of the Python heap's 1 MiB arenas from being returned (122 chunks at a
+        million cases: 141 arenas, 146 MiB resident for 2 KiB of objects; issue 48).
+        """
+        import pyarrow as pa
+
+        for columns in (self._children, self._parents):
+            if len(columns) > 1:
+                columns[:] = [pa.concat_arrays(columns)]
+
     def linked_ids(self) -> set[str]:
         """Ids of the perturbed cases and of their parents (and of every sample of those)."""
         import pyarrow as pa
@@ -185,8 +198,10 @@ def stage_suite(
                 chunk = suite.cases[start : start + chunk_size]
                 writer.write(chunk)
                 index.add(chunk)
+            index.compact()
             return StagedSuite(index, path, suite.cases, source=suite.source, sha256=suite.sha256)
         for chunk in iter_suite(suite, chunk_size=chunk_size):
             writer.write(chunk)
             index.add(chunk)
+    index.compact()
     return StagedSuite(index, path, None, source=str(suite), sha256=sha256_file(Path(suite)))
