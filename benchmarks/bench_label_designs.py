@@ -143,7 +143,9 @@ def active_ceiling(pop: Population, system: str, rounds: int) -> float:
     f = isotonic_pass_proba(pop.score, pop.label.astype(np.int64), pop.score)[pop.system == system]
     saving = active_saving(f.tolist(), DEFAULT_FLOOR)
     per_round = ROUND / len(pop.systems)  # split_budget's even share
-    a = 1.0 / (1.0 - np.arange(rounds) * per_round / pop.size(system)) ** 2
+    # units not labelled before each round (a round draws from at least its own draws)
+    left = np.maximum(pop.size(system) - np.arange(rounds) * per_round, per_round)
+    a = (pop.size(system) / left) ** 2
     return float(a.sum() / (a[0] + a[1:].sum() / saving))
 
 

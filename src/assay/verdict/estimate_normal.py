@@ -188,8 +188,9 @@ def round_weight(draws: int, scale: float) -> float:
     of the round's mean is ``∝ scale² / draws``: these are the inverse-variance weights of that
     spread. Both factors are fixed when the round is drawn, before any of its labels, so the
     rounds still combine as a martingale (predictable weights times centred pseudo-outcomes, as
-    Zrnic & Candès, *Active Statistical Inference*, ICML 2024, combine sequential rounds). The spread itself is not used: weights from a round's own
-    sample variance downweight the rounds where a rare miss was drawn and bias the mean.
+    Zrnic & Candès, *Active Statistical Inference*, ICML 2024, combine sequential rounds). The
+    spread itself is not used: weights from a round's own sample variance downweight the rounds
+    where a rare miss was drawn and so bias the mean.
 
     Example:
         >>> round_weight(20, 1.0), round_weight(20, 0.5)  # a round after half the units are known
