@@ -89,11 +89,10 @@ def tuned_lambda(inputs: Sequence[RoundInputs], side: str) -> float:
 
     With the weights w_s of :func:`combine`, the combined variance is Σ c_s Var_s((Y − λ f) / p),
     c_s = w_s² (1 − sampled share) / m_s, minimised at λ = Σ c_s Cov_s(Y / p, f / p) / Σ c_s
-    Var_s(f / p). One λ
-    from all draws, not one per fold: a fold holds a few draws (a round of 20 in 4 folds has 5),
-    and a λ tuned on 5 draws is correlated with their residuals — measured on SummEdits with a
-    strong judge, per-fold λ biased the estimate low by 0.015 (width 0.106) and the upper bound
-    covered 0.87 at nominal 0.97.
+    Var_s(f / p). One λ from all draws, not one per fold: a fold holds a few draws (a round of 20
+    in 4 folds has 5), and a λ tuned on 5 draws is correlated with their residuals — measured on
+    SummEdits with a strong judge, per-fold λ biased the estimate low by 0.015 (width 0.106) and
+    the upper bound covered 0.87 at nominal 0.97.
 
     Example:
         >>> pool = [(c, "m") for c in "abcd"]
