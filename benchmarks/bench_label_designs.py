@@ -129,7 +129,10 @@ def active_ceiling(pop: Population, system: str, rounds: int) -> float:
     ``rounds`` rounds, were every unit's calibrated P(PASS) known: one uniform round then
     ``rounds − 1`` active ones, each saving the shipped
     :func:`~assay.label.sample.active_saving` (the ratio of per-draw variances at the default
-    floor), combined as the estimator combines rounds (weights ∝ draws). P(PASS) is the shipped
+    floor), combined as the estimator combines rounds (:func:`~assay.verdict.estimate_normal.
+    round_weight`: round r's variance ∝ scale_r² / draws, scale_r the share of the system's
+    units not labelled before it, so the ceiling is Σ a_r / (a_1 + Σ_{r ≥ 2} a_r / saving) with
+    a_r = 1 / scale_r²). P(PASS) is the shipped
     isotonic calibrator fitted on every label of the population — an oracle no workflow has, so a
     ceiling, not an estimate: with a weak machine it is near 1.0× and no sampling design of this
     kind can do better.
@@ -139,7 +142,11 @@ def active_ceiling(pop: Population, system: str, rounds: int) -> float:
 
     f = isotonic_pass_proba(pop.score, pop.label.astype(np.int64), pop.score)[pop.system == system]
     saving = active_saving(f.tolist(), DEFAULT_FLOOR)
-    return rounds / (1.0 + (rounds - 1) / saving)
+    per_round = ROUND / len(pop.systems)  # split_budget's even share
+    # units not labelled before each round (a round draws from at least its own draws)
+    left = np.maximum(pop.size(system) - np.arange(rounds) * per_round, per_round)
+    a = (pop.size(system) / left) ** 2
+    return float(a.sum() / (a[0] + a[1:].sum() / saving))
 
 
 def savings(pop: Population, table: pd.DataFrame) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from scipy.stats import binomtest, hypergeom, norm
 from assay.verdict.bounds import betting_lower_bound, hypergeometric_bound
 from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
 from assay.verdict.estimate import design_bounds, design_labels_to_decide
+from assay.verdict.estimate_normal import RoundEstimate, combine
 from assay.verdict.looks import look_level
 
 UNITS: list[Key] = [(f"q{i}", "m") for i in range(400)]
@@ -375,3 +376,17 @@ def test_betting_needs_about_twice_the_draws_of_the_chain() -> None:
         assert 1.15 < at_equal < 1.6, (rate, at_equal)
         assert 0.75 < at_double < 1.15, (rate, at_double)
     assert POOLING_RATIO == 2.0
+
+
+def test_rounds_combine_with_the_inverse_variance_weights_of_their_scale() -> None:
+    """Two rounds of 20 draws with one per-draw spread, the second drawn when half the units are
+    known (scale ½): its mean varies a quarter as much, so it weighs 4 / 5 — the weights that
+    minimise the combined variance, narrower than weights ∝ draws (½ each)."""
+    first = RoundEstimate(0.3, 0.2 / 20, 0.2, 1.0, 20, 0.0, 1, scale=1.0)
+    second = RoundEstimate(0.5, 0.25 * 0.2 / 20, 0.05, 1.0, 20, 0.0, 2, scale=0.5)
+    combined = combine([first, second])
+    assert combined.mean == pytest.approx(0.2 * 0.3 + 0.8 * 0.5)
+    weights = np.linspace(0.0, 1.0, 1001)
+    variances = weights**2 * first.variance + (1 - weights) ** 2 * second.variance
+    assert combined.variance == pytest.approx(variances.min(), rel=1e-6)
+    assert combined.variance < 0.25 * first.variance + 0.25 * second.variance

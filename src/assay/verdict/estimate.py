@@ -22,7 +22,9 @@ only the way its design allows:
   calibrator fit on the labels known before the round, the round's draws of other systems and
   folds < j, so the folds combine as a martingale. ``λ`` is PPI++ power tuning (Angelopoulos,
   Duchi & Zrnic 2023), one λ for all rounds and folds, clipped to [0, 1]; ``λ = 0`` is
-  labels-only. Rounds and folds combine with weights ∝ their draws.
+  labels-only. Rounds and folds combine with weights ∝ draws / scale², scale the share of
+  the N units still unknown when the round was drawn (inverse-variance weights fixed by the design;
+  :func:`~assay.verdict.estimate_normal.round_weight`).
 * **Finite-sample rule, fixed before the labels are seen**: the normal approximation, corrected
   for the pseudo-outcomes' skewness (Cornish–Fisher, Hall 1992), when the rounds hold ≥ 30
   labelled draws with ≥ 10 of each label. Only rounds whose selection probabilities are all at

@@ -87,12 +87,12 @@ def tuned_lambda(inputs: Sequence[RoundInputs], side: str) -> float:
     """PPI++ power tuning (Angelopoulos, Duchi & Zrnic 2023) of one λ for every (sub-)round: the
     λ minimising the variance of the combined mean, clipped to [0, 1].
 
-    With weights w_s ∝ draws, the combined variance is Σ c_s Var_s((Y − λ f) / p), c_s = w_s² (1 −
-    sampled share) / m_s, minimised at λ = Σ c_s Cov_s(Y / p, f / p) / Σ c_s Var_s(f / p). One λ
-    from all draws, not one per fold: a fold holds a few draws (a round of 20 in 4 folds has 5),
-    and a λ tuned on 5 draws is correlated with their residuals — measured on SummEdits with a
-    strong judge, per-fold λ biased the estimate low by 0.015 (width 0.106) and the upper bound
-    covered 0.87 at nominal 0.97.
+    With the weights w_s of :func:`combine`, the combined variance is Σ c_s Var_s((Y − λ f) / p),
+    c_s = w_s² (1 − sampled share) / m_s, minimised at λ = Σ c_s Cov_s(Y / p, f / p) / Σ c_s
+    Var_s(f / p). One λ from all draws, not one per fold: a fold holds a few draws (a round of 20
+    in 4 folds has 5), and a λ tuned on 5 draws is correlated with their residuals — measured on
+    SummEdits with a strong judge, per-fold λ biased the estimate low by 0.015 (width 0.106) and
+    the upper bound covered 0.87 at nominal 0.97.
 
     Example:
         >>> pool = [(c, "m") for c in "abcd"]
@@ -101,14 +101,16 @@ def tuned_lambda(inputs: Sequence[RoundInputs], side: str) -> float:
         >>> tuned_lambda([same], "lower")
         1.0
     """
-    total = sum(len(i.rnd.draws) for i in inputs)
+    # the weights relative to one another: the scale |pool| / N with N left out
+    raw = [round_weight(len(i.rnd.draws), len(i.rnd.pool)) for i in inputs]
+    total = sum(raw)
     num = den = 0.0
-    for i in inputs:
+    for i, r in zip(inputs, raw, strict=True):
         y, f, _ = _side_values(i, side)
         m = len(y)
         p = i.rnd.probability
         fraction = len(set(i.rnd.draws)) / len(i.rnd.pool) if i.rnd.design != ACTIVE else 0.0
-        c = (m / total) ** 2 * (1.0 - fraction) / m
+        c = (r / total) ** 2 * (1.0 - fraction) / m
         z, w = y / p, f / p
         num += c * float(np.mean((z - z.mean()) * (w - w.mean())))
         den += c * float(np.var(w))
@@ -177,10 +179,29 @@ def pool_folds(estimates: Sequence[RoundEstimate]) -> list[RoundEstimate]:
     return out
 
 
+def round_weight(draws: int, scale: float) -> float:
+    """The weight of a (sub-)round in :func:`combine`, before normalising: ``draws / scale²``.
+
+    A round's pseudo-outcomes carry ``scale = |pool| / N`` (the units still unknown when it was
+    drawn), so with one per-draw spread of ``(Y − λ f) / (|pool| p)`` across rounds the variance
+    of the round's mean is ``∝ scale² / draws``: these are the inverse-variance weights of that
+    spread. Both factors are fixed when the round is drawn, before any of its labels, so the
+    rounds still combine as a martingale (predictable weights times centred pseudo-outcomes, as
+    Zrnic & Candès, *Active Statistical Inference*, ICML 2024, combine sequential rounds). The
+    spread itself is not used: weights from a round's own sample variance downweight the rounds
+    where a rare miss was drawn and so bias the mean.
+
+    Example:
+        >>> round_weight(20, 1.0), round_weight(20, 0.5)  # a round after half the units are known
+        (20.0, 80.0)
+    """
+    return draws / scale**2
+
+
 @dataclass
 class Combined:
-    """Rounds and folds combined with weights ∝ their draws (a martingale: weights fixed when
-    drawn)."""
+    """Rounds and folds combined with the weights of :func:`round_weight` (a martingale: weights
+    fixed when drawn)."""
 
     mean: float
     variance: float  # of the combined mean
@@ -190,9 +211,17 @@ class Combined:
 
 
 def combine(estimates: Sequence[RoundEstimate]) -> Combined:
-    """Combine (sub-)round estimates with weights ∝ their draws."""
-    total = sum(e.draws for e in estimates)
-    w = np.array([e.draws / total for e in estimates])
+    """Combine (sub-)round estimates with the weights of :func:`round_weight`, normalised.
+
+    Example:
+        >>> a = RoundEstimate(0.4, 0.01, 0.2, 1.0, 20, 0.0, 1, scale=1.0)
+        >>> b = RoundEstimate(0.5, 0.0025, 0.05, 1.0, 20, 0.0, 2, scale=0.5)
+        >>> c = combine([a, b])  # the second round weighs 4 / 5: its units are half known
+        >>> round(c.mean, 3), round(c.variance, 4)
+        (0.48, 0.002)
+    """
+    raw = np.array([round_weight(e.draws, e.scale) for e in estimates])
+    w = raw / raw.sum()
     return Combined(
         mean=float(np.dot(w, [e.mean for e in estimates])),
         variance=float(np.dot(w * w, [e.variance for e in estimates])),
