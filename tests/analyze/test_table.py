@@ -13,9 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from assay import TestCase, evaluate
+from assay.analyze import table as table_module
 from assay.analyze.resampling import CLUSTER, ClusterCoder, cluster_codes, cluster_keys
 from assay.analyze.summary import analyze_run
-from assay.analyze.table import analysis_table, with_case_ids
+from assay.analyze.table import analysis_table, analysis_tables, metric_groups, with_case_ids
 from assay.analyze.weakness import SLICE_FIELDS, measured
 from assay.data.samples import repeat_cases
 from assay.rundir import results as results_module
@@ -90,6 +91,39 @@ def test_streamed_analysis_equals_the_in_memory_analysis(run_dir: Path) -> None:
     b = analyze_run(_in_memory(run_dir), n_resamples=200)
     assert a["pairwise"] and a["repeats"] is not None and a["marginal"]
     assert json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_a_run_analysed_a_group_of_metrics_at_a_time_equals_one_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(results_module, "ROW_GROUP_ROWS", 11)
+    metrics = ["token_f1", "exact_match", "text_statistics"]
+    path = evaluate(_cases(), metrics, out=tmp_path / "run").path
+    assert path is not None
+    whole = analyze_run(load_run(path), n_resamples=200)
+    monkeypatch.setattr(table_module, "MAX_TABLE_ROWS", 100)  # ~45 measured rows a metric
+    groups = metric_groups(load_run(path).leaderboard, whole["primary_metrics"])
+    assert len(groups) >= 3 and groups[-1] == whole["primary_metrics"]
+    tables = list(analysis_tables(load_run(path), groups))
+    assert len({t.attrs["assay_n_clusters"] for t in tables}) == 1
+    assert [sorted(set(t["metric"])) for t in tables] == [sorted(g or []) for g in groups]
+    for run in (load_run(path), _in_memory(path)):
+        grouped = analyze_run(run, n_resamples=200)
+        assert grouped["marginal"] and grouped["pairwise"] and grouped["heatmaps"]
+        assert json.dumps(grouped, sort_keys=True, default=str) == json.dumps(
+            whole, sort_keys=True, default=str
+        )
+
+
+def test_metric_groups_keep_the_primary_metrics_together_last() -> None:
+    board = [{"model": m, "metric": x, "n_ok": 10} for m in "ab" for x in ("p", "q", "r", "s")]
+    assert metric_groups(board, ["r"], max_rows=80) == [None]
+    assert metric_groups(board, ["r", "p"], max_rows=40) == [["q", "s"], ["r", "p"]]
+    assert metric_groups(board, ["r"], max_rows=30) == [["p"], ["q"], ["s"], ["r"]]
+    assert metric_groups(board, [], max_rows=40) == [["p", "q"], ["r", "s"]]
+    unmeasured = [*board, {"model": "a", "metric": "z", "n_ok": 0}]
+    assert metric_groups(unmeasured, ["z"], max_rows=40) == [["p", "q"], ["r", "s"]]
 
 
 def test_cluster_codes_by_batches_equal_one_factorisation() -> None:

@@ -89,6 +89,9 @@ def cluster_keys(results: pd.DataFrame) -> pd.Series:
 
 #: Column of :func:`~assay.analyze.weakness.measured` tables holding each row's cluster code.
 CLUSTER = "cluster"
+#: ``attrs`` key of an analysis table: the number of clusters of the whole run, when the
+#: table holds some of its metrics (:func:`assay.analyze.table.analysis_tables`).
+N_CLUSTERS = "assay_n_clusters"
 
 
 def cluster_codes(results: pd.DataFrame) -> NDArray[np.int32]:
@@ -302,9 +305,13 @@ class ClusterBootstrap:
     def for_results(
         cls, measured: pd.DataFrame, *, n_resamples: int, seed: int = 0
     ) -> ClusterBootstrap:
-        """Weights for every cluster of a :func:`~assay.analyze.weakness.measured` table."""
-        codes = measured[CLUSTER].to_numpy()
-        return cls(int(codes.max()) + 1 if codes.size else 0, n_resamples=n_resamples, seed=seed)
+        """Weights for every cluster of a :func:`~assay.analyze.weakness.measured` table (of
+        the whole run, when its ``attrs`` count them)."""
+        count = measured.attrs.get(N_CLUSTERS)
+        if count is None:
+            codes = measured[CLUSTER].to_numpy()
+            count = int(codes.max()) + 1 if codes.size else 0
+        return cls(int(count), n_resamples=n_resamples, seed=seed)
 
     def means(
         self,

@@ -17,9 +17,10 @@ import pandas as pd
 from assay.analyze.ranking import best_models, leaderboard_with_ci, pairwise
 from assay.analyze.repeats import repeat_analysis
 from assay.analyze.resampling import ClusterBootstrap
-from assay.analyze.table import analysis_table, with_case_ids
+from assay.analyze.table import analysis_tables, metric_groups, with_case_ids
 from assay.analyze.uncertainty import DEFAULT_RESAMPLES
 from assay.analyze.weakness import (
+    ALL_MODELS,
     NONE_LABEL,
     bivariate,
     distribution,
@@ -28,7 +29,7 @@ from assay.analyze.weakness import (
     weakest_slices,
 )
 from assay.memory import release_memory
-from assay.rundir.records import LeaderboardRow
+from assay.rundir.records import LeaderboardRow, LeaderboardRowCI
 
 if TYPE_CHECKING:
     from assay.rundir.run import EvaluationRun
@@ -51,8 +52,10 @@ def directions(leaderboard: Sequence[LeaderboardRow]) -> dict[str, bool]:
     return {r["metric"]: bool(r["higher_is_better"]) for r in leaderboard}
 
 
-def _heatmap_axes(ok: pd.DataFrame) -> tuple[str, str] | None:
-    varied = [f for f in HEATMAP_FIELDS if f in ok and ok[f].nunique() > 1]
+def _heatmap_axes(seen: dict[str, set[Any]]) -> tuple[str, str] | None:
+    """The first two :data:`HEATMAP_FIELDS` with more than one value (``seen``: field → its
+    values in the run's measured rows)."""
+    varied = [f for f in HEATMAP_FIELDS if len(seen.get(f, ())) > 1]
     return (varied[0], varied[1]) if len(varied) >= 2 else None
 
 
@@ -89,27 +92,93 @@ def analyze_run(
         >>> analyze_run(run, n_resamples=50)["leaderboard"][0]["value"]
         1.0
     """
-    # Once, the measured rows only, streamed from a run directory; every function below
-    # accepts it.
-    results = analysis_table(run)
-    # One draw of resampling weights (by parent question) shared by every interval and test.
-    boot = ClusterBootstrap.for_results(results, n_resamples=n_resamples, seed=seed)
-    board = leaderboard_with_ci(run.leaderboard, results, confidence=confidence, bootstrap=boot)
-    release_memory()  # each step's transients, before the next one's (issue 48)
     direction = directions(run.leaderboard)
     primary = [m for m in dict.fromkeys(r["metric"] for r in run.leaderboard if r["primary"])]
+    # The measured rows only, streamed from a run directory, in one table, or a group of
+    # metrics at a time for a very large run (issue 48); every function below accepts them.
+    groups = metric_groups(run.leaderboard, primary)
+    n_models = None if len(groups) == 1 else len({r["model"] for r in run.leaderboard if r["n_ok"]})
+    board: dict[int, LeaderboardRowCI] = {}
+    marginal_parts: list[pd.DataFrame] = []
+    seen: dict[str, set[Any]] = {f: set() for f in HEATMAP_FIELDS}
+    boot: ClusterBootstrap | None = None
+    for number, results in enumerate(analysis_tables(run, groups)):
+        # One draw of resampling weights (by parent question) shared by every interval and
+        # test; every table codes the whole run's clusters.
+        if boot is None:
+            boot = ClusterBootstrap.for_results(results, n_resamples=n_resamples, seed=seed)
+        last, metrics = number == len(groups) - 1, groups[number]
+        rows = [
+            i
+            for i, r in enumerate(run.leaderboard)
+            if i not in board and (last or metrics is None or r["metric"] in metrics)
+        ]
+        with_ci = leaderboard_with_ci(
+            [run.leaderboard[i] for i in rows], results, confidence=confidence, bootstrap=boot
+        )
+        board.update(zip(rows, with_ci, strict=True))
+        release_memory()  # each step's transients, before the next one's
+        marginal_parts.append(
+            marginal(results, direction, confidence=confidence, bootstrap=boot, n_models=n_models)
+        )
+        for field in seen:
+            if field in results:
+                seen[field].update(results[field].unique())
+        if not last:
+            del results
+            release_memory()
+    assert boot is not None  # metric_groups gives at least one group
+    marginal_frame = _joined(marginal_parts)
+    weakest = weakest_slices(marginal_frame, top=top_weaknesses, metrics=primary)
+    axes = heatmap_axes if heatmap_axes is not None else _heatmap_axes(seen)
+    leaderboard = [board[i] for i in range(len(run.leaderboard))]
+    figures = _primary_figures(
+        run, results, primary, direction, weakest, axes, boot, confidence=confidence
+    )
+    return {
+        "confidence": confidence,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "primary_metrics": primary,
+        "directions": direction,
+        "leaderboard": leaderboard,
+        "pairwise": figures["pairwise"],
+        "best": best_models(leaderboard, figures["pairwise"]),
+        "marginal": _records(marginal_frame),
+        "weakest": weakest,
+        "heatmaps": figures["heatmaps"],
+        "distributions": figures["distributions"],
+        "none_label": NONE_LABEL,
+        "repeats": figures["repeats"],
+    }
+
+
+def _primary_figures(
+    run: EvaluationRun,
+    results: pd.DataFrame,
+    primary: list[str],
+    direction: dict[str, bool],
+    weakest: list[dict[str, Any]],
+    axes: tuple[str, str] | None,
+    boot: ClusterBootstrap,
+    *,
+    confidence: float,
+) -> dict[str, Any]:
+    """The figures of the primary metrics, from the analysis table ``results`` that holds
+    them: pairwise tests, heatmaps (per model for the metrics of the weakest slices),
+    distributions and repeats."""
     comparisons = pairwise(
-        with_case_ids(run, results, primary), direction, metrics=primary,
-        confidence=confidence, bootstrap=boot,
+        with_case_ids(run, results, primary),
+        direction,
+        metrics=primary,
+        confidence=confidence,
+        bootstrap=boot,
     )
     release_memory()
-    marginal_frame = marginal(results, direction, confidence=confidence, bootstrap=boot)
     ok = measured(results)
-    weakest = weakest_slices(marginal_frame, top=top_weaknesses, metrics=primary)
     # Per-model heatmaps for the metrics of the top weaknesses (weaknesses are often per model).
     focus = list(dict.fromkeys(w["metric"] for w in weakest))[:MAX_FOCUS_METRICS]
     heatmaps, boxes = [], []
-    axes = heatmap_axes if heatmap_axes is not None else _heatmap_axes(ok)
     measured_primary = [m for m in primary if (ok["metric"] == m).any()]
     for metric in measured_primary:
         if axes is not None:
@@ -130,23 +199,27 @@ def analyze_run(
                     }
                 )
                 break
-    repeats = repeat_analysis(results, boot, metrics=primary, confidence=confidence)
     return {
-        "confidence": confidence,
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "primary_metrics": primary,
-        "directions": direction,
-        "leaderboard": board,
         "pairwise": comparisons,
-        "best": best_models(board, comparisons),
-        "marginal": _records(marginal_frame),
-        "weakest": weakest,
         "heatmaps": heatmaps,
         "distributions": boxes,
-        "none_label": NONE_LABEL,
-        "repeats": repeats,
+        "repeats": repeat_analysis(results, boot, metrics=primary, confidence=confidence),
     }
+
+
+def _joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The marginal frames of the analysis tables as one, in the order one table gives:
+    every model's scope first, then each model's by name, each scope's metrics by name (the
+    rows of a scope and metric keep their order)."""
+    if len(parts) == 1:
+        return parts[0]
+    frame = pd.concat(parts, ignore_index=True)
+    if frame.empty:
+        return frame
+    order = frame.assign(_rest=frame["scope"] != ALL_MODELS).sort_values(
+        ["_rest", "scope", "metric"], kind="stable"
+    )
+    return frame.loc[order.index].reset_index(drop=True)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

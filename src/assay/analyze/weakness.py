@@ -155,6 +155,7 @@ def marginal(
     min_slice: int = 1,
     seed: int = 0,
     bootstrap: ClusterBootstrap | None = None,
+    n_models: int | None = None,
 ) -> pd.DataFrame:
     """Marginal analysis: each metric's mean per slice of each field, with bootstrap CIs.
 
@@ -174,6 +175,8 @@ def marginal(
         seed: bootstrap seed (when no ``bootstrap`` is given).
         bootstrap: shared resampling weights of the analysis (default: drawn here for
             ``results``); intervals resample parent questions, not cases.
+        n_models: the run's number of models, when ``results`` holds some of its metrics
+            (default: those in ``results``); the scopes are those of the whole run.
 
     Returns:
         A DataFrame with :data:`MARGINAL_COLUMNS`. ``gap`` is ``(mean - overall)`` oriented so
@@ -197,7 +200,7 @@ def marginal(
     if not keep.all():  # no copy of a large table when every metric is analysed
         ok = ok[keep]
     rows: list[dict[str, Any]] = []
-    for scope, scoped in _scopes(ok, per_model):
+    for scope, scoped in _scopes(ok, per_model, n_models):
         scope_fields = [f for f in fields if f in ok and (f != "model" or scope == ALL_MODELS)]
         intervals = _slice_intervals(ok, scoped, scope_fields, bootstrap, confidence)
         for metric, positions in _positions_at(ok["metric"], scoped):
@@ -229,11 +232,15 @@ def marginal(
     return pd.DataFrame(rows, columns=MARGINAL_COLUMNS)
 
 
-def _scopes(ok: pd.DataFrame, per_model: bool) -> Iterator[tuple[str, np.ndarray | None]]:
+def _scopes(
+    ok: pd.DataFrame, per_model: bool, n_models: int | None = None
+) -> Iterator[tuple[str, np.ndarray | None]]:
     """The scopes of :func:`marginal` and the positions of their rows (None: every row): every
-    model, then each model by name. Positions, not copies: a model's rows of a 119,100-case run
-    were 40 MB copied while its slices were resampled."""
-    if per_model and ok["model"].nunique() > 1:
+    model, then each model by name, when the run has several (``n_models``, default: those of
+    ``ok``). Positions, not copies: a model's rows of a 119,100-case run were 40 MB copied
+    while its slices were resampled."""
+    several = (ok["model"].nunique() if n_models is None else n_models) > 1
+    if per_model and several:
         yield ALL_MODELS, None
         yield from ((str(model), rows) for model, rows in positions_by_value(ok["model"]))
     elif per_model and not ok.empty:
