@@ -12,7 +12,7 @@ from scipy.stats import binomtest, hypergeom, norm
 from assay.verdict.bounds import betting_lower_bound, hypergeometric_bound
 from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
 from assay.verdict.estimate import design_bounds, design_labels_to_decide
-from assay.verdict.estimate_normal import RoundEstimate, combine
+from assay.verdict.estimate_normal import RoundEstimate, combine, pool_folds
 from assay.verdict.looks import look_level
 
 UNITS: list[Key] = [(f"q{i}", "m") for i in range(400)]
@@ -390,3 +390,20 @@ def test_rounds_combine_with_the_inverse_variance_weights_of_their_scale() -> No
     variances = weights**2 * first.variance + (1 - weights) ** 2 * second.variance
     assert combined.variance == pytest.approx(variances.min(), rel=1e-6)
     assert combined.variance < 0.25 * first.variance + 0.25 * second.variance
+
+
+def test_active_rounds_share_one_floor_and_one_skewness() -> None:
+    """Session 25 (note 0063): an ``active`` round's per-draw variance is floored at one
+    disagreement in all the active draws + 1 (not its own 20 + 1), and its third moment is pooled
+    over every active draw; a ``uniform`` round keeps its own floor and skewness."""
+    quiet = RoundEstimate(0.5, 0, 0, 1.0, 20, 0.0, 2, squares=0.19, design=ACTIVE, cubes=0.0)
+    miss = RoundEstimate(0.4, 0, 0, 1.0, 20, 0.0, 3, squares=3.8, design=ACTIVE, cubes=4.0)
+    first = RoundEstimate(0.45, 0, 0, 1.0, 20, 0.01, 1, squares=0.19, design=UNIFORM, cubes=4.0)
+    out = {e.number: e for e in pool_folds([first, quiet, miss])}
+    assert out[1].per_draw == pytest.approx(1 / 21)  # uniform: its own floor
+    assert out[1].third == first.third
+    assert out[2].per_draw == pytest.approx(max(0.19 / 19, 1 / 41))  # below 1 / 21
+    assert out[3].per_draw == pytest.approx(3.8 / 19)
+    k3 = 4.0 / 40  # the one heavy draw's cube, shared by both active rounds
+    assert out[2].third == pytest.approx(k3 / 20**2)
+    assert out[3].third == pytest.approx(k3 / 20**2)

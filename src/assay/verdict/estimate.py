@@ -26,7 +26,9 @@ only the way its design allows:
   the N units still unknown when the round was drawn (inverse-variance weights fixed by the design;
   :func:`~assay.verdict.estimate_normal.round_weight`).
 * **Finite-sample rule, fixed before the labels are seen**: the normal approximation, corrected
-  for the pseudo-outcomes' skewness (Cornish–Fisher, Hall 1992), when the rounds hold ≥ 30
+  for the pseudo-outcomes' skewness (Cornish–Fisher, Hall 1992; ``active`` rounds share one
+  skewness and one variance floor over all their draws,
+  :func:`~assay.verdict.estimate_normal.pool_folds`), when the rounds hold ≥ 30
   labelled draws with ≥ 10 of each label. Only rounds whose selection probabilities are all at
   least half the uniform one (every ``uniform`` / ``random`` round; an ``active`` round drawn with
   ``floor ≥ 0.5``) count for it: inverse-probability weights skewed further make the normal

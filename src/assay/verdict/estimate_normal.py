@@ -71,6 +71,8 @@ class RoundEstimate:
     squares: float = 0.0  # Σ (x − x̄)² / scale² over its draws (scale: the pool's share of N)
     scale: float = 1.0
     fraction: float = 0.0  # the sampled share of the pool (0 for draws with replacement)
+    design: str = ""  # the round's design (``active`` rounds pool their floor and skewness)
+    cubes: float = 0.0  # Σ (x − x̄)³ / scale³ over its draws
 
 
 def _side_values(inputs: RoundInputs, side: str) -> tuple[np.ndarray, np.ndarray, float]:
@@ -134,9 +136,11 @@ def round_estimate(inputs: RoundInputs, side: str, n_units: int, lam: float) -> 
     # replacement (the finite-population skewness, Cochran 1977 §2.14)
     k3 = m * float(np.sum((x - x.mean()) ** 3)) / ((m - 1) * (m - 2)) if m > 2 else 0.0
     third = k3 / m**2 * (1.0 - fraction) * (1.0 - 2.0 * fraction)
+    cubes = float(np.sum((x - x.mean()) ** 3)) / scale**3
     estimate = RoundEstimate(
-        float(x.mean()), 0.0, 0.0, lam, m, third, rnd.number, squares, scale, fraction
-    )
+        float(x.mean()), 0.0, 0.0, lam, m, third, rnd.number, squares, scale, fraction,
+        rnd.design, cubes,
+    )  # fmt: skip
     return _with_per_draw(estimate, squares / (m - 1) if m > 1 else 0.0, m)
 
 
@@ -160,6 +164,16 @@ def pool_folds(estimates: Sequence[RoundEstimate]) -> list[RoundEstimate]:
     its predictor's family, so their per-draw variances estimate one quantity; their means (which
     carry each fold's known units) are left as they are.
 
+    ``active`` rounds (design note 0063, *Amendments (session 25)*) are floored once at one
+    disagreement in all the ``active`` draws + 1, not in the round's own, and their skewness is
+    the third moment pooled over all of them (Hall, *The Bootstrap and Edgeworth Expansion*,
+    1992, §2.6, estimated from every draw of the design instead of a fold's 3–5): the Hansen–
+    Hurwitz pseudo-outcomes of uncertainty sampling (Zrnic & Candès, *Active Statistical
+    Inference*, ICML 2024) share one design, and a fold's own third moment misses the rare heavy
+    draw that the per-round floor was standing in for. Floor and skewness depend on the number
+    of draws and on the pooled deviations, not on which round a label fell in; the rounds' weights
+    are untouched, so they still combine as a martingale.
+
     Example:
         >>> a = RoundEstimate(0.4, 0, 0, 0, 2, 0, number=1, squares=0.5)
         >>> b = RoundEstimate(0.5, 0, 0, 0, 2, 0, number=1, squares=0.0)
@@ -169,13 +183,20 @@ def pool_folds(estimates: Sequence[RoundEstimate]) -> list[RoundEstimate]:
     by_round: dict[int, list[RoundEstimate]] = {}
     for e in estimates:
         by_round.setdefault(e.number, []).append(e)
+    active = [e for e in estimates if e.design == ACTIVE]
+    active_draws = sum(e.draws for e in active)
+    # the third central moment of one active pseudo-outcome, pooled (in units of each scale)
+    k3 = sum(e.cubes for e in active) / active_draws if active_draws else 0.0
     out: list[RoundEstimate] = []
     for e in estimates:
         same = by_round[e.number]
-        draws = sum(s.draws for s in same)
         dof = sum(s.draws - 1 for s in same)
         pooled = sum(s.squares for s in same) / dof if dof > 0 else 0.0
-        out.append(_with_per_draw(e, pooled, draws))
+        if e.design != ACTIVE:
+            out.append(_with_per_draw(e, pooled, sum(s.draws for s in same)))
+            continue
+        floored = _with_per_draw(e, pooled, active_draws)
+        out.append(replace(floored, third=k3 * e.scale**3 / e.draws**2))
     return out
 
 
