@@ -134,9 +134,10 @@ def round_estimate(inputs: RoundInputs, side: str, n_units: int, lam: float) -> 
     fraction = len(set(rnd.draws)) / len(rnd.pool) if rnd.design != ACTIVE else 0.0
     # third central moment of the mean: k3 / m² (i.i.d.), times (1 − f)(1 − 2f) without
     # replacement (the finite-population skewness, Cochran 1977 §2.14)
-    k3 = m * float(np.sum((x - x.mean()) ** 3)) / ((m - 1) * (m - 2)) if m > 2 else 0.0
+    cubed = float(np.sum((x - x.mean()) ** 3))
+    k3 = m * cubed / ((m - 1) * (m - 2)) if m > 2 else 0.0
     third = k3 / m**2 * (1.0 - fraction) * (1.0 - 2.0 * fraction)
-    cubes = float(np.sum((x - x.mean()) ** 3)) / scale**3
+    cubes = cubed / scale**3
     estimate = RoundEstimate(
         float(x.mean()), 0.0, 0.0, lam, m, third, rnd.number, squares, scale, fraction,
         rnd.design, cubes,
