@@ -7,10 +7,15 @@ Each finding is a plain dict with ``kind``, ``message`` and ``evidence``; render
 
 from __future__ import annotations
 
+import math
+from array import array
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from assay.rundir.records import Finding, LeaderboardRow, ResultRow
 
@@ -19,46 +24,147 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3g}"
 
 
+class _LinkedRows:
+    """Result rows of fixed columns kept as typed arrays: each text as a code into its column's
+    vocabulary (None as -1), values as doubles (None as NaN), verdicts as bytes.
+
+    ~35 bytes a row where a tuple of the row's objects took ~180: a million-case perturbed suite
+    links ~1.2 million primary rows (issue 48).
+
+    Example:
+        >>> rows = _LinkedRows(["p"])
+        >>> rows.add({"case_id": "c", "model": "m", "value": None, "passed": True,
+        ...           "parent_id": "p"})
+        >>> frame = rows.frame()
+        >>> frame["case_id"].tolist(), frame["value"].isna().tolist(), frame["sample"].tolist()
+        (['c'], [True], [-1])
+        >>> frame["parent_id"].tolist()
+        ['p']
+    """
+
+    TEXTS = ("case_id", "model", "evaluator", "metric", "parent_id", "perturbation", "sample_of")
+
+    def __init__(self, ids: Sequence[str] = ()) -> None:
+        self._codes = {name: array("i") for name in self.TEXTS}
+        # Case and parent ids share one vocabulary made before any row: the linked ids, so that
+        # no text is kept per row amid scoring's transient objects (each would pin an arena).
+        known = {case_id: code for code, case_id in enumerate(ids)}
+        self._vocab: dict[str, dict[str, int]] = {name: {} for name in self.TEXTS}
+        self._vocab["case_id"] = self._vocab["parent_id"] = known
+        self._value, self._passed, self._sample = array("d"), array("b"), array("q")
+
+    def add(self, row: ResultRow) -> None:
+        """Keep one row (``passed`` must be judged: True or False)."""
+        for name in self.TEXTS:
+            text = cast("str | None", row.get(name))
+            vocab = self._vocab[name]
+            self._codes[name].append(-1 if text is None else vocab.setdefault(text, len(vocab)))
+        value = row.get("value")
+        self._value.append(math.nan if value is None else value)
+        self._passed.append(bool(row["passed"]))
+        sample = row.get("sample")
+        self._sample.append(-1 if sample is None else sample)
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a frame: texts as categories, ``sample`` -1 where there is none."""
+        data: dict[str, Any] = {
+            name: pd.Categorical.from_codes(
+                np.frombuffer(self._codes[name], dtype=np.int32)
+                if len(self._codes[name])
+                else np.zeros(0, dtype=np.int32),
+                categories=list(self._vocab[name]),
+            )
+            for name in self.TEXTS
+        }
+        data["value"] = np.array(self._value, dtype=np.float64)
+        data["passed"] = np.array(self._passed, dtype=bool)
+        data["sample"] = np.array(self._sample, dtype=np.int64)
+        return pd.DataFrame(data)
+
+
+class _FailingRows:
+    """Case id and model of each failing primary row, as two Arrow string columns.
+
+    Rows wait in two lists and join the columns every :attr:`BUFFER` rows: a dict entry per
+    failing case, made amid scoring's transient objects, pinned the Python heap's arenas
+    (issue 48); Arrow keeps the texts outside that heap.
+
+    Example:
+        >>> rows = _FailingRows()
+        >>> for case_id, model in [("a", "m"), ("b", "m"), ("b", "n"), ("a", "m")]:
+        ...     rows.add(case_id, model)
+        >>> rows.most_difficult()
+        ('b', 2, ['m', 'n'])
+    """
+
+    BUFFER = 65_536
+
+    def __init__(self) -> None:
+        self._ids: list[str] = []
+        self._models: list[str] = []
+        self._columns: tuple[pa.Array, pa.Array] | None = None
+
+    def add(self, case_id: str, model: str) -> None:
+        """Count one failing row."""
+        self._ids.append(case_id)
+        self._models.append(model)
+        if len(self._ids) >= self.BUFFER:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._ids:
+            return
+        fresh = (pa.array(self._ids, pa.string()), pa.array(self._models, pa.string()))
+        self._ids, self._models = [], []
+        if self._columns is not None:
+            fresh = (pa.concat_arrays([self._columns[0], fresh[0]]),
+                     pa.concat_arrays([self._columns[1], fresh[1]]))  # fmt: skip
+        self._columns = fresh
+
+    def most_difficult(self) -> tuple[str, int, list[str]] | None:
+        """The case failed by the most models, then on the most checks (the first such case in
+        the order rows came): its id, failed checks and failing models; None without failures."""
+        self._flush()
+        if self._columns is None:
+            return None
+        table = pa.table({"case_id": self._columns[0], "model": self._columns[1]})
+        # Without threads the groups come in the order of their first row.
+        tally = table.group_by("case_id", use_threads=False).aggregate(
+            [("model", "count"), ("model", "count_distinct")]
+        )
+        checks = tally["model_count"].to_numpy()
+        models = tally["model_count_distinct"].to_numpy()
+        best = int(np.argmax(models * (int(checks.max()) + 1) + checks))
+        case_id = tally["case_id"][best].as_py()
+        failing = pc.filter(table["model"], pc.equal(table["case_id"], case_id))
+        return case_id, int(checks[best]), sorted(pc.unique(failing).to_pylist())
+
+
 class PrimaryOutcomes:
     """Streams the judged primary-metric rows of a run, keeping only what the findings need.
 
     Memory stays small on large suites: a failure tally per failing case, a pass tally per
-    repeated case (``sampled``: the suite holds samples of ``assay run --repeats``), and full
-    rows only for cases linked by perturbation (``linked_ids``: perturbed cases and their
-    parents).
+    repeated case (``sampled``: the suite holds samples of ``assay run --repeats``), and the rows
+    of cases linked by perturbation (``linked_ids``: perturbed cases and their parents) as
+    typed columns.
 
     Example:
         >>> outcomes = PrimaryOutcomes(linked_ids=set())
         >>> outcomes.add([{"case_id": "q1", "model": "m", "metric": "f1", "primary": True,
         ...                "passed": False}])
-        >>> outcomes.fails
-        {'q1': (1, frozenset({'m'}))}
+        >>> outcomes.fails.most_difficult()
+        ('q1', 1, ['m'])
     """
-
-    _COLUMNS = (
-        "case_id",
-        "model",
-        "evaluator",
-        "metric",
-        "value",
-        "passed",
-        "parent_id",
-        "perturbation",
-        "sample_of",
-        "sample",
-    )
 
     def __init__(self, linked_ids: set[str], *, sampled: bool = False) -> None:
         self.linked_ids = linked_ids
         self.sampled = sampled
         self.models: set[str] = set()
-        #: case id -> (failed checks, failing models); one shared set per distinct set of
-        #: models (a set per failing case was ~40 MB at 100,000 cases, issue 23).
-        self.fails: dict[str, tuple[int, frozenset[str]]] = {}
-        self._model_sets: dict[frozenset[str], frozenset[str]] = {}
+        #: the failing rows (case id, model): which case is the most difficult
+        self.fails = _FailingRows()
         #: (model, evaluator, metric, sampled case) -> [samples judged, samples passing]
         self.samples: dict[tuple[str, str, str, str], list[int]] = {}
-        self._linked_rows: list[tuple[Any, ...]] = []
+        self._linked = _LinkedRows(sorted(linked_ids))
 
     def add(self, rows: list[ResultRow]) -> None:
         """Take a batch of result rows (non-primary and unjudged rows are ignored)."""
@@ -67,12 +173,9 @@ class PrimaryOutcomes:
                 continue
             self.models.add(row["model"])
             if row["passed"] is False:
-                count, models = self.fails.get(row["case_id"], (0, frozenset()))
-                if row["model"] not in models:
-                    models = self._models(models | {row["model"]})
-                self.fails[row["case_id"]] = (count + 1, models)
+                self.fails.add(row["case_id"], row["model"])
             if row["case_id"] in self.linked_ids:
-                self._linked_rows.append(tuple(row.get(c) for c in self._COLUMNS))
+                self._linked.add(row)
             of = row.get("sample_of")
             if self.sampled and of is not None:
                 key = (row["model"], row["evaluator"], row["metric"], of)
@@ -80,12 +183,9 @@ class PrimaryOutcomes:
                 tally[0] += 1
                 tally[1] += bool(row["passed"])
 
-    def _models(self, models: frozenset[str]) -> frozenset[str]:
-        return self._model_sets.setdefault(models, models)
-
     def linked_frame(self) -> pd.DataFrame:
-        """The kept rows of perturbed cases and their parents."""
-        return pd.DataFrame(self._linked_rows, columns=list(self._COLUMNS))
+        """The kept rows of perturbed cases and their parents (texts as categories)."""
+        return self._linked.frame()
 
 
 def find_problems(
@@ -193,11 +293,10 @@ def _errors(leaderboard: Sequence[LeaderboardRow]) -> list[Finding]:
 
 
 def _most_difficult_case(outcomes: PrimaryOutcomes) -> list[Finding]:
-    if not outcomes.fails:
+    hardest = outcomes.fails.most_difficult()
+    if hardest is None:
         return []
-    case_id, (n_fails, models) = max(
-        outcomes.fails.items(), key=lambda item: (len(item[1][1]), item[1][0])
-    )
+    case_id, n_fails, models = hardest
     n_models = len(outcomes.models)
     return [
         {
@@ -208,7 +307,7 @@ def _most_difficult_case(outcomes: PrimaryOutcomes) -> list[Finding]:
                 f"Case {case_id} is the most difficult: {len(models)} of {n_models} models "
                 f"fail it on {n_fails} primary metric checks."
             ),
-            "evidence": {"failing_models": sorted(models), "failed_checks": n_fails},
+            "evidence": {"failing_models": models, "failed_checks": n_fails},
         }
     ]
 
@@ -250,6 +349,9 @@ def _flips(primary: pd.DataFrame) -> list[Finding]:
     if merged.empty:
         return []
     flipped = merged[merged["passed"] != merged["passed_parent"]]
+    for name in ("case_id", "parent_id", "model", "evaluator", "metric", "perturbation"):
+        texts = flipped[name].astype(object)  # categories read back as texts, missing as None
+        flipped = flipped.assign(**{name: texts.where(texts.notna(), None)})
     out: list[Finding] = []
     for row in flipped.itertuples(index=False):
         regression = bool(row.passed_parent) and not bool(row.passed)

@@ -1,0 +1,58 @@
+"""PrimaryOutcomes keeps failing and linked rows as columns: the same findings as a dict of rows."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+
+from assay.analyze.findings import PrimaryOutcomes, _FailingRows, _LinkedRows
+
+
+def test_most_difficult_case_matches_a_tally_per_case_ties_to_the_first() -> None:
+    for seed in range(20):
+        rng = random.Random(seed)
+        rows = [(f"c{rng.randint(0, 8)}", f"m{rng.randint(0, 2)}") for _ in range(rng.randint(1, 60))]
+        failing = _FailingRows()
+        failing.BUFFER = 7  # several joins of the Arrow columns
+        tally: dict[str, tuple[int, set[str]]] = {}
+        for case_id, model in rows:
+            failing.add(case_id, model)
+            count, models = tally.get(case_id, (0, set()))
+            tally[case_id] = (count + 1, models | {model})
+        case_id, (count, models) = max(tally.items(), key=lambda it: (len(it[1][1]), it[1][0]))
+        assert failing.most_difficult() == (case_id, count, sorted(models)), seed
+
+
+def test_linked_rows_read_back_as_the_rows_kept() -> None:
+    rows = [
+        {"case_id": "p", "model": "m", "evaluator": "e", "metric": "f1", "value": 0.5,
+         "passed": True, "parent_id": None, "perturbation": None, "sample_of": None, "sample": None},
+        {"case_id": "p~t", "model": "m", "evaluator": "e", "metric": "f1", "value": None,
+         "passed": False, "parent_id": "p", "perturbation": "typos", "sample_of": "x",
+         "sample": 2},
+    ]  # fmt: skip
+    kept = _LinkedRows(["p", "p~t"])
+    for row in rows:
+        kept.add(row)
+    frame = kept.frame()
+    texts = frame[list(_LinkedRows.TEXTS)].astype(object)
+    assert texts.where(texts.notna(), None).to_dict("records") == [
+        {k: row[k] for k in _LinkedRows.TEXTS} for row in rows
+    ]
+    assert frame["passed"].tolist() == [True, False]
+    assert frame["value"].iloc[0] == 0.5 and pd.isna(frame["value"].iloc[1])
+    assert frame["sample"].tolist() == [-1, 2]
+
+
+def test_a_flip_names_its_cases_and_perturbation_as_texts() -> None:
+    from assay.analyze.findings import _flips
+
+    outcomes = PrimaryOutcomes({"p", "p~t"})
+    base = {"model": "m", "evaluator": "e", "metric": "f1", "primary": True}
+    outcomes.add([{**base, "case_id": "p", "passed": True, "value": 0.9},
+                  {**base, "case_id": "p~t", "passed": False, "value": 0.1, "parent_id": "p",
+                   "perturbation": None}])  # fmt: skip
+    (flip,) = _flips(outcomes.linked_frame())
+    assert (flip["case_id"], flip["parent_id"], flip["perturbation"]) == ("p~t", "p", None)
+    assert "under perturbation (unnamed)" in flip["message"] and "pass → fail" in flip["message"]
