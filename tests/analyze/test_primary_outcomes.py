@@ -56,3 +56,29 @@ def test_a_flip_names_its_cases_and_perturbation_as_texts() -> None:
     (flip,) = _flips(outcomes.linked_frame())
     assert (flip["case_id"], flip["parent_id"], flip["perturbation"]) == ("p~t", "p", None)
     assert "under perturbation (unnamed)" in flip["message"] and "pass → fail" in flip["message"]
+
+
+def test_parents_are_paired_by_code_as_by_text() -> None:
+    from assay.analyze.findings import parent_pairs
+
+    base = {"evaluator": "e", "primary": True, "perturbation": None}
+    rows = []
+    for model in ("m", "n"):
+        for metric in ("f1", "em"):
+            for j in (1, 2):  # two samples of a parent and of its perturbed child
+                rows.append({**base, "model": model, "metric": metric, "case_id": f"p#sample{j}",
+                             "sample_of": "p", "sample": j, "parent_id": None,
+                             "passed": (j + len(model)) % 2 == 0, "value": j / 4})
+                rows.append({**base, "model": model, "metric": metric, "case_id": f"c#sample{j}",
+                             "sample_of": "c", "sample": j, "parent_id": "p", "perturbation": "t",
+                             "passed": j == 1, "value": j / 3})
+    rows.append({**base, "model": "m", "metric": "f1", "case_id": "orphan", "sample_of": None,
+                 "sample": None, "parent_id": "gone", "passed": True, "value": 1.0})
+    ids = {r["case_id"] for r in rows} | {"p", "c"}
+    outcomes = PrimaryOutcomes(ids, sampled=True)
+    outcomes.add(rows)
+    by_code = parent_pairs(outcomes.linked_frame(), ["passed", "value"])
+    by_text = parent_pairs(pd.DataFrame(rows), ["passed", "value"])
+    columns = ["case_id", "model", "metric", "passed", "passed_parent", "value_parent"]
+    assert len(by_code) == 8  # each child sample meets the parent's sample of its index
+    assert by_code[columns].astype(object).values.tolist() == by_text[columns].values.tolist()

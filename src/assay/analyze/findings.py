@@ -43,14 +43,17 @@ class _LinkedRows:
     """
 
     TEXTS = ("case_id", "model", "evaluator", "metric", "parent_id", "perturbation", "sample_of")
+    IDS = ("case_id", "parent_id", "sample_of")
 
     def __init__(self, ids: Sequence[str] = ()) -> None:
         self._codes = {name: array("i") for name in self.TEXTS}
-        # Case and parent ids share one vocabulary made before any row: the linked ids, so that
-        # no text is kept per row amid scoring's transient objects (each would pin an arena).
+        # Case, parent and sampled ids share one vocabulary made before any row, the linked ids:
+        # no text is kept per row amid scoring's transient objects (each would pin an arena),
+        # and a perturbed case meets its parent by code (:func:`parent_pairs`).
         known = {case_id: code for code, case_id in enumerate(ids)}
         self._vocab: dict[str, dict[str, int]] = {name: {} for name in self.TEXTS}
-        self._vocab["case_id"] = self._vocab["parent_id"] = known
+        for name in self.IDS:
+            self._vocab[name] = known
         self._value, self._passed, self._sample = array("d"), array("b"), array("q")
 
     def add(self, row: ResultRow) -> None:
@@ -66,13 +69,14 @@ class _LinkedRows:
         self._sample.append(-1 if sample is None else sample)
 
     def frame(self) -> pd.DataFrame:
-        """The rows as a frame: texts as categories, ``sample`` -1 where there is none."""
+        """The rows as a frame: texts as categories (the id columns over one list of ids),
+        ``sample`` -1 where there is none."""
+        categories = {name: pd.Index(list(vocab), dtype=object)
+                      for name, vocab in self._vocab.items() if name not in self.IDS[1:]}
         data: dict[str, Any] = {
             name: pd.Categorical.from_codes(
-                np.frombuffer(self._codes[name], dtype=np.int32)
-                if len(self._codes[name])
-                else np.zeros(0, dtype=np.int32),
-                categories=list(self._vocab[name]),
+                np.frombuffer(self._codes[name], dtype=np.int32),
+                categories=categories[self.IDS[0] if name in self.IDS else name],
             )
             for name in self.TEXTS
         }
@@ -324,23 +328,45 @@ def parent_pairs(judged: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
         >>> parent_pairs(frame, ["passed"])[["case_id", "passed", "passed_parent"]].values.tolist()
         [['c#sample1', False, True]]
     """
-    children = judged[judged["parent_id"].notna()]
-    if children.empty:
-        return children.assign(**{f"{c}_parent": [] for c in columns})
+    is_child = judged["parent_id"].notna().to_numpy()
+    if not is_child.any():
+        return judged[is_child].assign(**{f"{c}_parent": [] for c in columns})
+    ids = _id_codes(judged, ("case_id", "parent_id", "sample_of"))
+    # a row's own unit: the case a sample samples, else the case itself
+    own = np.where(ids["sample_of"] >= 0, ids["sample_of"], ids["case_id"])
+    sample = (judged["sample"].fillna(-1).to_numpy(dtype=np.int64) if "sample" in judged
+              else np.full(len(judged), -1, dtype=np.int64))  # fmt: skip
+    keys = {"_own": own, "_sample": sample, "_model": pd.factorize(judged["model"])[0],
+            "_metric": pd.factorize(judged["metric"])[0]}
+    parents = pd.DataFrame({**keys, **{f"{c}_parent": judged[c].to_numpy() for c in columns}})
+    child_keys = {**{k: v[is_child] for k, v in keys.items()}, "_own": ids["parent_id"][is_child]}
+    return (judged[is_child].assign(**child_keys)
+            .merge(parents, on=list(keys)).drop(columns=list(keys)))  # fmt: skip
 
-    def keyed(frame: pd.DataFrame, own: pd.Series) -> pd.DataFrame:
-        sample = frame["sample"] if "sample" in frame else pd.Series(-1, index=frame.index)
-        return frame.assign(_own=own.astype(str), _sample=sample.fillna(-1).astype(int))
 
-    # As text: the id columns of a compactly read table are categories of different texts.
-    case_ids = judged["case_id"].astype(str)
-    of = judged["sample_of"].astype(object) if "sample_of" in judged else case_ids
-    parents = keyed(judged, of.where(of.notna(), case_ids))
-    parents = parents[["_own", "_sample", "model", "metric", *columns]]
-    return keyed(children, children["parent_id"]).merge(
-        parents.rename(columns={c: f"{c}_parent" for c in columns}),
-        on=["_own", "_sample", "model", "metric"],
-    ).drop(columns=["_own", "_sample"])
+def _id_codes(frame: pd.DataFrame, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Codes of the id columns ``names`` in one vocabulary (-1 where missing or absent), so that
+    ids are matched as integers: the categories' own codes when every column is categorical
+    over the same ids (:class:`_LinkedRows`), else one factorization of their texts.
+
+    Example:
+        >>> frame = pd.DataFrame({"case_id": ["a", "b"], "parent_id": [None, "a"]})
+        >>> {k: v.tolist() for k, v in _id_codes(frame, ["case_id", "parent_id", "x"]).items()}
+        {'case_id': [0, 1], 'parent_id': [-1, 0], 'x': [-1, -1]}
+    """
+    present = [n for n in names if n in frame]
+    absent = {n: np.full(len(frame), -1, dtype=np.int64) for n in names if n not in frame}
+    columns = [frame[n] for n in present]
+    if all(isinstance(c.dtype, pd.CategoricalDtype) for c in columns) and all(
+        c.cat.categories.equals(columns[0].cat.categories) for c in columns
+    ):
+        codes = [c.cat.codes.to_numpy(dtype=np.int64) for c in columns]
+    else:
+        texts = np.concatenate([c.astype(object).to_numpy() for c in columns])
+        missing = pd.isna(texts)
+        texts[~missing] = texts[~missing].astype(str)  # ids as texts, whatever their type
+        codes = np.split(pd.factorize(texts)[0].astype(np.int64), len(present))
+    return dict(zip(present, codes, strict=True)) | absent
 
 
 def _flips(primary: pd.DataFrame) -> list[Finding]:
