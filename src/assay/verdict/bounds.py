@@ -99,14 +99,16 @@ def clopper_pearson(successes: int, n: int, confidence: float, side: str = LOWER
     """
     _check_common(side, confidence, "clopper_pearson")
     check(n >= 0 and 0 <= successes <= n, "successes", "clopper_pearson", f"in [0, {n}]", successes)
-    from scipy.stats import beta
+    # The beta quantile straight from scipy.special (``scipy.stats.beta.ppf`` is the same
+    # function): importing scipy.stats cost ~1.4 s of a 10,000-case ``assay evaluate``.
+    from scipy.special import betaincinv
 
     alpha = 1.0 - confidence
     estimate = successes / n if n else math.nan
     if side == LOWER:
-        bound = 0.0 if successes == 0 else float(beta.ppf(alpha, successes, n - successes + 1))
+        bound = 0.0 if successes == 0 else float(betaincinv(successes, n - successes + 1, alpha))
     else:
-        bound = 1.0 if successes == n else float(beta.ppf(1 - alpha, successes + 1, n - successes))
+        bound = 1.0 if successes == n else float(betaincinv(successes + 1, n - successes, 1 - alpha))
     return RateBound(estimate, bound, side, confidence, "clopper-pearson", n)
 
 
