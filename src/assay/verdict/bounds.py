@@ -108,7 +108,8 @@ def clopper_pearson(successes: int, n: int, confidence: float, side: str = LOWER
     if side == LOWER:
         bound = 0.0 if successes == 0 else float(betaincinv(successes, n - successes + 1, alpha))
     else:
-        bound = 1.0 if successes == n else float(betaincinv(successes + 1, n - successes, 1 - alpha))
+        top = successes == n
+        bound = 1.0 if top else float(betaincinv(successes + 1, n - successes, 1 - alpha))
     return RateBound(estimate, bound, side, confidence, "clopper-pearson", n)
 
 
