@@ -264,7 +264,8 @@ def _run_pipeline(
     verdict = assess_run(run, cases=keys)
     del keys
     # in place: an unmasked copy beside the masked one was ~100 MB at 10^6 cases
-    run.problems = redact_each(problems + verdict.problems)
+    problems.extend(verdict.problems)
+    run.problems = redact_each(problems)
     del problems
     # The reports need the verdict's record only: its per-case tables and keys (a million
     # cases' worth) and the suite's index go before the analysis reads the results; a run

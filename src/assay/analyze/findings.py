@@ -71,14 +71,13 @@ class _LinkedRows:
     def frame(self) -> pd.DataFrame:
         """The rows as a frame: texts as categories (the id columns over one list of ids),
         ``sample`` -1 where there is none."""
-        categories = {name: pd.Index(list(vocab), dtype=object)
-                      for name, vocab in self._vocab.items() if name not in self.IDS[1:]}
+        ids = pd.Index(list(self._vocab["case_id"]), dtype=object)  # the three id columns'
         data: dict[str, Any] = {
             name: pd.Categorical.from_codes(
                 np.frombuffer(self._codes[name], dtype=np.int32),
-                categories=categories[self.IDS[0] if name in self.IDS else name],
+                categories=ids if name in self.IDS else pd.Index(list(vocab), dtype=object),
             )
-            for name in self.TEXTS
+            for name, vocab in self._vocab.items()
         }
         data["value"] = np.array(self._value, dtype=np.float64)
         data["passed"] = np.array(self._passed, dtype=bool)
