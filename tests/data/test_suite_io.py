@@ -98,6 +98,22 @@ def test_duplicate_key_is_rejected(tmp_path: Path) -> None:
         TestSuite([TestCase(id="a", model="m"), TestCase(id="a", model="m")])
 
 
+def test_repeated_key_in_a_file_is_named_unless_the_keys_are_known_unique(tmp_path: Path) -> None:
+    from assay.data.suite import iter_suite
+
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"id": "a"}\n{"id": "b"}\n{"id": "a"}\n')
+    with pytest.raises(InvalidInputError, match=r"row 3, field 'id': duplicate case id 'a'"):
+        list(iter_suite(path))
+    # a run directory's copy was checked when staged: read back without a key register
+    read = [case.id for chunk in iter_suite(path, keys_unique=True) for case in chunk]
+    assert read == ["a", "b", "a"]
+    empty = tmp_path / "e.jsonl"
+    empty.write_text("")
+    with pytest.raises(InvalidInputError, match="holds no test cases"):
+        list(iter_suite(empty, keys_unique=True))
+
+
 def test_unknown_extension(tmp_path: Path) -> None:
     path = tmp_path / "s.xlsx"
     path.write_text("x")

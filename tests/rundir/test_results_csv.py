@@ -72,3 +72,23 @@ def test_parquet_is_written_in_whole_row_groups(tmp_path: Path, monkeypatch) -> 
     assert pd.read_parquet(tmp_path / "r.parquet")["case_id"].tolist() == [
         f"c{i}" for i in range(31)
     ]
+
+
+def test_rows_read_by_key_are_those_keys_rows_only(tmp_path: Path) -> None:
+    """read_results_for keeps the rows of the chosen (case, model) keys, not the chosen cases'
+    other models, and is exact for ids holding the separator it joins keys with."""
+    from assay.rundir.results import read_results_for, rows_of
+
+    ids = ["a", "b", "c\x1fm", "c"]
+    cases = [TestCase(id=i, model=m, actual_answer="x", expected_answer="x" if m == "m" else "y")
+             for i in ids for m in ("m", "n", "m\x1fn")]  # fmt: skip
+    run = assay.evaluate(cases, ["exact_match", "token_f1"], out=tmp_path / "run")
+    assert run.path is not None
+    keys = {("a", "m"), ("b", "n"), ("c", "m\x1fn")}  # ("c\x1fm", "n") joins the same
+    read = read_results_for(run.path, keys)
+    assert set(zip(read["case_id"], read["model"], strict=True)) == keys
+    assert len(read) == 2 * len(keys)  # two metrics per case
+    everything = read_results(run.path)
+    expected = rows_of(everything, keys)
+    pd.testing.assert_frame_equal(read.reset_index(drop=True), expected.reset_index(drop=True),
+                                  check_categorical=False)

@@ -205,7 +205,7 @@ def _labelled(
 
         copy = suite_copy(run_dir)
         assert copy is not None
-        cases = [case for chunk in iter_suite(copy) for case in chunk]
+        cases = [case for chunk in iter_suite(copy, keys_unique=True) for case in chunk]
     evidence: LabelEvidence = label_evidence(outside, cases, None)
     evidence.merge(evidence_from_store(run_dir, labels, url=store.url))
     return {label: set(evidence.records.get(label, {})) for label in labels}

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from assay.rundir.results import as_text
+
 #: The result columns the choice reads.
 SELECTION_COLUMNS = ("case_id", "model", "status", "passed")
 #: Unmerged tally rows tolerated beyond the merged tally's size before merging again.
@@ -56,10 +58,10 @@ class BadTally:
     def add(self, batch: pa.RecordBatch | pa.Table) -> None:
         """Tally one batch of result rows."""
         failed = pc.fill_null(pc.invert(batch.column("passed").cast(pa.bool_())), False)
-        errored = pc.fill_null(pc.equal(_text(batch.column("status")), "error"), False)
+        errored = pc.fill_null(pc.equal(as_text(batch.column("status")), "error"), False)
         rows = pa.table({
-            "case_id": _text(batch.column("case_id")),
-            "model": _text(batch.column("model")),
+            "case_id": as_text(batch.column("case_id")),
+            "model": as_text(batch.column("model")),
             "bad": pc.or_(failed, errored).cast(pa.int64()),
         })  # fmt: skip
         self._parts.append(_sum_by_key(rows))
@@ -78,11 +80,6 @@ class BadTally:
         if self._parts:
             self._merge()
         return self._merged if self._merged is not None else _EMPTY
-
-
-def _text(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """A column as plain strings (a dictionary-encoded one decoded)."""
-    return column if pa.types.is_string(column.type) else column.cast(pa.string())
 
 
 #: The tally of no row.

@@ -170,15 +170,24 @@ def drilldown(
     linked = linked_turn_verdicts(
         {key: [metrics[i] for i in rows] for key, rows in positions.items()}, cases, text
     )
-    counts = _outcome_counts(column, positions)
+    counts = dict(zip(positions, _outcome_counts(column, positions), strict=True))
     explanation, details = column["explanation"], column["details"]
     shows = [bool(p and (e or d)) for p, e, d in zip(column["primary"], explanation, details,
                                                     strict=True)]
     if masked is not None and masked_by:
         explanation = [Scrubbed(e) if isinstance(e, str) and name in masked_by else e
                        for e, name in zip(explanation, column["evaluator"], strict=True)]
-    entries = []
-    for (case_id, model), rows in positions.items():
+    # The report's order (most failures and errors first, then model and case id: total, the
+    # keys being unique) is known from the counts: entries are built in it, and with a byte
+    # budget only until it is spent (at most 3,000 entries were built to keep a few hundred).
+    ordered = sorted(counts, key=lambda key: (-(counts[key]["n_fail"] + counts[key]["n_error"]),
+                                              key[1], key[0]))
+
+    def built() -> Iterator[dict[str, Any]]:
+        for case_id, model in ordered:
+            yield entry_of(case_id, model, positions[(case_id, model)])
+
+    def entry_of(case_id: str, model: str, rows: list[int]) -> dict[str, Any]:
         case = cases.get((case_id, model), {})
         evidence = [
             {
@@ -211,21 +220,18 @@ def drilldown(
             "trajectory": trajectory_view(case.get("trajectory"), evidence, text),
             "metrics": None,  # below: the outcomes are masked column by column
             "evidence": evidence,
-            **next(counts),
+            **counts[(case_id, model)],
         }
-        order = (-(entry["n_fail"] + entry["n_error"]), model, case_id)  # before masking
         if masked is not None:  # the few values not masked yet (case texts are Scrubbed)
             entry = {k: masked.walk(v) for k, v in entry.items()}  # (the keys are ours)
         entry["metrics"] = [shown[i] for i in rows]
-        entries.append((order, entry))
-    entries.sort(key=lambda pair: pair[0])
-    kept = [entry for _, entry in entries]
-    if max_bytes is not None:
-        kept = within(kept, max_bytes)
+        return entry
+
+    kept = within(built(), max_bytes) if max_bytes is not None else list(built())
     return {"entries": kept, "total": total, "shown": len(kept), "max_bytes": max_bytes}
 
 
-def within(entries: list[dict[str, Any]], max_bytes: int) -> list[dict[str, Any]]:
+def within(entries: Iterable[dict[str, Any]], max_bytes: int) -> list[dict[str, Any]]:
     """The leading ``entries`` whose JSON, as the page embeds it, fits in ``max_bytes``.
 
     The size is that of ``json.dumps`` (ASCII, as Jinja's ``tojson`` writes it) plus the five

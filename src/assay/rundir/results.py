@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
@@ -382,19 +383,39 @@ def rows_of(frame: pd.DataFrame, keys: Collection[tuple[str, str]]) -> pd.DataFr
     return frame[pairs.isin(list(keys))]
 
 
-def read_results_for(directory: Path, case_ids: set[str]) -> pd.DataFrame:
-    """Every column of the result rows of the given case ids only.
+def read_results_for(directory: Path, keys: Collection[tuple[str, str]]) -> pd.DataFrame:
+    """Every column of the result rows of the given ``(case_id, model)`` keys only.
 
     Reads the ids of one row group at a time and decodes only the row groups holding a chosen
-    case, one at a time, keeping the matching rows: a filtered ``read_table`` decoded every row
-    group whole first (550 MB transient at 100,000 cases for 3,000 cases), and batches of every
-    column of every row (the long texts too) were still a 120 MB transient.
+    case, one at a time, keeping the rows of the chosen keys: a filtered ``read_table`` decoded
+    every row group whole first (550 MB transient at 100,000 cases for 3,000 cases), batches of
+    every column of every row (the long texts too) were still a 120 MB transient, and the rows
+    of a chosen case's other models, kept until the end, tripled the table handed to pandas.
     """
     file = pq.ParquetFile(directory / RESULTS_FILE)
-    kept = list(rows_with(file, "case_id", case_ids))
-    return pa.Table.from_batches(
+    # (case id, model) joined as one text: exact up to an id holding the separator, which
+    # ``rows_of`` below settles (the filter only ever keeps too much, never too little)
+    wanted = pa.array(sorted({f"{case_id}{_KEY_SEPARATOR}{model}" for case_id, model in keys}),
+                      pa.string())
+    kept = [
+        table.filter(pc.is_in(pc.binary_join_element_wise(
+            as_text(table.column("case_id")), as_text(table.column("model")), _KEY_SEPARATOR
+        ), value_set=wanted))
+        for table in rows_with(file, "case_id", {case_id for case_id, _ in keys})
+    ]  # fmt: skip
+    frame = pa.Table.from_batches(
         [b for table in kept for b in table.to_batches()], schema=file.schema_arrow
     ).to_pandas()
+    return rows_of(frame, keys)
+
+
+#: What joins a case id and its model into one text when rows are filtered by key.
+_KEY_SEPARATOR = "\x1f"
+
+
+def as_text(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A column as plain strings (a dictionary-encoded one decoded)."""
+    return column if pa.types.is_string(column.type) else column.cast(pa.string())
 
 
 def write_calibrated_table(directory: Path, frame: pd.DataFrame) -> list[Path]:

@@ -109,10 +109,8 @@ class EvaluationRun:
     def results_for(self, keys: set[tuple[str, str]]) -> pd.DataFrame:
         """Every column of the result rows of the given ``(case_id, model)`` keys only."""
         if self._results is not None or self.path is None:
-            frame = self.results
-        else:
-            frame = read_results_for(self.path, {case_id for case_id, _ in keys})
-        return rows_of(frame, keys)
+            return rows_of(self.results, keys)
+        return read_results_for(self.path, keys)
 
     def leaderboard_frame(self) -> pd.DataFrame:
         """The leaderboard as a DataFrame."""

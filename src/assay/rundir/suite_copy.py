@@ -169,7 +169,7 @@ class StagedSuite:
             for start in range(0, len(self._cases), size):
                 yield self._cases[start : start + size]
         elif self.copy is not None:
-            yield from iter_suite(self.copy, chunk_size=size)
+            yield from iter_suite(self.copy, chunk_size=size, keys_unique=True)  # staging checked
 
 
 def stage_suite(

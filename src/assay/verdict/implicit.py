@@ -229,7 +229,7 @@ def run_case_keys(run: Any) -> CaseTable:
             "cannot decide this run: it has no copy of its suite (re-run assay evaluate)"
         )
     table = CaseTable()
-    for chunk in iter_suite(copy):
+    for chunk in iter_suite(copy, keys_unique=True):  # checked when the run staged it
         table.add(case_key(case) for case in chunk)
     return table
 
