@@ -92,7 +92,7 @@ def write_plan(suite: Path, n: int) -> Path:
     produced = {
         spec.name for name in EVALUATORS.split(",") for spec in evaluator_class(name).metrics
     }
-    lines = [f"title = {_toml(demo.title)}", "", "[run]", f"suite = {_toml(str(suite))}",
+    lines = [f"title = {_toml(demo.title)}", "", "[run]", f"suite = {_toml(suite.name)}",
              f"evaluators = {_toml(EVALUATORS.split(','))}", f"seed = {demo.run.seed}", "",
              "[labels]"]  # fmt: skip
     lines += [f"{key} = {_toml(value)}" for key, value in _section(demo.labels).items()]
