@@ -99,3 +99,23 @@ def test_bootstrap_in_blocks_is_the_whole_bootstrap(
     blocked = (auroc_ci(x[:, 1], y, n_boot=50, seed=2),
                compare_combined(x, y, ["a", "b"], method="logistic", n_boot=50, seed=1))  # fmt: skip
     assert blocked == one
+
+
+def test_bootstrap_auroc_is_the_rank_sum_of_each_resample_exactly() -> None:
+    """Ranks from counts give each resample's ``rankdata`` AUROC bit for bit (ties, NaN)."""
+    from scipy.stats import rankdata
+
+    from assay.calibrate.separation import bootstrap_auroc, bootstrap_indices
+
+    rng = np.random.default_rng(11)
+    y = (rng.random(500) < 0.4).astype(int)
+    for s in (rng.normal(size=500), np.round(rng.normal(size=500), 1),
+              np.where(rng.random(500) < 0.01, np.nan, rng.integers(0, 4, 500) * 1.0)):  # fmt: skip
+        idx = bootstrap_indices(y, 40, 3)
+        drawn = y[idx].astype(bool)
+        n_pos = drawn.sum(axis=1)
+        ranks = rankdata(s[idx], axis=1)
+        expected = ((ranks * drawn).sum(axis=1) - n_pos * (n_pos + 1) / 2) / (
+            n_pos * (500 - n_pos)
+        )
+        assert np.array_equal(bootstrap_auroc(s, y, idx), expected, equal_nan=True)
