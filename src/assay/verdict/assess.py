@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from assay.errors import InvalidInputError
-from assay.fileio import sha256_file, write_text
+from assay.fileio import atomic_path, sha256_file, write_text
 from assay.progress import ProgressCallback
 from assay.rundir.layout import (
     ASSESSMENT_RUN_DIR,
@@ -269,7 +269,7 @@ def assess(
     out_path = Path(out) if out is not None else None
     if out_path is not None:
         out_path.mkdir(parents=True, exist_ok=True)
-    cases = SuiteCases(plan.suite_path)
+    cases = SuiteCases(plan.suite_path, (c.label for c in plan.check if c.label))
     preflight(plan, cases, out_path / ASSESSMENT_RUN_DIR if out_path is not None else None)
     run = _evaluate(plan, out_path, progress, executor, executor_options)
     ledger = LookLedger(out_path)
@@ -356,14 +356,16 @@ def write_assessment(assessment: Assessment, out: Path, cases: Iterable[Any]) ->
         verdict["provenance"] = assessment.provenance.as_dict()
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
     write_text(out / PLAN_FILE, plan_record(assessment.plan))  # for the labeling queue
-    write_text(out / VERDICT_CASES_FILE, cases_table.to_csv(index=False))
+    # written by pandas a block of rows at a time: the CSV as one text was 169 MB at a million
+    # cases, twice over while encoded
+    with atomic_path(out / VERDICT_CASES_FILE) as tmp:
+        cases_table.to_csv(tmp, index=False, encoding="utf-8")
     review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
     wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()
-    lines = [  # a repeated case under review: every sample of it
-        json.dumps(case.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
-        for case in cases
-        if (case.sample_of or case.id, str(case.model)) in wanted
-    ]
-    write_text(out / REVIEW_QUEUE_FILE, "".join(line + "\n" for line in lines))
+    with atomic_path(out / REVIEW_QUEUE_FILE) as tmp, tmp.open("w", encoding="utf-8") as queue:
+        for case in cases:  # a repeated case under review: every sample of it
+            if (case.sample_of or case.id, str(case.model)) in wanted:
+                record = case.model_dump(mode="json", exclude_none=True)
+                queue.write(json.dumps(record, ensure_ascii=False) + "\n")
     write_text(out / VERDICT_MD, verdict_markdown(assessment))
     write_text(out / VERDICT_HTML, verdict_html(assessment))

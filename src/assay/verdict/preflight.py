@@ -37,7 +37,7 @@ from assay.evaluators.outcomes import MetricSpec
 from assay.verdict.case_table import CaseTable
 from assay.verdict.design import Key
 from assay.verdict.plan import ValidationPlan
-from assay.verdict.suite_cases import SuiteCases, case_table
+from assay.verdict.suite_cases import SuiteCases, case_table, label_names
 
 logger = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ def _available_criteria(
     found: set[str] = set()
     for source in plan.labels.sources:
         if source == "suite":
-            found |= {k for case in cases for k in case.labels}
+            found |= label_names(cases)
         elif source == "store":
             found |= _store_criteria(run_dir)
         else:
