@@ -77,3 +77,45 @@ def test_combined_metrics_against_best_single() -> None:
     x2 = np.column_stack([x[:, 0], rng.normal(size=2000)])
     out2 = compare_combined(x2, y, ["a", "noise"], method="logistic", n_boot=200)
     assert not out2["combined_is_better"] and "does not reliably beat" in out2["advice"]
+
+
+@pytest.mark.parametrize("block", [1, 7, 600])
+def test_bootstrap_in_blocks_is_the_whole_bootstrap(
+    monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Resamples drawn and ranked a block of rows at a time give the figures of one matrix."""
+    from assay.calibrate import separation
+
+    rng = np.random.default_rng(3)
+    y = (rng.random(301) < 0.3).astype(int)
+    x = np.column_stack([rng.normal(size=301) + y, np.round(rng.normal(size=301) + y, 1)])
+    whole = separation.bootstrap_indices(y, 50, 4)
+    monkeypatch.setattr(separation, "_BLOCK_INDICES", 2**40)  # one block: the matrix drawn whole
+    one = (auroc_ci(x[:, 1], y, n_boot=50, seed=2),
+           compare_combined(x, y, ["a", "b"], method="logistic", n_boot=50, seed=1))  # fmt: skip
+    monkeypatch.setattr(separation, "_BLOCK_INDICES", block * len(y))  # `block` rows a block
+    assert len(list(separation.bootstrap_index_blocks(y, 50, 4))) == -(-50 // block)
+    assert np.array_equal(separation.bootstrap_indices(y, 50, 4), whole)
+    blocked = (auroc_ci(x[:, 1], y, n_boot=50, seed=2),
+               compare_combined(x, y, ["a", "b"], method="logistic", n_boot=50, seed=1))  # fmt: skip
+    assert blocked == one
+
+
+def test_bootstrap_auroc_is_the_rank_sum_of_each_resample_exactly() -> None:
+    """Ranks from counts give each resample's ``rankdata`` AUROC bit for bit (ties, NaN)."""
+    from scipy.stats import rankdata
+
+    from assay.calibrate.separation import bootstrap_auroc, bootstrap_indices
+
+    rng = np.random.default_rng(11)
+    y = (rng.random(500) < 0.4).astype(int)
+    for s in (rng.normal(size=500), np.round(rng.normal(size=500), 1),
+              np.where(rng.random(500) < 0.01, np.nan, rng.integers(0, 4, 500) * 1.0)):  # fmt: skip
+        idx = bootstrap_indices(y, 40, 3)
+        drawn = y[idx].astype(bool)
+        n_pos = drawn.sum(axis=1)
+        ranks = rankdata(s[idx], axis=1)
+        expected = ((ranks * drawn).sum(axis=1) - n_pos * (n_pos + 1) / 2) / (
+            n_pos * (500 - n_pos)
+        )
+        assert np.array_equal(bootstrap_auroc(s, y, idx), expected, equal_nan=True)

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from assay.cli.main import cli
+from assay.errors import InvalidInputError
 
 N = 10
 
@@ -159,3 +161,35 @@ def test_a_known_criterion_not_labelled_yet_is_a_note(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["validate", str(plan)])
     assert result.exit_code == 0, result.output
     assert "criterion 'grounded' has no label yet" in result.stderr
+
+
+def test_the_suite_as_an_assessment_reads_it_checks_labels_as_its_cases(tmp_path: Path) -> None:
+    """:class:`SuiteCases` (the case table and the labelled cases, streamed) gives the notes and
+    the label evidence that the list of every case gives, a label on a sampled id included."""
+    from assay.data import read_suite
+    from assay.verdict.labels import label_evidence
+    from assay.verdict.plan import load_plan
+    from assay.verdict.preflight import check_labels
+    from assay.verdict.suite_cases import SuiteCases
+
+    _suite(tmp_path)
+    samples = [json.dumps({"id": f"p~{k}", "model": "bot", "sample_of": "p", "sample": k,
+                           "question": "Fee?", "actual_answer": "1"}) for k in (1, 2)]  # fmt: skip
+    with (tmp_path / "suite.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(samples) + "\n")
+    _labels_file(tmp_path, [f"q{i}" for i in range(N)] + ["p"])  # 'p': its samples
+    labels = '[labels]\nsource = ["suite", "labels.csv"]\n'
+    plan = load_plan(_plan(tmp_path, QA, labels=labels))
+    cases = list(read_suite(plan.suite_path).cases)
+    streamed = SuiteCases(plan.suite_path, ["correct"])
+    assert len(list(streamed)) == N  # the suite's labelled rows
+    assert check_labels(plan, cases, None) == check_labels(plan, streamed, None) == []
+    assert label_evidence(plan, streamed, None) == label_evidence(plan, cases, None)
+    _labels_file(tmp_path, [f"q{i}" for i in range(N)] + ["p", "stray"])
+    messages = []
+    for given in (cases, streamed):
+        with pytest.raises(InvalidInputError) as refused:
+            check_labels(plan, given, None)
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1]
+    assert "1 of 12 labelled (case, model) pairs match no case" in messages[0]

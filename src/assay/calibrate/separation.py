@@ -8,7 +8,8 @@ calibrator (by default the monotone booster) beat the best single one, out of fo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -40,21 +41,33 @@ def auroc(scores: Any, labels: Any) -> float:
 def bootstrap_auroc(scores: Any, labels: Any, indices: np.ndarray) -> np.ndarray:
     """AUROC of each bootstrap resample (rows of ``indices``), vectorised over resamples.
 
+    Ranks come from counts, not a sort of each resample: tied draws share the mean rank of
+    their run, so a resample's rank sum over PASS draws is, over the distinct scores, (its PASS
+    draws of the score) × (its draws below the score + (its draws of the score + 1) / 2). Every
+    term and partial sum is a multiple of ½ far below 2**53, hence exact: the figures of summing
+    ``rankdata``'s ranks, bit for bit (a row drawing a NaN score is NaN, as ``rankdata`` gives).
+
     Example:
         >>> idx = np.array([[0, 1, 2, 3], [0, 0, 3, 3]])
         >>> bootstrap_auroc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], idx).tolist()
         [0.75, 1.0]
     """
-    s = np.asarray(scores, dtype=np.float64)[indices]
-    y = np.asarray(labels).astype(bool)[indices]
-    n_pos = y.sum(axis=1)
-    n_neg = y.shape[1] - n_pos
+    s = np.asarray(scores, dtype=np.float64)
+    drawn = np.asarray(labels).astype(bool)[indices]
+    n_pos = drawn.sum(axis=1)
+    n_neg = drawn.shape[1] - n_pos
     if (n_pos == 0).any() or (n_neg == 0).any():
         raise InvalidInputError("every resample needs both PASS and FAIL labels")
-    ranks = rankdata(s, axis=1)
-    return np.asarray(
-        ((ranks * y).sum(axis=1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg), dtype=np.float64
-    )
+    distinct, code = np.unique(s, return_inverse=True)
+    rows, width = len(indices), len(distinct)
+    cells = (code[indices] + np.arange(rows)[:, None] * width).ravel()
+    counts = np.bincount(cells, minlength=rows * width).reshape(rows, width)
+    passes = np.bincount(cells[drawn.ravel()], minlength=rows * width).reshape(rows, width)
+    below = np.cumsum(counts, axis=1) - counts
+    rank_sum = (passes * (below + (counts + 1) / 2)).sum(axis=1)
+    out = np.asarray((rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg), dtype=np.float64)
+    out[np.isnan(s)[indices].any(axis=1)] = np.nan
+    return out
 
 
 def bootstrap_indices(labels: IntArray, n_boot: int, seed: int) -> np.ndarray:
@@ -64,13 +77,46 @@ def bootstrap_indices(labels: IntArray, n_boot: int, seed: int) -> np.ndarray:
         >>> bootstrap_indices(np.array([0, 0, 1, 1]), 3, 0).shape
         (3, 4)
     """
-    check_int(n_boot, "n_boot", "bootstrap_indices")
+    return np.concatenate(list(bootstrap_index_blocks(labels, n_boot, seed)), axis=0)
+
+
+#: Indices per block of resamples (8 bytes each, and a few arrays of that size while ranking):
+#: the whole (n_boot, n) matrix of 420,000 labels was 3.4 GB per array.
+_BLOCK_INDICES = 2**21
+
+
+def bootstrap_index_blocks(labels: IntArray, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """The rows of :func:`bootstrap_indices`, a block of rows at a time (the same rows).
+
+    One generator draws every class's (n_boot, n_class) indices in turn, element by element,
+    so a block of one class's rows is the same drawn alone or within all of them; each class
+    gets a copy of the generator at the point its rows start.
+
+    Example:
+        >>> labels = np.array([0, 1, 1, 0, 1])
+        >>> blocks = list(bootstrap_index_blocks(labels, 5, 3))
+        >>> bool(np.array_equal(np.concatenate(blocks), bootstrap_indices(labels, 5, 3)))
+        True
+    """
+    check_int(n_boot, "n_boot", "bootstrap_indices")  # its rows: the same message
+    members = [np.flatnonzero(labels == cls) for cls in np.unique(labels)]
+    rows = max(1, _BLOCK_INDICES // max(1, len(labels)))
     rng = np.random.default_rng(seed)
-    parts = []
-    for cls in np.unique(labels):
-        members = np.flatnonzero(labels == cls)
-        parts.append(members[rng.integers(0, len(members), size=(n_boot, len(members)))])
-    return np.concatenate(parts, axis=1)
+    starts = []
+    for i, member in enumerate(members):
+        starts.append(copy.deepcopy(rng))
+        if i < len(members) - 1:  # skip this class's draws: the next class's start after them
+            for start in range(0, n_boot, rows):
+                rng.integers(0, len(member), size=(min(rows, n_boot - start), len(member)))
+    for start in range(0, n_boot, rows):
+        size = min(rows, n_boot - start)
+        yield np.concatenate(
+            [
+                m[g.integers(0, len(m), size=(size, len(m)))]
+                for m, g in zip(members, starts, strict=True)
+            ],
+            axis=1,
+        )
 
 
 def _interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -95,7 +141,9 @@ def auroc_ci(
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels).astype(np.int64)
     point = auroc(s, y)
-    boots = bootstrap_auroc(s, y, bootstrap_indices(y, n_boot, seed))
+    boots = np.concatenate(
+        [bootstrap_auroc(s, y, idx) for idx in bootstrap_index_blocks(y, n_boot, seed)]
+    )
     low, high = _interval(boots, confidence)
     return {
         "auroc": point,
@@ -233,8 +281,12 @@ def compare_combined(
     single = [auroc(oriented[:, j], y) for j in range(x.shape[1])]
     best = int(np.argmax(single))
     combined = out_of_fold_pass_proba(x, y, method, n_splits, seed, hib)
-    idx = bootstrap_indices(y, n_boot, seed)
-    diffs = bootstrap_auroc(combined, y, idx) - bootstrap_auroc(oriented[:, best], y, idx)
+    diffs = np.concatenate(
+        [
+            bootstrap_auroc(combined, y, idx) - bootstrap_auroc(oriented[:, best], y, idx)
+            for idx in bootstrap_index_blocks(y, n_boot, seed)
+        ]
+    )
     low, high = _interval(diffs, confidence)
     combined_auc = auroc(combined, y)
     better = low > 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from assay.errors import InvalidInputError
-from assay.fileio import sha256_file, write_text
+from assay.fileio import atomic_path, sha256_file, write_text
 from assay.progress import ProgressCallback
 from assay.rundir.layout import (
     ASSESSMENT_RUN_DIR,
@@ -43,6 +44,7 @@ from assay.verdict.plan import DIMENSIONS, Check, ValidationPlan, load_plan, pla
 from assay.verdict.preflight import preflight
 from assay.verdict.provenance import Provenance, provenance
 from assay.verdict.samples import collapse_samples
+from assay.verdict.suite_cases import SuiteCases, case_table, each_case
 from assay.verdict.truncation import unmeasured_truncated
 
 if TYPE_CHECKING:
@@ -263,44 +265,45 @@ def assess(
             ... as :class:`~assay.engine.executors.ray_executor.RayExecutor` takes them) over the
             plan's ``[run.ray]``; the decisions do not depend on the executor.
     """
-    from assay.data import read_suite
-
     plan = plan if isinstance(plan, ValidationPlan) else load_plan(plan)
     out_path = Path(out) if out is not None else None
     if out_path is not None:
         out_path.mkdir(parents=True, exist_ok=True)
-    suite = read_suite(plan.suite_path)
-    cases = list(suite.cases)
+    cases = SuiteCases(plan.suite_path, (c.label for c in plan.check if c.label))
     preflight(plan, cases, out_path / ASSESSMENT_RUN_DIR if out_path is not None else None)
     run = _evaluate(plan, out_path, progress, executor, executor_options)
     ledger = LookLedger(out_path)
     assessment = decide_run(plan, run, cases, ledger)
+    del cases  # the review queue reads the suite again
     if out_path is not None:
-        write_assessment(assessment, out_path, cases)
+        write_assessment(assessment, out_path, each_case(plan.suite_path))
         ledger.save()
     return assessment
 
 
 def decide_run(
-    plan: ValidationPlan, run: Any, cases: list[Any] | CaseTable, ledger: LookLedger | None = None
+    plan: ValidationPlan,
+    run: Any,
+    cases: list[Any] | SuiteCases | CaseTable,
+    ledger: LookLedger | None = None,
 ) -> Assessment:
     """Decide a plan's checks on an evaluated run (the one decision logic, design note 0063).
 
     Args:
         plan: the validation plan (or an implicit one built from a run's evaluators).
         run: the :class:`~assay.pipeline.EvaluationRun` of ``cases``.
-        cases: the suite's cases, or their :class:`CaseTable` (a plan reading labels from the
-            suite needs the cases).
+        cases: the suite's cases, the suite as :class:`SuiteCases`, or the cases'
+            :class:`CaseTable` (a plan reading labels from the suite needs the cases).
         ledger: the assessment directory's ledger of looks (None: every bound is look 1).
     """
     results = _verdict_results(plan, run)
     direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
-    table = cases if isinstance(cases, CaseTable) else CaseTable.of(cases)
+    table = case_table(cases)
     frame = _case_frame(table)
     sampled = table.sampled()
     del table
     evidence: LabelEvidence = label_evidence(
-        plan, cases if isinstance(cases, list) else _no_cases(plan), run.path
+        plan, _no_cases(plan) if isinstance(cases, CaseTable) else cases, run.path
     )
     models = sorted(frame.index.get_level_values("model").unique())
     decisions: list[CheckDecision] = []
@@ -337,7 +340,7 @@ def _no_cases(plan: ValidationPlan) -> list[Any]:
     return []
 
 
-def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> None:
+def write_assessment(assessment: Assessment, out: Path, cases: Iterable[Any]) -> None:
     """Write ``verdict.json``, ``verdict_cases.csv``, ``review_queue.jsonl`` and the reports."""
     from assay.safety.masking import redact
     from assay.verdict.render import verdict_html, verdict_markdown
@@ -353,14 +356,16 @@ def write_assessment(assessment: Assessment, out: Path, cases: list[Any]) -> Non
         verdict["provenance"] = assessment.provenance.as_dict()
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
     write_text(out / PLAN_FILE, plan_record(assessment.plan))  # for the labeling queue
-    write_text(out / VERDICT_CASES_FILE, cases_table.to_csv(index=False))
+    # written by pandas a block of rows at a time: the CSV as one text was 169 MB at a million
+    # cases, twice over while encoded
+    with atomic_path(out / VERDICT_CASES_FILE) as tmp:
+        cases_table.to_csv(tmp, index=False, encoding="utf-8")
     review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
     wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()
-    lines = [  # a repeated case under review: every sample of it
-        json.dumps(case.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
-        for case in cases
-        if (case.sample_of or case.id, str(case.model)) in wanted
-    ]
-    write_text(out / REVIEW_QUEUE_FILE, "".join(line + "\n" for line in lines))
+    with atomic_path(out / REVIEW_QUEUE_FILE) as tmp, tmp.open("w", encoding="utf-8") as queue:
+        for case in cases:  # a repeated case under review: every sample of it
+            if (case.sample_of or case.id, str(case.model)) in wanted:
+                record = case.model_dump(mode="json", exclude_none=True)
+                queue.write(json.dumps(record, ensure_ascii=False) + "\n")
     write_text(out / VERDICT_MD, verdict_markdown(assessment))
     write_text(out / VERDICT_HTML, verdict_html(assessment))

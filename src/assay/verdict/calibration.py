@@ -14,7 +14,8 @@ conformal quantile and the calibrator the design bound cross-fits (design note 0
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -192,26 +193,45 @@ def calibrator_fit_predict(
     """
     from assay.calibrate import make_calibrator
 
-    scored = list(ok[ok].index)
+    positions = {key: i for i, key in enumerate(ok[ok].index)}  # a scored unit's row of x_all
     x_all = values.loc[ok].to_numpy()
-    cache: dict[frozenset[tuple[Key, int]], dict[Key, float]] = {}
+    cache: dict[bytes, _Predictions] = {}
 
-    def fit_predict(train: dict[Key, int]) -> dict[Key, float]:
-        key = frozenset(train.items())
+    def fit_predict(train: dict[Key, int]) -> Mapping[Key, float]:
+        # a digest of the training labels, not their frozenset (~60 MB at 420,000 labels, kept
+        # for every fit of the assessment)
+        key = hashlib.sha256(repr(sorted(train.items())).encode()).digest()
         if key not in cache:
-            use = [k for k in train if k in ok.index and ok.loc[k]]
+            use = [k for k in train if k in positions]
             y = [train[k] for k in use]
             if len(set(y)) < 2:
                 rate = float(np.mean(y)) if y else 0.5
-                cache[key] = dict.fromkeys(scored, rate)
+                cache[key] = _Predictions(positions, np.full(len(positions), rate))
             else:
                 calibrator = make_calibrator(method, metrics=metrics, higher_is_better=higher)
-                calibrator.fit(values.loc[use].to_numpy(), y)
-                p = calibrator.predict_pass_proba(x_all)
-                cache[key] = dict(zip(scored, (float(v) for v in p), strict=True))
+                calibrator.fit(x_all[[positions[k] for k in use]], y)
+                cache[key] = _Predictions(positions, calibrator.predict_pass_proba(x_all))
         return cache[key]
 
     return fit_predict
+
+
+class _Predictions(Mapping[Key, float]):
+    """P(PASS) of each scored unit: one array over positions shared by every fit (a dict of
+    floats per fit took ~100 bytes a unit)."""
+
+    def __init__(self, positions: Mapping[Key, int], p: np.ndarray) -> None:
+        self._positions = positions
+        self._p = p
+
+    def __getitem__(self, key: Key) -> float:
+        return float(self._p[self._positions[key]])
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._positions)
+
+    def __len__(self) -> int:
+        return len(self._positions)
 
 
 def curve_data(calibrator: Any, metric: str, table: pd.DataFrame, higher: bool) -> dict[str, Any]:

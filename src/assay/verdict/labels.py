@@ -196,7 +196,9 @@ def _source_round(number: int, criterion: str, keys: Iterable[Key], source: str)
     )
 
 
-def label_evidence(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -> LabelEvidence:
+def label_evidence(
+    plan: ValidationPlan, cases: Iterable[Any], run_dir: Path | None
+) -> LabelEvidence:
     """Labels per criterion from the plan's sources, each with its design (design note 0063).
 
     The store's rounds keep the numbers the store gave them (those ``assay labels sample``

@@ -51,12 +51,8 @@ class LeftOut:
         return f"{self.left_out} of {self.in_scope} cases in scope are not in n: {why}"
 
 
-def _reason(rows: pd.DataFrame, metrics: list[str], fallback: str) -> str:
-    """Why one case has no verdict, from its result rows of the check's metrics."""
-    mine = rows[rows["metric"].isin(metrics)] if len(rows) else rows
-    if mine.empty:
-        return fallback
-    first = mine.iloc[0]
+def _reason(first: pd.Series) -> str:
+    """Why one case has no verdict, from its first result row of the check's metrics."""
     text = str(first.get("reason") or "").strip() or str(first["status"])
     return f"{first['metric']} {first['status']}: {text[:160]}"
 
@@ -76,13 +72,17 @@ def left_out(
     excluded = cv.excluded
     if not len(excluded):
         return {}
-    decided = set(zip(cv.table["case_id"].astype(str), cv.table["model"].astype(str),
-                      strict=True)) if len(cv.table) else set()  # fmt: skip
+    # the decided keys as an index, not a set of tuples (one per case in scope: ~100 MB at a
+    # million cases)
+    decided = pd.MultiIndex.from_arrays(
+        [cv.table["case_id"].astype(str), cv.table["model"].astype(str)]
+    ).unique()
+    pairs = zip(excluded["case_id"].astype(str), excluded["model"].astype(str), strict=True)
+    keys = [(sampled.get((case_id, model), case_id), model) for case_id, model in pairs]
+    in_scope = _isin(keys, decided)  # a sampled case with a sample in scope counts in n
     fallback: dict[Key, str] = {}
-    for case_id, model, why in zip(excluded["case_id"].astype(str),
-                                   excluded["model"].astype(str), excluded["reason"], strict=True):
-        key = (sampled.get((case_id, model), case_id), model)
-        if key not in decided:  # a sampled case with a sample in scope counts in n
+    for key, why, counted in zip(keys, excluded["reason"], in_scope, strict=True):
+        if not counted:
             fallback.setdefault(key, str(why))
     if not fallback:
         return {}
@@ -95,14 +95,23 @@ def left_out(
         model=model_of,
         of=[sampled.get((c, m), c) for c, m in zip(results["case_id"], model_of, strict=True)],
     )
-    groups = {key: rows for key, rows in results.groupby(["of", "model"], sort=False)}
+    # each case's first row of the check's metrics, found once (a filter per case took seconds)
+    firsts = results[results["metric"].isin(metrics)].drop_duplicates(["of", "model"])
+    first_row = {key: i for i, key in enumerate(zip(firsts["of"], firsts["model"], strict=True))}
     reasons: dict[str, Counter[str]] = {}
     for key, why in fallback.items():
-        if key in read:
-            why = _reason(groups.get(key, results.iloc[0:0]), metrics, why)
+        if key in read and key in first_row:
+            why = _reason(firsts.iloc[first_row[key]])
         reasons.setdefault(key[1], Counter())[why] += 1
-    in_n = Counter(m for _, m in decided)
+    in_n = Counter(decided.get_level_values(1))
     return {
         model: LeftOut(in_n[model] + sum(c.values()), sum(c.values()), dict(c.most_common()))
         for model, c in reasons.items()
     }
+
+
+def _isin(keys: list[Key], index: pd.MultiIndex) -> list[bool]:
+    """Whether each key is in ``index``."""
+    if not keys or not len(index):
+        return [False] * len(keys)
+    return pd.MultiIndex.from_tuples(keys).isin(index).tolist()

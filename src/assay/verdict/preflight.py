@@ -25,13 +25,19 @@ from __future__ import annotations
 import difflib
 import logging
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from assay.errors import InvalidInputError
 from assay.evaluators.outcomes import MetricSpec
+from assay.verdict.case_table import CaseTable
+from assay.verdict.design import Key
 from assay.verdict.plan import ValidationPlan
+from assay.verdict.suite_cases import SuiteCases, case_table, label_names
 
 logger = logging.getLogger(__name__)
 
@@ -184,7 +190,9 @@ def _unknown(metric: str, metrics: dict[str, MetricSpec], plan: ValidationPlan) 
     )
 
 
-def _available_criteria(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -> set[str]:
+def _available_criteria(
+    plan: ValidationPlan, cases: Iterable[Any], run_dir: Path | None
+) -> set[str]:
     """The label criteria the plan's sources know, labelled yet or not: the keys of the suite's
     ``labels``, the columns of a labels file, the criteria of the labeling app's store."""
     from assay.verdict.labels import label_columns
@@ -192,7 +200,7 @@ def _available_criteria(plan: ValidationPlan, cases: list[Any], run_dir: Path | 
     found: set[str] = set()
     for source in plan.labels.sources:
         if source == "suite":
-            found |= {k for case in cases for k in case.labels}
+            found |= label_names(cases)
         elif source == "store":
             found |= _store_criteria(run_dir)
         else:
@@ -217,7 +225,9 @@ def _store_criteria(run_dir: Path | None) -> set[str]:
         store.close()
 
 
-def check_labels(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -> list[str]:
+def check_labels(
+    plan: ValidationPlan, cases: Iterable[Any] | SuiteCases, run_dir: Path | None
+) -> list[str]:
     """Refuse a label criterion that no source knows while other criteria have labels, and label
     rows matching no case beyond :data:`MAX_UNMATCHED_SHARE`; returns the notes to show.
 
@@ -253,9 +263,7 @@ def check_labels(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -
                 f"labels ({labelled}){hint}"
             )
     keys = {key for records in evidence.records.values() for key in records}
-    known = {(c.id, str(c.model)) for c in cases}
-    known |= {(c.sample_of, str(c.model)) for c in cases if c.sample_of is not None}
-    unmatched = sorted(keys - known)
+    unmatched = _unmatched(keys, case_table(cases))
     if unmatched:
         examples = ", ".join(f"{i!r} (model {m!r})" for i, m in unmatched[:EXAMPLES])
         text = (
@@ -274,12 +282,29 @@ def check_labels(plan: ValidationPlan, cases: list[Any], run_dir: Path | None) -
     return notes
 
 
-def preflight(plan: ValidationPlan, cases: list[Any], run_dir: Path | None = None) -> Preflight:
+def _unmatched(keys: set[Key], table: CaseTable) -> list[Key]:
+    """The label keys matching no case (its id, or the id it samples, with its model), sorted;
+    matched by index on the table's columns, not by a set of every case's key."""
+    if not keys:
+        return []
+    frame = table.frame()[["case_id", "model", "sample_of"]]
+    sampled = frame[frame["sample_of"].notna()]
+    known = pd.MultiIndex.from_arrays([frame["case_id"], frame["model"]]).append(
+        pd.MultiIndex.from_arrays([sampled["sample_of"], sampled["model"]])
+    )
+    wanted = sorted(keys)
+    found = pd.MultiIndex.from_tuples(wanted).isin(known)
+    return [key for key, hit in zip(wanted, found, strict=True) if not hit]
+
+
+def preflight(
+    plan: ValidationPlan, cases: Iterable[Any] | SuiteCases, run_dir: Path | None = None
+) -> Preflight:
     """Check a plan against its evaluators and its labels before anything runs.
 
     Args:
         plan: the validation plan.
-        cases: the suite's cases.
+        cases: the suite's cases, or the suite as an assessment reads it.
         run_dir: the assessment's run directory (its labeling-app store), when there is one.
 
     Raises:
