@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pandas as pd
 
 from assay.analyze.findings import PrimaryOutcomes, _FailingRows, _LinkedRows
@@ -82,3 +83,43 @@ def test_parents_are_paired_by_code_as_by_text() -> None:
     columns = ["case_id", "model", "metric", "passed", "passed_parent", "value_parent"]
     assert len(by_code) == 8  # each child sample meets the parent's sample of its index
     assert by_code[columns].astype(object).values.tolist() == by_text[columns].values.tolist()
+
+
+def _joined_pairs(judged: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """The reference: each child row joined on texts to its parent's row (pandas merge)."""
+    unit = judged["sample_of"].where(judged["sample_of"].notna(), judged["case_id"])
+    keys = ["model", "metric", "_unit", "_sample"]
+    frame = judged.assign(_unit=unit, _sample=judged["sample"].fillna(-1))
+    parents = frame[keys + columns].rename(columns={c: f"{c}_parent" for c in columns})
+    children = frame[frame["parent_id"].notna()].assign(_unit=lambda f: f["parent_id"])
+    return children.merge(parents, on=keys).drop(columns=["_unit", "_sample"])
+
+
+def test_parents_are_looked_up_as_a_join_pairs_them() -> None:
+    """parent_pairs' lookup by one integer key gives the join's rows, in its order, and a key
+    held by two rows falls back to the join (each pairing kept)."""
+    from assay.analyze.findings import parent_pairs
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for i in range(300):
+        parent = f"p{i}" if i % 3 else None  # a third are parents, the rest their children
+        sampled = i % 5 == 0
+        for model in ("m", "n"):
+            for metric in ("f1", "em"):
+                for j in (1, 2) if sampled else (None,):
+                    case = f"c{i}" if j is None else f"c{i}#sample{j}"
+                    rows.append({"case_id": case, "model": model, "metric": metric,
+                                 "parent_id": parent and f"c{int(i / 3) * 3}",
+                                 "sample_of": None if j is None else f"c{i}", "sample": j,
+                                 "passed": bool(rng.random() < 0.5), "value": rng.random()})
+    frame = pd.DataFrame(rows).sample(frac=1.0, random_state=3).reset_index(drop=True)
+    columns = ["case_id", "parent_id", "model", "metric", "passed", "passed_parent",
+               "value_parent"]
+    looked_up = parent_pairs(frame, ["passed", "value"])
+    joined = _joined_pairs(frame, ["passed", "value"])
+    assert len(looked_up) > 100
+    assert looked_up[columns].values.tolist() == joined[columns].values.tolist()
+    repeated = pd.concat([frame, frame.iloc[:5]], ignore_index=True)  # five keys twice
+    assert (parent_pairs(repeated, ["passed"])[columns[:-1]].values.tolist()
+            == _joined_pairs(repeated, ["passed"])[columns[:-1]].values.tolist())

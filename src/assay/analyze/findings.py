@@ -337,10 +337,44 @@ def parent_pairs(judged: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
               else np.full(len(judged), -1, dtype=np.int64))  # fmt: skip
     keys = {"_own": own, "_sample": sample, "_model": pd.factorize(judged["model"])[0],
             "_metric": pd.factorize(judged["metric"])[0]}
-    parents = pd.DataFrame({**keys, **{f"{c}_parent": judged[c].to_numpy() for c in columns}})
     child_keys = {**{k: v[is_child] for k, v in keys.items()}, "_own": ids["parent_id"][is_child]}
-    return (judged[is_child].assign(**child_keys)
-            .merge(parents, on=list(keys)).drop(columns=list(keys)))  # fmt: skip
+    parent_of = _unique_match(list(keys.values()), list(child_keys.values()))
+    if parent_of is None:  # a key held by several rows: each pairing, as a join gives them
+        parents = pd.DataFrame({**keys, **{f"{c}_parent": judged[c].to_numpy() for c in columns}})
+        return (judged[is_child].assign(**child_keys)
+                .merge(parents, on=list(keys)).drop(columns=list(keys)))  # fmt: skip
+    # A join of 10^6 perturbed rows copied every column twice and hashed four keys (+250 MB at
+    # a million cases); with one row per key, each child row is looked up by one integer.
+    found = parent_of >= 0
+    return judged.iloc[np.flatnonzero(is_child)[found]].reset_index(drop=True).assign(
+        **{f"{c}_parent": judged[c].to_numpy()[parent_of[found]] for c in columns}
+    )
+
+
+def _unique_match(rows: list[np.ndarray], wanted: list[np.ndarray]) -> np.ndarray | None:
+    """For each key of ``wanted`` (parallel integer columns, each ≥ -1), the position of the one
+    row of ``rows`` with the same key (-1: none); None when some key of ``rows`` is repeated.
+
+    Example:
+        >>> _unique_match([np.array([0, 1, 2])], [np.array([2, 5, 0])]).tolist()
+        [2, -1, 0]
+        >>> _unique_match([np.array([0, 0])], [np.array([0])]) is None
+        True
+    """
+    dims = tuple(int(max(r.max(initial=-1), w.max(initial=-1))) + 2
+                 for r, w in zip(rows, wanted, strict=True))  # fmt: skip
+    if math.prod(dims) >= 2**63:
+        return None  # not one int64 key per row (never at realistic sizes)
+    row_keys = np.ravel_multi_index([r + 1 for r in rows], dims)
+    wanted_keys = np.ravel_multi_index([w + 1 for w in wanted], dims)
+    order = np.argsort(row_keys, kind="stable")
+    ranked = row_keys[order]
+    if len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
+        return None
+    if not len(ranked):
+        return np.full(len(wanted_keys), -1, dtype=np.int64)
+    at = np.searchsorted(ranked, wanted_keys).clip(max=len(ranked) - 1)
+    return np.where(ranked[at] == wanted_keys, order[at], -1)
 
 
 def _id_codes(frame: pd.DataFrame, names: Sequence[str]) -> dict[str, np.ndarray]:
@@ -369,7 +403,7 @@ def _id_codes(frame: pd.DataFrame, names: Sequence[str]) -> dict[str, np.ndarray
 
 
 def _flips(primary: pd.DataFrame) -> list[Finding]:
-    judged = primary[primary["passed"].notna()]
+    judged = primary if primary["passed"].notna().all() else primary[primary["passed"].notna()]
     merged = parent_pairs(judged, ["value", "passed"])
     if merged.empty:
         return []
