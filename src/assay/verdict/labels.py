@@ -233,7 +233,9 @@ def label_evidence(
             }
         )
         if design == RANDOM:
-            for criterion, values in found.items():
+            # numbered in the criteria's name order: a set's order changes with the process's
+            # hash seed, and so did each criterion's round number in the verdict
+            for criterion, values in sorted(found.items()):
                 if values:
                     number = next(numbers)
                     part.rounds.append(_source_round(number, criterion, values, source))
