@@ -84,26 +84,20 @@ def write_plan(suite: Path, n: int) -> Path:
     suite) with :data:`EVALUATORS`, written beside it as ``SUITE.toml``: its checks restricted to
     the metrics those produce, its labels (the suite's own and ``labels_random.csv``, replicated
     per copy like the cases)."""
-    from assay.demo import demo_dir, demo_plan_path
-    from assay.evaluators.registry import evaluator_class
+    from assay.demo import demo_dir, demo_plan_path, with_evaluators
     from assay.verdict import load_plan
 
-    demo = load_plan(demo_plan_path())
-    produced = {
-        spec.name for name in EVALUATORS.split(",") for spec in evaluator_class(name).metrics
-    }
+    demo = with_evaluators(load_plan(demo_plan_path()), EVALUATORS.split(","))
     lines = [f"title = {_toml(demo.title)}", "", "[run]", f"suite = {_toml(suite.name)}",
              f"evaluators = {_toml(EVALUATORS.split(','))}", f"seed = {demo.run.seed}", "",
              "[labels]"]  # fmt: skip
     lines += [f"{key} = {_toml(value)}" for key, value in _section(demo.labels).items()]
     lines += ["", "[calibration]"]
     lines += [f"{key} = {_toml(value)}" for key, value in _section(demo.calibration).items()]
-    for check in demo.check:
-        metrics = [m for m in check.metrics if m in produced]
-        if metrics:  # as ``assay demo`` does without an extra: a check keeps the metrics measured
-            lines += ["", "[[check]]"]
-            body = {**_section(check), "metrics": metrics}
-            lines += [f"{key} = {_toml(value)}" for key, value in body.items()]
+    for check in demo.check:  # as ``assay demo`` without an extra: the metrics measured
+        lines += ["", "[[check]]"]
+        body = {**_section(check), "metrics": check.metrics}
+        lines += [f"{key} = {_toml(value)}" for key, value in body.items()]
     for source in demo.labels.sources:
         if source != "suite":
             _replicate_labels(demo_dir() / source, suite.parent / source, n)

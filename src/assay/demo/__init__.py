@@ -140,14 +140,27 @@ def demo_plan() -> tuple[Any, list[str]]:
     chosen, missing = demo_evaluators(plan.run.evaluators)
     if not missing:
         return plan, []
-    produced = {spec.name for name in chosen for spec in evaluator_class(name).metrics}
-    checks = [  # a check keeps the metrics measured (the plan's preflight refuses the others)
+    return with_evaluators(plan, chosen), missing
+
+
+def with_evaluators(plan: Any, evaluators: Sequence[str]) -> Any:
+    """``plan`` run with ``evaluators`` only: each check keeps the metrics they produce (the
+    plan's preflight refuses the others), a check with none is dropped.
+
+    Example:
+        >>> from assay.verdict import load_plan
+        >>> plan = with_evaluators(load_plan(demo_plan_path()), ["token_f1"])
+        >>> [(c.name, c.metrics) for c in plan.check]
+        [('correct answers', ['token_f1'])]
+    """
+    produced = {spec.name for name in evaluators for spec in evaluator_class(name).metrics}
+    checks = [
         c.model_copy(update={"metrics": [m for m in c.metrics if m in produced]})
         for c in plan.check
         if set(c.metrics) & produced
     ]
-    run = plan.run.model_copy(update={"evaluators": chosen})
-    return plan.model_copy(update={"run": run, "check": checks}), missing
+    run = plan.run.model_copy(update={"evaluators": list(evaluators)})
+    return plan.model_copy(update={"run": run, "check": checks})
 
 
 def demo_evaluators(names: Sequence[str] = DEMO_EVALUATORS) -> tuple[list[str], list[str]]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import difflib
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,7 +191,7 @@ def _unknown(metric: str, metrics: dict[str, MetricSpec], plan: ValidationPlan) 
 
 
 def _available_criteria(
-    plan: ValidationPlan, cases: Iterable[Any], run_dir: Path | None
+    plan: ValidationPlan, cases: Sequence[Any] | SuiteCases, run_dir: Path | None
 ) -> set[str]:
     """The label criteria the plan's sources know, labelled yet or not: the keys of the suite's
     ``labels``, the columns of a labels file, the criteria of the labeling app's store."""
@@ -226,7 +226,7 @@ def _store_criteria(run_dir: Path | None) -> set[str]:
 
 
 def check_labels(
-    plan: ValidationPlan, cases: Iterable[Any] | SuiteCases, run_dir: Path | None
+    plan: ValidationPlan, cases: Sequence[Any] | SuiteCases, run_dir: Path | None
 ) -> list[str]:
     """Refuse a label criterion that no source knows while other criteria have labels, and label
     rows matching no case beyond :data:`MAX_UNMATCHED_SHARE`; returns the notes to show.
@@ -298,7 +298,7 @@ def _unmatched(keys: set[Key], table: CaseTable) -> list[Key]:
 
 
 def preflight(
-    plan: ValidationPlan, cases: Iterable[Any] | SuiteCases, run_dir: Path | None = None
+    plan: ValidationPlan, cases: Sequence[Any] | SuiteCases, run_dir: Path | None = None
 ) -> Preflight:
     """Check a plan against its evaluators and its labels before anything runs.
 
