@@ -4,6 +4,7 @@ Freed memory stays with the allocator that served it: Arrow's pool (mimalloc) ke
 of decoded record batches, glibc's heap those of Python objects and numpy arrays. Neither can
 serve the other, so at 100,000 cases the pages scoring freed in one were still resident while
 analysis grew the other (issue 23). Between stages both are asked to return what they hold free.
+What is kept across a stream of chunks is kept in few objects (:class:`Batches`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ import ctypes.util
 import functools
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 logger = logging.getLogger(__name__)
 
@@ -85,3 +90,44 @@ def _fixed_mmap_threshold() -> None:
         libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     except (OSError, AttributeError):  # not glibc: nothing to set
         logger.debug("mallopt is not available: the C heap keeps its own thresholds")
+
+
+class Batches:
+    """Record batches gathered chunk by chunk, merged every :data:`MERGE_EVERY` into one.
+
+    Each small object kept while a chunk's parsed cases are alive (a batch's Python wrapper, its
+    arrays') pins the 1 MiB arena of Python's allocator it landed in after the chunk is freed:
+    a batch per chunk of a million-case suite held ~250 MB resident for ~90 MB of columns. Merged,
+    a few wrappers survive per :data:`MERGE_EVERY` chunks (one copy of each row per merge).
+
+    Example:
+        >>> import pyarrow as pa
+        >>> batches = Batches(pa.schema([("x", pa.int64())]))
+        >>> for start in range(0, 40, 2):
+        ...     batches.append(pa.record_batch({"x": [start, start + 1]}))
+        >>> len(batches.batches), sum(b.num_rows for b in batches.batches)
+        (5, 40)
+    """
+
+    #: Chunks' batches merged into one.
+    MERGE_EVERY = 16
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self._merged: list[pa.RecordBatch] = []
+        self._pending: list[pa.RecordBatch] = []
+
+    def append(self, batch: pa.RecordBatch) -> None:
+        """Add the next chunk's rows."""
+        import pyarrow as pa
+
+        self._pending.append(batch)
+        if len(self._pending) == self.MERGE_EVERY:
+            table = pa.Table.from_batches(self._pending, schema=self.schema).combine_chunks()
+            self._merged.extend(table.to_batches())
+            self._pending = []
+
+    @property
+    def batches(self) -> list[pa.RecordBatch]:
+        """Every row, in the order appended."""
+        return [*self._merged, *self._pending]

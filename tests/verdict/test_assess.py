@@ -173,3 +173,30 @@ def test_review_cases_come_first_in_the_labeling_queue_and_new_labels_count(  # 
     for model, decision in after.items():
         assert decision.n_labelled >= before[model].n_labelled
     assert sum(d.n_labelled for d in after.values()) > sum(d.n_labelled for d in before.values())
+
+
+def test_verdict_cases_are_written_as_the_concatenated_table(tmp_path: Path) -> None:
+    """verdict_cases.csv is written a check's part at a time; its text is the one concatenated
+    table's: columns in order of first appearance, a part's integers as floats where another part
+    lacks the column, REVIEW keys gathered from every part."""
+    from assay.verdict.assess import _write_verdict_cases
+    from assay.verdict.cases import CaseVerdicts
+
+    calibrated = pd.DataFrame({"case_id": ["a", "b"], "model": ["m", "m"],
+                               "verdict": ["PASS", "REVIEW"], "round": [1, 2]})  # fmt: skip
+    rule = pd.DataFrame({"case_id": ["a", "c"], "model": ["m", "m"], "verdict": ["REVIEW", "FAIL"],
+                         "failed_metric": [None, "rouge"], "flag": [True, False]})  # fmt: skip
+    excluded = pd.DataFrame({"case_id": ["d"], "model": ["m"], "state": ["out of scope"],
+                             "reason": ["skipped"]})  # fmt: skip
+    verdicts = {
+        "first": CaseVerdicts(calibrated, "x", True, excluded=excluded),
+        "second": CaseVerdicts(rule, None, False, excluded=excluded.iloc[:0]),
+    }
+    wanted = _write_verdict_cases(verdicts, tmp_path / "cases.csv")
+    whole = pd.concat([calibrated.assign(check="first"), excluded.assign(check="first"),
+                       rule.assign(check="second")], ignore_index=True)  # fmt: skip
+    assert (tmp_path / "cases.csv").read_text() == whole.to_csv(index=False)
+    assert "1.0" in (tmp_path / "cases.csv").read_text()  # the integer round, as concat has it
+    assert wanted == {("b", "m"), ("a", "m")}
+    _write_verdict_cases({}, tmp_path / "none.csv")
+    assert (tmp_path / "none.csv").read_text() == pd.DataFrame().to_csv(index=False)

@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -319,12 +319,13 @@ def decide_run(
         cv = _check_verdicts(check, results, frame, evidence, direction, plan)
         cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
         cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
-        verdicts[check.name] = cv
         metrics = [cv.metric] if cv.calibrated and cv.metric else list(check.metrics)
         for model, out in left_out(cv, metrics, sampled, run).items():
             outside[(check.name, model)] = out
         review = plan.calibration.review_in_rates
         decisions.extend(decide_check(check, cv, model, review, ledger) for model in models)
+        # the bound's cross-fitted predictions (~130 MB at a million cases) are not read again
+        verdicts[check.name] = replace(cv, fit_predict=None)
     del results, frame  # read by the checks only (a million cases' rows: ~300 MB)
     explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
     return Assessment(
@@ -340,28 +341,48 @@ def _no_cases(plan: ValidationPlan) -> list[Any]:
     return []
 
 
+def _write_verdict_cases(verdicts: dict[str, CaseVerdicts], path: Path) -> set[tuple[str, str]]:
+    """Write ``verdict_cases.csv`` (every case of each check's scope, with its state) one check's
+    part at a time, as one concatenated table would be written; return the (case, system) keys
+    routed to REVIEW.
+
+    Written part by part: the table of every check at a million cases was ~0.5 GB beside the
+    parts it copied, and its CSV text 169 MB.
+    """
+    parts = [
+        (name, part) for name, cv in verdicts.items() for part in (cv.table, cv.excluded)
+        if len(part)
+    ]  # fmt: skip
+    columns = list(dict.fromkeys(c for _, part in parts for c in [*part.columns, "check"]))
+    # as a concatenation would hold them: a column some part lacks is missing there, so its
+    # integers become floats
+    lacking = {c for _, part in parts for c in columns if c not in part.columns and c != "check"}
+    wanted: set[tuple[str, str]] = set()
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="") as handle:
+        if not parts:
+            pd.DataFrame().to_csv(handle, index=False)
+        for number, (name, part) in enumerate(parts):
+            whole = part.assign(check=name).reindex(columns=columns)
+            for column in lacking & set(part.columns):
+                if pd.api.types.is_integer_dtype(whole[column]):
+                    whole[column] = whole[column].astype(float)
+            whole.to_csv(handle, index=False, header=number == 0)
+            review = whole[whole["verdict"] == REVIEW] if "verdict" in whole else whole[:0]
+            wanted.update(zip(review["case_id"], review["model"], strict=True))
+    return wanted
+
+
 def write_assessment(assessment: Assessment, out: Path, cases: Iterable[Any]) -> None:
     """Write ``verdict.json``, ``verdict_cases.csv``, ``review_queue.jsonl`` and the reports."""
     from assay.safety.masking import redact
     from assay.verdict.render import verdict_html, verdict_markdown
 
-    tables = []
-    for name, cv in assessment.verdicts.items():
-        for part in (cv.table, cv.excluded):  # every case of the scope, with its state
-            if len(part):
-                tables.append(part.assign(check=name))
-    cases_table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     verdict = redact(assessment.as_dict())  # shared like the reports: PII and secrets masked
     if assessment.provenance is not None:  # assay's own hashes: a sha256 is not a secret
         verdict["provenance"] = assessment.provenance.as_dict()
     write_text(out / VERDICT_FILE, json.dumps(verdict, indent=2, default=str) + "\n")
     write_text(out / PLAN_FILE, plan_record(assessment.plan))  # for the labeling queue
-    # written by pandas a block of rows at a time: the CSV as one text was 169 MB at a million
-    # cases, twice over while encoded
-    with atomic_path(out / VERDICT_CASES_FILE) as tmp:
-        cases_table.to_csv(tmp, index=False, encoding="utf-8")
-    review = cases_table[cases_table["verdict"] == REVIEW] if len(cases_table) else cases_table
-    wanted = {(r.case_id, r.model) for r in review.itertuples()} if len(review) else set()
+    wanted = _write_verdict_cases(assessment.verdicts, out / VERDICT_CASES_FILE)
     with atomic_path(out / REVIEW_QUEUE_FILE) as tmp, tmp.open("w", encoding="utf-8") as queue:
         for case in cases:  # a repeated case under review: every sample of it
             if (case.sample_of or case.id, str(case.model)) in wanted:

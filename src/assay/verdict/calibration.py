@@ -193,7 +193,7 @@ def calibrator_fit_predict(
     """
     from assay.calibrate import make_calibrator
 
-    positions = {key: i for i, key in enumerate(ok[ok].index)}  # a scored unit's row of x_all
+    positions = _Positions(ok[ok].index)  # a scored unit's row of x_all
     x_all = values.loc[ok].to_numpy()
     cache: dict[bytes, _Predictions] = {}
 
@@ -216,11 +216,38 @@ def calibrator_fit_predict(
     return fit_predict
 
 
+class _Positions(Mapping[Key, int]):
+    """(case id, system) → its row among the scored units, as one dict per system keyed by case
+    id (a dict of key tuples held ~100 MB at a million units, twice what the tuples cost)."""
+
+    def __init__(self, keys: pd.MultiIndex) -> None:
+        self._keys = keys
+        self._rows: dict[str, dict[str, int]] = {}
+        for row, (case_id, model) in enumerate(keys):
+            self._rows.setdefault(model, {})[case_id] = row
+
+    def __getitem__(self, key: Key) -> int:
+        return self._rows[key[1]][key[0]]
+
+    def __contains__(self, key: object) -> bool:
+        return (
+            isinstance(key, tuple)
+            and len(key) == 2
+            and key[0] in self._rows.get(key[1], ())
+        )
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
 class _Predictions(Mapping[Key, float]):
     """P(PASS) of each scored unit: one array over positions shared by every fit (a dict of
     floats per fit took ~100 bytes a unit)."""
 
-    def __init__(self, positions: Mapping[Key, int], p: np.ndarray) -> None:
+    def __init__(self, positions: _Positions, p: np.ndarray) -> None:
         self._positions = positions
         self._p = p
 

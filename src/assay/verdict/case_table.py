@@ -1,10 +1,11 @@
 """What deciding a run reads of each case, as columns gathered chunk by chunk.
 
 The verdict needs of every case its key, kind, question group and scopes (attack, perturbed,
-abstaining, truncated) — not the case. Kept as one Arrow record batch per chunk, no Python object
-is held per case and one per chunk: a list of per-case key objects was ~475 MB resident at
-1,000,000 cases, and a pandas frame per chunk (~100 small objects each) still pinned ~250 MB of
-the Python heap's arenas around the parsed chunks' transient objects, for 91 MB of columns.
+abstaining, truncated) — not the case. Kept as Arrow record batches merged every few chunks
+(:class:`~assay.memory.Batches`), no Python object is held per case: a list of per-case key
+objects was ~475 MB resident at 1,000,000 cases, and a pandas frame per chunk (~100 small objects
+each) still pinned ~250 MB of the Python heap's arenas around the parsed chunks' transient
+objects, for 91 MB of columns.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from assay.data.samples import question_of
+from assay.memory import Batches
 
 #: The kinds of case a check can be about (a metric applies to one kind).
 SINGLE, CONVERSATION, AGENT = "single-turn", "conversation", "agent"
@@ -62,7 +64,7 @@ class CaseTable:
     """
 
     def __init__(self) -> None:
-        self._batches: list[pa.RecordBatch] = []
+        self._batches = Batches(_SCHEMA)
         self._frame: pd.DataFrame | None = None
 
     @classmethod
@@ -100,12 +102,12 @@ class CaseTable:
         from the batches, not kept beside them)."""
         if self._frame is not None:
             return self._frame
-        return pa.Table.from_batches(self._batches, schema=_SCHEMA).to_pandas()
+        return pa.Table.from_batches(self._batches.batches, schema=_SCHEMA).to_pandas()
 
     def of_kind(self, kind: str) -> CaseTable:
         """The cases of one kind (the table itself when every case is of that kind)."""
         if self._frame is None and all(pc.all(pc.equal(b.column("kind"), kind)).as_py()
-                                       for b in self._batches):  # fmt: skip
+                                       for b in self._batches.batches):  # fmt: skip
             return self
         frame = self.frame()
         table = CaseTable()
@@ -116,7 +118,7 @@ class CaseTable:
         """The distinct models, sorted."""
         if self._frame is not None:
             return sorted(set(self._frame["model"].tolist()))
-        column = pa.chunked_array([b.column("model") for b in self._batches], pa.string())
+        column = pa.chunked_array([b.column("model") for b in self._batches.batches], pa.string())
         return sorted(pc.unique(column).to_pylist())
 
     def sampled(self) -> dict[tuple[str, str], str]:
@@ -129,4 +131,4 @@ class CaseTable:
     def __len__(self) -> int:
         if self._frame is not None:
             return len(self._frame)
-        return sum(batch.num_rows for batch in self._batches)
+        return sum(batch.num_rows for batch in self._batches.batches)

@@ -35,7 +35,7 @@ SOURCE_DESIGNS = (RANDOM, UNKNOWN)
 Key = tuple[str, str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Draw:
     """One draw of a round: the unit (case id, system), its selection probability over the
     system's pool, and how many times it was drawn (``active`` draws with replacement)."""
@@ -75,7 +75,7 @@ class DesignRound:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LabelRecord:
     """One human label with where it came from.
 

@@ -15,10 +15,13 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
+from assay.memory import Batches
 from assay.verdict.case_table import CaseTable
 
 #: A criterion the case has no label for (``None`` is a label value: a blank one).
 _MISSING = object()
+#: The key columns of the labelled cases (``model`` as the case has it: None for none).
+_KEYS = pa.schema([("id", pa.string()), ("model", pa.string())])
 
 
 class LabelledCase(NamedTuple):
@@ -44,10 +47,11 @@ class SuiteCases:
         self.table = CaseTable()
         #: every label name a case carries (the criteria the suite knows)
         self.names: set[str] = set()
-        # per chunk: ids and models as Arrow columns, and per criterion its raw values (small
-        # ints and booleans are shared objects: no Python object per case is kept but the
-        # values' own)
-        self._chunks: list[tuple[pa.Array, pa.Array, list[list[Any]]]] = []
+        # the labelled cases' ids and models as Arrow columns, and per criterion one list of its
+        # raw values (small ints and booleans are shared objects: no Python object is kept per
+        # case but the values' own)
+        self._keys = Batches(_KEYS)
+        self._values: list[list[Any]] = [[] for _ in self.criteria]
         for chunk in iter_suite(path):
             self.table.add(chunk)
             self._add(chunk)
@@ -55,22 +59,24 @@ class SuiteCases:
     def _add(self, chunk: list[Any]) -> None:
         ids: list[str] = []
         models: list[str | None] = []
-        values: list[list[Any]] = [[] for _ in self.criteria]
         for case in chunk:
             self.names.update(case.labels)
             if not any(c in case.labels for c in self.criteria):
                 continue
             ids.append(case.id)
             models.append(case.model)
-            for column, criterion in zip(values, self.criteria, strict=True):
+            for column, criterion in zip(self._values, self.criteria, strict=True):
                 column.append(case.labels.get(criterion, _MISSING))
         if ids:
-            self._chunks.append((pa.array(ids, pa.string()), pa.array(models, pa.string()), values))
+            self._keys.append(pa.record_batch([ids, models], schema=_KEYS))
 
     def __iter__(self) -> Iterator[LabelledCase]:
-        for ids, models, values in self._chunks:
-            rows = zip(ids.to_pylist(), models.to_pylist(), zip(*values, strict=True), strict=True)
-            for case_id, model, row in rows:
+        start = 0
+        for batch in self._keys.batches:
+            ids, models = batch.column(0).to_pylist(), batch.column(1).to_pylist()
+            values = [column[start : start + len(ids)] for column in self._values]
+            start += len(ids)
+            for case_id, model, row in zip(ids, models, zip(*values, strict=True), strict=True):
                 labels = {
                     c: v for c, v in zip(self.criteria, row, strict=True) if v is not _MISSING
                 }
