@@ -200,3 +200,28 @@ def test_verdict_cases_are_written_as_the_concatenated_table(tmp_path: Path) -> 
     assert wanted == {("b", "m"), ("a", "m")}
     _write_verdict_cases({}, tmp_path / "none.csv")
     assert (tmp_path / "none.csv").read_text() == pd.DataFrame().to_csv(index=False)
+
+
+def test_a_suite_without_models_matches_its_labels_to_its_scores(tmp_path: Path) -> None:
+    """Cases with no ``model`` are one system, keyed ``""`` as the run's results key them: their
+    labels meet their scores (keyed ``"None"`` they never did, and every check was decided by its
+    labels alone)."""
+    rows = [json.loads(line) for line in demo_suite_path().read_text().splitlines()]
+    rows = [r for r in rows if r.get("model") == "hallucinating"]
+    for row in rows:
+        del row["model"]
+    (tmp_path / "suite.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labelled = [r for r in rows if "correct" in r.get("labels", {})]
+    plan = parse_plan(
+        '[run]\nsuite = "suite.jsonl"\nevaluators = ["token_f1"]\n'
+        '[labels]\nsource = ["suite"]\ndesign = "random"\n'
+        '[[check]]\nname = "correct"\ndimension = "qa"\nmetrics = ["token_f1"]\n'
+        'label = "correct"\nmin_pass_rate = 0.5\n',
+        "plan.toml",
+        tmp_path,
+    )
+    assessment = assess(plan, tmp_path / "out")
+    assert [d.model for d in assessment.decisions] == [""]
+    candidate = assessment.verdicts["correct"].validity[0]
+    assert candidate["n_labelled"] == len(labelled) > 0
+    assert candidate["auroc"] is not None

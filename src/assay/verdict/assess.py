@@ -35,6 +35,7 @@ from assay.rundir.layout import (
 from assay.verdict.case_table import CaseTable
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
+from assay.verdict.design import model_key
 from assay.verdict.labels import LabelEvidence, label_evidence
 from assay.verdict.left_out import LeftOut, left_out
 from assay.verdict.looks import LookLedger
@@ -144,12 +145,10 @@ _VERDICT_COLUMNS = ["case_id", "model", "metric", "status", "value", "passed", "
 
 def _verdict_results(plan: ValidationPlan, run: Any) -> pd.DataFrame:
     """The result rows of the plan's metrics, with only the columns the verdicts read (filtered
-    while reading: at a million cases the whole lean table was several GB)."""
+    while reading: at a million cases the whole lean table was several GB; its texts stay
+    categories, which the checks align to the cases' keys as they would texts)."""
     metrics = {m for check in plan.check for m in check.metrics}
-    results = run.result_columns(_VERDICT_COLUMNS, metrics=metrics)
-    return results.assign(
-        case_id=results["case_id"].astype(str), model=results["model"].astype(str)
-    )
+    return run.result_columns(_VERDICT_COLUMNS, metrics=metrics)
 
 
 def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
@@ -324,8 +323,8 @@ def decide_run(
             outside[(check.name, model)] = out
         review = plan.calibration.review_in_rates
         decisions.extend(decide_check(check, cv, model, review, ledger) for model in models)
-        # the bound's cross-fitted predictions (~130 MB at a million cases) are not read again
-        verdicts[check.name] = replace(cv, fit_predict=None)
+        # the bound's cross-fitted predictions (~250 MB at a million cases) are not read again
+        verdicts[check.name] = cv = replace(cv, fit_predict=None)
     del results, frame  # read by the checks only (a million cases' rows: ~300 MB)
     explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
     return Assessment(
@@ -385,7 +384,7 @@ def write_assessment(assessment: Assessment, out: Path, cases: Iterable[Any]) ->
     wanted = _write_verdict_cases(assessment.verdicts, out / VERDICT_CASES_FILE)
     with atomic_path(out / REVIEW_QUEUE_FILE) as tmp, tmp.open("w", encoding="utf-8") as queue:
         for case in cases:  # a repeated case under review: every sample of it
-            if (case.sample_of or case.id, str(case.model)) in wanted:
+            if (case.sample_of or case.id, model_key(case.model)) in wanted:
                 record = case.model_dump(mode="json", exclude_none=True)
                 queue.write(json.dumps(record, ensure_ascii=False) + "\n")
     write_text(out / VERDICT_MD, verdict_markdown(assessment))

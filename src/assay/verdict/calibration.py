@@ -15,6 +15,7 @@ conformal quantile and the calibrator the design bound cross-fits (design note 0
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -182,6 +183,10 @@ def weighted_conformal_quantile(
     return float(scores[reached[0]]) if len(reached) else float("inf")
 
 
+#: Fits of the design bound's calibrator kept for reuse (the most recent).
+FITS_KEPT = 4
+
+
 def calibrator_fit_predict(
     values: pd.DataFrame, ok: pd.Series, method: str, metrics: list[str], higher: list[bool]
 ) -> FitPredict:
@@ -195,13 +200,19 @@ def calibrator_fit_predict(
 
     positions = _Positions(ok[ok].index)  # a scored unit's row of x_all
     x_all = values.loc[ok].to_numpy()
-    cache: dict[bytes, _Predictions] = {}
+    # the latest fits only: each is P(PASS) of every scored unit (8 MB at a million), and a
+    # bound's folds ask for one fit each, the whole labels' fit a few times in a row
+    cache: OrderedDict[bytes, _Predictions] = OrderedDict()
 
     def fit_predict(train: dict[Key, int]) -> Mapping[Key, float]:
         # a digest of the training labels, not their frozenset (~60 MB at 420,000 labels, kept
         # for every fit of the assessment)
         key = hashlib.sha256(repr(sorted(train.items())).encode()).digest()
-        if key not in cache:
+        if key in cache:
+            cache.move_to_end(key)
+        else:
+            if len(cache) == FITS_KEPT:
+                cache.popitem(last=False)
             use = [k for k in train if k in positions]
             y = [train[k] for k in use]
             if len(set(y)) < 2:

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from assay.data.samples import question_of
 from assay.memory import Batches
+from assay.verdict.design import model_key
 
 #: The kinds of case a check can be about (a metric applies to one kind).
 SINGLE, CONVERSATION, AGENT = "single-turn", "conversation", "agent"
@@ -82,7 +83,7 @@ class CaseTable:
             attack = perturbation.startswith("attack:")
             abstain = expects_abstention(case)
             columns["case_id"].append(case.id)
-            columns["model"].append(str(case.model))
+            columns["model"].append(model_key(case.model))
             columns["kind"].append(case_kind(case))
             columns["group"].append(question_of(case))
             # the unit an out-of-scope case asks (no text: never a duplicate), with its sample;

@@ -35,6 +35,17 @@ SOURCE_DESIGNS = (RANDOM, UNKNOWN)
 Key = tuple[str, str]
 
 
+def model_key(model: object) -> str:
+    """The system part of a unit's key: its model's name, ``""`` for a case or label row without
+    one (as the run's results and the labeling app hold it).
+
+    Example:
+        >>> model_key(None), model_key("rag-v2")
+        ('', 'rag-v2')
+    """
+    return "" if model is None or model == "" else str(model)
+
+
 @dataclass(frozen=True, slots=True)
 class Draw:
     """One draw of a round: the unit (case id, system), its selection probability over the

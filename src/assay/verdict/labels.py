@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import InvalidInputError
-from assay.verdict.design import RANDOM, UNKNOWN, DesignRound, Draw, LabelRecord
+from assay.verdict.design import RANDOM, UNKNOWN, DesignRound, Draw, LabelRecord, model_key
 
 if TYPE_CHECKING:
     from assay.verdict.plan import ValidationPlan
@@ -66,7 +66,7 @@ def labels_from_cases(cases: Iterable[Any], criteria: set[str]) -> dict[str, dic
                 where = f"case {case.id!r} (model {case.model!r}), labels.{criterion}"
                 value = to_pass(case.labels[criterion], where)
                 if value is not None:
-                    out[criterion][(case.id, str(case.model))] = value
+                    out[criterion][(case.id, model_key(case.model))] = value
     return out
 
 
@@ -97,7 +97,7 @@ def labels_from_file(path: Path, criteria: set[str]) -> dict[str, dict[Key, int]
             where = f"{path}, row {number}, field {criterion!r}"
             value = to_pass(row[criterion], where)
             if value is not None:
-                out[criterion][(str(case_id), str(row.get("model") or "None"))] = value
+                out[criterion][(str(case_id), model_key(row.get("model")))] = value
     return out
 
 
