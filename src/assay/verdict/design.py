@@ -21,6 +21,7 @@ A :class:`DesignRound` is what ``assay labels sample`` draws: per system, the po
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +44,8 @@ def model_key(model: object) -> str:
         >>> model_key(None), model_key("rag-v2")
         ('', 'rag-v2')
     """
-    return "" if model is None or model == "" else str(model)
+    # interned: a few systems' names are keys of every label and case (a million of them)
+    return "" if model is None or model == "" else sys.intern(str(model))
 
 
 @dataclass(frozen=True, slots=True)

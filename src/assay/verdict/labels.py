@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,12 +61,13 @@ def labels_from_cases(cases: Iterable[Any], criteria: set[str]) -> dict[str, dic
     """Criterion → (case id, model) → PASS (1) / FAIL (0), from the cases' ``labels`` field."""
     out: dict[str, dict[Key, int]] = {c: {} for c in criteria}
     for case in cases:
+        key = (case.id, model_key(case.model))  # one key of the case for every criterion
         for criterion in criteria:
             if criterion in case.labels:
                 where = f"case {case.id!r} (model {case.model!r}), labels.{criterion}"
                 value = to_pass(case.labels[criterion], where)
                 if value is not None:
-                    out[criterion][(case.id, model_key(case.model))] = value
+                    out[criterion][key] = value
     return out
 
 
@@ -78,27 +79,32 @@ def labels_from_file(path: Path, criteria: set[str]) -> dict[str, dict[Key, int]
     """
     if not path.is_file():
         raise InvalidInputError(f"{path}: labels file not found")
-    rows: list[dict[str, Any]]
-    try:
-        if path.suffix.lower() in (".jsonl", ".ndjson"):
-            with path.open(encoding="utf-8") as handle:
-                rows = [json.loads(line) for line in handle if line.strip()]
-        else:
-            with path.open(encoding="utf-8", newline="") as handle:
-                rows = list(csv.DictReader(handle))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInputError(f"{path}: cannot read the labels: {exc}") from exc
     out: dict[str, dict[Key, int]] = {c: {} for c in criteria}
-    for number, row in enumerate(rows, start=2 if path.suffix.lower() == ".csv" else 1):
+    first = 2 if path.suffix.lower() not in (".jsonl", ".ndjson") else 1  # a CSV's header is row 1
+    for number, row in enumerate(_label_rows(path), start=first):
         case_id = row.get("id", row.get("case_id"))
         if not case_id:
             raise InvalidInputError(f"{path}, row {number}: field 'id': missing")
+        key = (str(case_id), model_key(row.get("model")))
         for criterion in criteria & set(row):
             where = f"{path}, row {number}, field {criterion!r}"
             value = to_pass(row[criterion], where)
             if value is not None:
-                out[criterion][(str(case_id), model_key(row.get("model")))] = value
+                out[criterion][key] = value
     return out
+
+
+def _label_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """A labels file's rows, read one at a time (a million cases' labels as one list of dicts
+    were ~100 MB)."""
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            if path.suffix.lower() in (".jsonl", ".ndjson"):
+                yield from (json.loads(line) for line in handle if line.strip())
+            else:
+                yield from csv.DictReader(handle)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(f"{path}: cannot read the labels: {exc}") from exc
 
 
 def labels_from_store(
@@ -223,26 +229,23 @@ def label_evidence(
         else:
             found = labels_from_file(plan.resolve(source), criteria)
         design = plan.labels.design_of(source)
+        # a random source's round per criterion, numbered in the criteria's name order: a set's
+        # order changes with the process's hash seed, and so did each round's number
+        numbered = {}
+        if design == RANDOM:
+            numbered = {c: next(numbers) for c, values in sorted(found.items()) if values}
         part = LabelEvidence(
             {
                 criterion: {
-                    key: LabelRecord(key[0], key[1], criterion, value, design, source)
+                    key: LabelRecord(
+                        *key, criterion, value, design, source, numbered.get(criterion)
+                    )
                     for key, value in values.items()
                 }
                 for criterion, values in found.items()
-            }
+            },
+            [_source_round(number, c, found[c], source) for c, number in numbered.items()],
         )
-        if design == RANDOM:
-            # numbered in the criteria's name order: a set's order changes with the process's
-            # hash seed, and so did each criterion's round number in the verdict
-            for criterion, values in sorted(found.items()):
-                if values:
-                    number = next(numbers)
-                    part.rounds.append(_source_round(number, criterion, values, source))
-                    for key, record in part.records[criterion].items():
-                        part.records[criterion][key] = LabelRecord(
-                            *key, criterion, record.value, RANDOM, source, number
-                        )
         evidence.merge(part)
     return evidence
 
