@@ -5,7 +5,8 @@ sizes, with the load.
 Run: ``python benchmarks/bench_scale.py [--sizes 12000,119100,1000000] [--executors local,ray]
 [--ray-sizes 12000,119100] [--commands evaluate,assess]`` (1,000,000 takes about half an hour on
 two cores; ``--ray-sizes`` limits Ray to those sizes, default every size; ``--commands`` default
-``evaluate``). Writes ``benchmarks/results/scale.md``.
+``evaluate``). Writes ``benchmarks/results/scale.md`` (``--out``: another file, e.g. the
+assessment's rows beside the evaluation's).
 
 The bundled demo suite (300 cases: three systems, perturbed variants, attacks) is written
 ``ceil(N / 300)`` times with ids (and parent ids) suffixed per copy, cut to N rows, and evaluated
@@ -222,6 +223,7 @@ def main() -> int:
     parser.add_argument("--executors", default="local,ray")
     parser.add_argument("--ray-sizes", default=None, help="sizes run on Ray (default: all)")
     parser.add_argument("--commands", default="evaluate", help="evaluate, assess or both")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "scale.md")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     executors = [e for e in args.executors.split(",") if e]
@@ -263,6 +265,8 @@ def main() -> int:
         command += f" --ray-sizes {args.ray_sizes}"
     if args.commands != "evaluate":
         command += f" --commands {args.commands}"
+    if args.out != HERE / "results" / "scale.md":
+        command += f" --out {args.out}"
     headers = ["cases", "command", "executor", "wall (s)", "CPU assay (s)", "CPU Ray processes (s)",
                "wall per case (ms)", "peak RSS assay (MiB)", "peak RSS Ray processes (MiB)",
                "run directory (MB)",
@@ -293,7 +297,7 @@ def main() -> int:
                 f"\n{command_name}, {executor}: per case at {large:,} vs {small:,}: wall "
                 f"{wall_large / wall_small:.2f}×, CPU {cpu_large / cpu_small:.2f}×."
             )
-    publish(HERE / "results" / "scale.md", lines)
+    publish(args.out, lines)
     return 0
 
 
