@@ -363,7 +363,7 @@ def _write_verdict_cases(verdicts: dict[str, CaseVerdicts], path: Path) -> set[t
         for number, (name, part) in enumerate(parts):
             whole = part.assign(check=name).reindex(columns=columns)
             for column in lacking & set(part.columns):
-                if pd.api.types.is_integer_dtype(whole[column]):
+                if whole[column].dtype.kind in "iu":  # numpy integers (a nullable one keeps NA)
                     whole[column] = whole[column].astype(float)
             whole.to_csv(handle, index=False, header=number == 0)
             review = whole[whole["verdict"] == REVIEW] if "verdict" in whole else whole[:0]
