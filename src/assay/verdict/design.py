@@ -45,7 +45,7 @@ def model_key(model: object) -> str:
         ('', 'rag-v2')
     """
     # interned: a few systems' names are keys of every label and case (a million of them)
-    return "" if model is None or model == "" else sys.intern(str(model))
+    return "" if model is None else sys.intern(str(model))
 
 
 @dataclass(frozen=True, slots=True)

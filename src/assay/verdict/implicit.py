@@ -41,6 +41,7 @@ from assay.verdict.case_table import (
     case_kind,
     expects_abstention,
 )
+from assay.verdict.design import model_key
 from assay.verdict.plan import DIMENSIONS, Check, LabelsSection, RunSection, ValidationPlan
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def case_key(case: Any) -> CaseKey:
     # a case without an expected behaviour shares one empty mapping (a million cases' keys).
     return CaseKey(
         case.id,
-        sys.intern(case.model or ""),
+        model_key(case.model),
         sys.intern(case.perturbation) if case.perturbation else case.perturbation,
         case.parent_id,
         case.sample_of,
