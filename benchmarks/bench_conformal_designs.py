@@ -70,7 +70,7 @@ def _sets(
     conf_proba, rest_proba = proba[: len(conf)], proba[len(conf) :]
     scores = nonconformity_scores(conf_proba, pop.label[conf_rows].astype(np.int64))
     weights = np.array(
-        [design_weight(lab.records[k], rounds) if weighted else 1.0 for k in conf]
+        [design_weight(lab.records[k], k[1], rounds) if weighted else 1.0 for k in conf]
     )
     qhat = weighted_conformal_quantile(scores, weights, 1.0 - COVERAGE, float(weights.max()))
     in_set = (1.0 - rest_proba) <= qhat

@@ -190,7 +190,7 @@ def part_frank(splits: int, n_labelled: int = 300) -> list[str]:
     for split in range(splits):
         chosen = rng.choice(len(ids), size=n_labelled, replace=False)
         labels = {(ids[i], "m"): truth[ids[i]] for i in chosen}
-        records = {k: LabelRecord(*k, "factual", v, RANDOM, "file", 1) for k, v in labels.items()}
+        records = {k: LabelRecord("factual", v, RANDOM, "file", 1) for k, v in labels.items()}
         draws = tuple(Draw(*k, 1.0 / len(ids)) for k in labels)
         sample = DesignRound(1, "factual", "all", RANDOM, "", frozenset(), {}, draws)
         cv = calibrated_verdicts(

@@ -151,16 +151,15 @@ class Labelling:
             key = (d.case_id, d.model)
             value = int(pop.label[pop.row[key]])
             self.records[key] = LabelRecord(
-                d.case_id, d.model, CRITERION, value, design, "simulation", rnd.number,
-                d.probability,
-            )  # fmt: skip
+                CRITERION, value, design, "simulation", rnd.number, d.probability
+            )
 
     def hand_label(self, keys: list[Key]) -> None:
         """Label units chosen by hand (design ``unknown``)."""
         pop = self.population
         for key in keys:
             value = int(pop.label[pop.row[key]])
-            self.records[key] = LabelRecord(key[0], key[1], CRITERION, value, UNKNOWN, "simulation")
+            self.records[key] = LabelRecord(CRITERION, value, UNKNOWN, "simulation")
 
     def labels(self) -> dict[Key, int]:
         return {k: r.value for k, r in self.records.items()}

@@ -56,7 +56,7 @@ def _verdicts(records: dict[Key, LabelRecord], rounds: list[DesignRound], result
 
 def _random_labels(truth: np.ndarray, ids: range) -> tuple[dict[Key, LabelRecord], DesignRound]:
     records = {
-        (f"c{i}", "m"): LabelRecord(f"c{i}", "m", "ok", int(truth[i]), RANDOM, "file", 1)
+        (f"c{i}", "m"): LabelRecord("ok", int(truth[i]), RANDOM, "file", 1)
         for i in ids
     }
     draws = tuple(Draw(c, m, float("nan")) for c, m in records)
@@ -85,7 +85,7 @@ def test_every_case_in_scope_is_counted_with_its_state() -> None:
 def test_hand_picked_labels_calibrate_but_set_no_conformal_threshold() -> None:
     results, truth = _results(np.random.default_rng(1))
     records = {
-        (f"c{i}", "m"): LabelRecord(f"c{i}", "m", "ok", int(truth[i]), UNKNOWN, "store")
+        (f"c{i}", "m"): LabelRecord("ok", int(truth[i]), UNKNOWN, "store")
         for i in range(10, 130)
     }
     check, cv = _verdicts(records, [], results)

@@ -28,7 +28,7 @@ def _verdicts(values: dict[str, np.ndarray], y: np.ndarray):  # type: ignore[no-
     )
     keys = pd.MultiIndex.from_arrays([ids, ["m"] * n], names=["case_id", "model"])
     labelled = {  # half the cases labelled, a declared random sample
-        (ids[i], "m"): LabelRecord(ids[i], "m", "ok", int(y[i]), RANDOM, "file", 1)
+        (ids[i], "m"): LabelRecord("ok", int(y[i]), RANDOM, "file", 1)
         for i in range(0, n, 2)
     }
     check = Check(dimension="qa", name="c", label="ok", metrics=list(values), min_pass_rate=0.5)

@@ -54,7 +54,7 @@ def _fit_predict(x: np.ndarray) -> Callable[[dict[Key, int]], dict[Key, float]]:
 def _record(
     key: Key, y: np.ndarray, design: str, number: int | None, p: float | None
 ) -> LabelRecord:
-    return LabelRecord(*key, "ok", int(y[int(key[0][1:])]), design, "sim", number, p)
+    return LabelRecord("ok", int(y[int(key[0][1:])]), design, "sim", number, p)
 
 
 def _uniform_round(

@@ -103,7 +103,7 @@ def _labelled(labels: dict[str, int], n: int, design: str) -> CaseVerdicts:
     """A labels-only check: ``n`` cases in scope, some labelled with ``design``."""
     ids = [f"c{i}" for i in range(n)]
     records = {
-        (c, "m"): LabelRecord(c, "m", "ok", v, design, "suite", 1 if design != UNKNOWN else None)
+        (c, "m"): LabelRecord("ok", v, design, "suite", 1 if design != UNKNOWN else None)
         for c, v in labels.items()
     }
     rounds = (

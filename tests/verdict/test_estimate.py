@@ -27,7 +27,7 @@ def _uniform(number: int, drawn: list[Key], known: frozenset[Key] = frozenset())
 def _records(
     values: dict[Key, int], design: str = UNIFORM, number: int | None = 1
 ) -> dict[Key, LabelRecord]:
-    return {k: LabelRecord(*k, "ok", v, design, "store", number) for k, v in values.items()}
+    return {k: LabelRecord("ok", v, design, "store", number) for k, v in values.items()}
 
 
 def test_one_uniform_round_matches_ppi_mean_ci_up_to_the_finite_population_terms() -> None:

@@ -24,9 +24,7 @@ def _evidence(order: list[str]) -> LabelEvidence:
     evidence = LabelEvidence()
     for criterion in order:
         evidence.records[criterion] = {
-            (f"{criterion}-{i}", "m"): LabelRecord(
-                f"{criterion}-{i}", "m", criterion, 1, design, "store"
-            )
+            (f"{criterion}-{i}", "m"): LabelRecord(criterion, 1, design, "store")
             for i, design in enumerate((UNKNOWN, UNIFORM, UNKNOWN))
         }
     return evidence

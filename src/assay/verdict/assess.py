@@ -272,8 +272,11 @@ def assess(
     preflight(plan, cases, out_path / ASSESSMENT_RUN_DIR if out_path is not None else None)
     run = _evaluate(plan, out_path, progress, executor, executor_options)
     ledger = LookLedger(out_path)
-    assessment = decide_run(plan, run, cases, ledger)
-    del cases  # the review queue reads the suite again
+    read = _read_cases(plan, run, cases)
+    # the checks read the case frame and the labels only; the review queue reads the suite
+    # again (the suite's table, ~140 MB at a million cases, freed before the checks)
+    del cases
+    assessment = _decide_checks(plan, run, read, ledger)
     if out_path is not None:
         write_assessment(assessment, out_path, each_case(plan.suite_path))
         ledger.save()
@@ -295,16 +298,39 @@ def decide_run(
             :class:`CaseTable` (a plan reading labels from the suite needs the cases).
         ledger: the assessment directory's ledger of looks (None: every bound is look 1).
     """
-    results = _verdict_results(plan, run)
-    direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
+    return _decide_checks(plan, run, _read_cases(plan, run, cases), ledger)
+
+
+@dataclass(frozen=True)
+class _CasesRead:
+    """What the checks read of the cases: per (case, system) its group and scopes, the samples
+    of repeated cases, the labels with their designs, and the systems."""
+
+    frame: pd.DataFrame
+    sampled: dict[tuple[str, str], str]
+    evidence: LabelEvidence
+    models: list[str]
+
+
+def _read_cases(
+    plan: ValidationPlan, run: Any, cases: list[Any] | SuiteCases | CaseTable
+) -> _CasesRead:
     table = case_table(cases)
     frame = _case_frame(table)
     sampled = table.sampled()
     del table
-    evidence: LabelEvidence = label_evidence(
+    evidence = label_evidence(
         plan, _no_cases(plan) if isinstance(cases, CaseTable) else cases, run.path
     )
     models = sorted(frame.index.get_level_values("model").unique())
+    return _CasesRead(frame, sampled, evidence, models)
+
+
+def _decide_checks(
+    plan: ValidationPlan, run: Any, read: _CasesRead, ledger: LookLedger | None
+) -> Assessment:
+    results = _verdict_results(plan, run)
+    direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
     decisions: list[CheckDecision] = []
     verdicts: dict[str, CaseVerdicts] = {}
     outside: dict[tuple[str, str], LeftOut] = {}
@@ -315,20 +341,21 @@ def decide_run(
                 f"check {check.name!r}: none of its metrics {check.metrics} is produced by the "
                 f"plan's evaluators {plan.run.evaluators}"
             )
-        cv = _check_verdicts(check, results, frame, evidence, direction, plan)
-        cv = collapse_samples(cv, sampled)  # k samples of a case decide as one case
+        cv = _check_verdicts(check, results, read.frame, read.evidence, direction, plan)
+        cv = collapse_samples(cv, read.sampled)  # k samples of a case decide as one case
         cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
         metrics = [cv.metric] if cv.calibrated and cv.metric else list(check.metrics)
-        for model, out in left_out(cv, metrics, sampled, run).items():
+        for model, out in left_out(cv, metrics, read.sampled, run).items():
             outside[(check.name, model)] = out
         review = plan.calibration.review_in_rates
-        decisions.extend(decide_check(check, cv, model, review, ledger) for model in models)
+        decisions.extend(decide_check(check, cv, model, review, ledger) for model in read.models)
         # the bound's cross-fitted predictions (~250 MB at a million cases) are not read again
         verdicts[check.name] = cv = replace(cv, fit_predict=None)
-    del results, frame  # read by the checks only (a million cases' rows: ~300 MB)
+    del results  # read by the checks only (a million cases' rows: ~250 MB)
     explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
     return Assessment(
-        plan, decisions, verdicts, run.path, models, provenance(plan, evidence), outside
+        plan, decisions, verdicts, run.path, read.models, provenance(plan, read.evidence),
+        outside,
     )
 
 

@@ -369,7 +369,9 @@ def calibrated_verdicts(
     table["label"] = labelled.reindex(keys).astype(float)
     is_labelled = table["label"].notna()
     human = _pick([FAIL, PASS, None], table["label"].fillna(2).to_numpy().astype(np.int64))
-    table["verdict"] = table["predicted"].where(~is_labelled, pd.Series(human, index=keys))
+    # object: inferred as ``str`` (Arrow), the texts came back from it one string per case
+    human = pd.Series(human, index=keys, dtype=object)
+    table["verdict"] = table["predicted"].where(~is_labelled, human)
     table["source"] = np.where(is_labelled, HUMAN, CALIBRATED)
     table["reason"] = table["reason"].where(~is_labelled, "")
     out_keys = list(table.index[table["verdict"].isna()])
@@ -441,7 +443,7 @@ def _conformalize(
         )
     proba = calibrator.predict_proba(values.loc[keys].to_numpy())
     codes = labelled.loc[keys].to_numpy().astype(np.int64)
-    weights = np.array([design_weight(records[k], rounds) for k in keys])
+    weights = np.array([design_weight(records[k], k[1], rounds) for k in keys])
     scores = nonconformity_scores(proba, codes)
     conformal = SplitConformalClassifier(calibrator, alpha=alpha)
     conformal.qhat_ = weighted_conformal_quantile(scores, weights, alpha, float(weights.max()))
@@ -464,10 +466,8 @@ def _measure(
     if len(test) and test["label"].nunique() == 2:
         row["ece_test"] = expected_calibration_error(test["p_pass"], test["label"])
     if len(test):
-        weights = np.array(
-            [design_weight(records[(c, m)], rounds) for c, m in zip(test["case_id"], test["model"],
-                                                                    strict=True)]
-        )  # fmt: skip
+        units = zip(test["case_id"], test["model"], strict=True)
+        weights = np.array([design_weight(records[(c, m)], m, rounds) for c, m in units])
         covered = (test["predicted"] == REVIEW) | (
             test["predicted"] == test["label"].map({1.0: PASS, 0.0: FAIL})
         )

@@ -90,14 +90,14 @@ class DesignRound:
 
 @dataclass(frozen=True, slots=True)
 class LabelRecord:
-    """One human label with where it came from.
+    """One human label with where it came from; the unit it labels is its key in the records.
 
     ``round`` is the design round that drew the case (None for ``unknown``); ``source`` names
-    where the label was read (``suite``, ``store`` or a file path).
+    where the label was read (``suite``, ``store`` or a file path). Without the unit, one record
+    serves every label of a source's criterion with the same value (~50 MB at half a million
+    labels, one record each).
     """
 
-    case_id: str
-    model: str
     criterion: str
     value: int
     design: str

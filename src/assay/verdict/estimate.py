@@ -120,7 +120,7 @@ def design_bounds(
     Example:
         >>> from assay.verdict.design import UNIFORM, Draw
         >>> units = [(f"q{i}", "m") for i in range(100)]
-        >>> records = {k: LabelRecord(*k, "ok", 1, UNIFORM, "store", 1, 0.01) for k in units[:40]}
+        >>> records = {k: LabelRecord("ok", 1, UNIFORM, "store", 1, 0.01) for k in units[:40]}
         >>> rnd = DesignRound(1, "ok", "all", UNIFORM, "", frozenset(), {"m": 100},
         ...                   tuple(Draw(*k, 0.01) for k in units[:40]))
         >>> low, high = design_bounds(units, records, [rnd])

@@ -202,6 +202,14 @@ def _source_round(number: int, criterion: str, keys: Iterable[Key], source: str)
     )
 
 
+def _records(
+    values: dict[Key, int], criterion: str, design: str, source: str, number: int | None
+) -> dict[Key, LabelRecord]:
+    """The records of one source's labels of ``criterion``: one shared record per value."""
+    shared = {value: LabelRecord(criterion, value, design, source, number) for value in (0, 1)}
+    return {key: shared[value] for key, value in values.items()}
+
+
 def label_evidence(
     plan: ValidationPlan, cases: Iterable[Any], run_dir: Path | None
 ) -> LabelEvidence:
@@ -236,12 +244,7 @@ def label_evidence(
             numbered = {c: next(numbers) for c, values in sorted(found.items()) if values}
         part = LabelEvidence(
             {
-                criterion: {
-                    key: LabelRecord(
-                        *key, criterion, value, design, source, numbered.get(criterion)
-                    )
-                    for key, value in values.items()
-                }
+                criterion: _records(values, criterion, design, source, numbered.get(criterion))
                 for criterion, values in found.items()
             },
             [_source_round(number, c, found[c], source) for c, number in numbered.items()],
@@ -277,10 +280,9 @@ def evidence_from_store(
         for key, value in values.items():
             hit = drawn.get((criterion, key))
             records[criterion][key] = (
-                LabelRecord(*key, criterion, value, UNKNOWN, "store")
+                LabelRecord(criterion, value, UNKNOWN, "store")
                 if hit is None
                 else LabelRecord(
-                    *key,
                     criterion,
                     value,
                     hit[0].design,

@@ -75,9 +75,9 @@ def provenance(plan: ValidationPlan, evidence: LabelEvidence) -> Provenance:
     canonical = plan.model_dump(mode="json", exclude={"base_dir"})
     plan_sha = hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
     records = sorted(
-        (r.criterion, r.case_id, r.model, r.value, r.design)
+        (r.criterion, case_id, model, r.value, r.design)
         for per_criterion in evidence.records.values()
-        for r in per_criterion.values()
+        for (case_id, model), r in per_criterion.items()
     )
     labels_sha = (
         hashlib.sha256(json.dumps(records).encode()).hexdigest() if records else None
