@@ -124,8 +124,14 @@ class EvaluationRun:
         raise KeyError((model, metric))
 
 
-def load_run(path: str | Path) -> EvaluationRun:
+def load_run(path: str | Path, *, findings: bool = True) -> EvaluationRun:
     """Load a complete run directory written by :func:`assay.evaluate`.
+
+    Args:
+        path: the run directory.
+        findings: read ``problems.json`` and ``insights.json``; without them the run's
+            ``problems`` and ``insights`` are empty (for work that reads neither: a million
+            cases' perturbation flips are ~80 MB once parsed).
 
     Raises:
         IncompleteRunError: the run was interrupted, or a file it lists is missing or changed
@@ -140,8 +146,8 @@ def load_run(path: str | Path) -> EvaluationRun:
     return EvaluationRun(
         manifest=manifest,
         leaderboard=read(LEADERBOARD_FILE),
-        problems=read(PROBLEMS_FILE),
-        insights=read(INSIGHTS_FILE),
+        problems=read(PROBLEMS_FILE) if findings else [],
+        insights=read(INSIGHTS_FILE) if findings else [],
         path=root,
         corpus_details=read(CORPUS_DETAILS_FILE) if (root / CORPUS_DETAILS_FILE).is_file() else {},
     )

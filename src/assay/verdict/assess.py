@@ -171,6 +171,8 @@ def _evaluate(
 ) -> Any:
     """The plan's run: reused from ``out/run`` when complete and made from the same inputs.
 
+    A run with a directory is returned as stored, without its problems and insights: the
+    decision reads neither (a million cases' perturbation flips are ~80 MB once parsed).
     The run is evaluated on ``executor`` (default: the plan's ``[run] executor``) with the plan's
     ``[run.ray]`` options updated by ``executor_options``. Where it ran is not part of the
     fingerprint: every executor gives the same results (docs/distributed.md), so a complete run
@@ -185,7 +187,7 @@ def _evaluate(
     stamp = out / "run.fingerprint" if out is not None else None
     if run_dir is not None and stamp is not None and stamp.is_file():
         try:
-            run = load_run(run_dir)
+            run = load_run(run_dir, findings=False)
         except InvalidInputError:
             run = None
         if run is not None and stamp.read_text(encoding="utf-8").strip() == fingerprint:
@@ -211,7 +213,7 @@ def _evaluate(
     )
     if stamp is not None:
         write_text(stamp, fingerprint + "\n")
-    return run
+    return load_run(run_dir, findings=False) if run_dir is not None else run
 
 
 def _check_verdicts(
