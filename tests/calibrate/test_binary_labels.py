@@ -12,7 +12,9 @@ from assay.errors import InvalidInputError
 
 LABELS = [[1, 0, 1], [1.0, 0.0], [True, False], np.array([1, 0]), np.array([0.2, 0.9]),
           [0.5, 1.0], [1, 2], np.array([True, False]), (1, 0), [np.int64(1)], [1, True],
-          ["pass", 1], [float("nan"), 1.0], np.array([np.inf, 0.0])]  # fmt: skip
+          ["pass", 1], [float("nan"), 1.0], np.array([np.inf, 0.0]),
+          list(np.array([1, 0, 1])), list(np.array([0.5, 1.0])), list(np.array([True, False])),
+          [np.int32(2), np.int32(0)], [np.float64("nan"), np.float64(1.0)]]  # fmt: skip
 
 
 def _one_by_one(labels: Any, pass_at: float | None) -> list[int] | str:

@@ -79,12 +79,13 @@ def as_binary(labels: Any, where: str, *, pass_at: float | None = None) -> IntAr
 
 def _numeric_binary(labels: Any, pass_at: float | None) -> IntArray | None:
     """Labels of one numeric type (an array, or a sequence of only ints, only floats or only
-    booleans) as 0 / 1, as :func:`_binary_value` reads each; None for anything else (words,
-    mixed types, values to refuse one by one)."""
+    booleans, Python's or numpy's) as 0 / 1, as :func:`_binary_value` reads each; None for
+    anything else (words, mixed types, values to refuse one by one)."""
     if isinstance(labels, np.ndarray):
         array = labels
     elif isinstance(labels, list | tuple) and len({type(v) for v in labels}) == 1:
-        if type(labels[0]) not in (int, float, bool):
+        # numpy scalars too: a calibrator's ``fit`` lists the array it is given
+        if not isinstance(labels[0], int | float | np.integer | np.floating | np.bool_):
             return None
         array = np.asarray(labels)
     else:
