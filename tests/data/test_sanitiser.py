@@ -40,3 +40,35 @@ def test_ordinary_nesting_and_numbers_still_read(tmp_path: Path) -> None:
     case = {"id": "a", "metadata": {"deep": [[{"k": [1, 2.5]}]]}, "latency_s": 0.3}
     suite = read_suite(_write(tmp_path, json.dumps(case) + "\n"))
     assert suite.cases[0].metadata["deep"][0][0]["k"] == [1, 2.5]
+
+
+def test_the_quick_scan_finds_a_problem_wherever_the_named_walk_does() -> None:
+    """A case passes the quick scan only when the walk naming a problem's path finds none."""
+    import random
+
+    from assay.data import case as case_module
+
+    rng = random.Random(5)
+    bad = [float("nan"), float("-inf"), "é\ud800", "\udfff"]
+    good = [1, 2.5, True, None, "plain", "é accent", ""]
+
+    def nested(depth: int) -> object:
+        kind = rng.random()
+        if depth >= 36 or kind < 0.45:
+            return rng.choice(bad) if rng.random() < 0.03 else rng.choice(good)
+        if kind < 0.75:
+            return [nested(depth + 1) for _ in range(rng.randint(0, 3))]
+        return {f"k{i}": nested(depth + 1) for i in range(rng.randint(0, 3))}
+
+    def deep(depth: int) -> object:
+        return [] if depth == 0 else [deep(depth - 1)]
+
+    walked = 0
+    for _ in range(3000):
+        data = {"id": "a", "metadata": nested(0), "labels": nested(rng.randint(0, 30))}
+        if rng.random() < 0.05:
+            data["metadata"] = deep(rng.randint(30, 35))
+        named = case_module._first_problem(data)
+        assert case_module._sound(data) == (named is None)
+        walked += named is not None
+    assert 100 < walked < 2900  # both kinds of case were met
