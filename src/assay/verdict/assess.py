@@ -171,12 +171,13 @@ def _evaluate(
 ) -> Any:
     """The plan's run: reused from ``out/run`` when complete and made from the same inputs.
 
-    A run with a directory is returned as stored, without its problems and insights: the
-    decision reads neither (a million cases' perturbation flips are ~80 MB once parsed).
     The run is evaluated on ``executor`` (default: the plan's ``[run] executor``) with the plan's
     ``[run.ray]`` options updated by ``executor_options``. Where it ran is not part of the
     fingerprint: every executor gives the same results (docs/distributed.md), so a complete run
     made locally is reused by a Ray assessment of the same inputs and the other way round.
+
+    A run with a directory is returned as stored, without its problems and insights: the
+    decision reads neither (a million cases' perturbation flips are ~80 MB once parsed).
     """
     from assay.pipeline import evaluate
     from assay.rundir import load_run
