@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -15,6 +16,18 @@ MAX_FIELD_CHARS = 2_000_000
 #: Deepest nesting accepted in ``labels`` and ``metadata`` (and any field).
 MAX_DEPTH = 32
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def model_key(model: object) -> str:
+    """The system part of a unit's key: its model's name, ``""`` for a case or label row without
+    one (as the run's results and the labeling app hold it).
+
+    Example:
+        >>> model_key(None), model_key("rag-v2")
+        ('', 'rag-v2')
+    """
+    # interned: a few systems' names are keys of every label and case (a million of them)
+    return "" if model is None else sys.intern(str(model))
 
 
 def sanity_problem(data: dict[str, Any]) -> str | None:
@@ -42,10 +55,9 @@ def _first_problem(data: dict[str, Any]) -> str | None:
         path, value, depth = stack.pop()
         if depth > MAX_DEPTH:
             return f"{path}: nested deeper than {MAX_DEPTH} levels"
-        if isinstance(value, float) and not math.isfinite(value):
-            return f"{path}: not a finite number"
-        if isinstance(value, str) and _SURROGATE.search(value):
-            return f"{path}: text with a lone surrogate (not valid Unicode)"
+        why = _unfaithful(value)
+        if why is not None:
+            return f"{path}: {why}"
         if isinstance(value, dict):
             stack.extend((f"{path}.{k}", v, depth + 1) for k, v in value.items())
         elif isinstance(value, list | tuple):
@@ -55,25 +67,28 @@ def _first_problem(data: dict[str, Any]) -> str | None:
 
 def _sound(data: dict[str, Any]) -> bool:
     """Whether :func:`sanity_problem` finds nothing, without naming where (every case is read
-    through it: the paths it names were half the cost of reading a suite). An ASCII text
-    cannot hold a surrogate."""
+    through it: the paths it names were half the cost of reading a suite)."""
     pending: list[tuple[Any, int]] = [(data.values(), 0)]
     while pending:
         values, depth = pending.pop()
         for value in values:
-            if depth > MAX_DEPTH:
+            if depth > MAX_DEPTH or _unfaithful(value) is not None:
                 return False
-            if isinstance(value, float):
-                if not math.isfinite(value):
-                    return False
-            elif isinstance(value, str):
-                if not value.isascii() and _SURROGATE.search(value):
-                    return False
-            elif isinstance(value, dict):
+            if isinstance(value, dict):
                 pending.append((value.values(), depth + 1))
             elif isinstance(value, list | tuple):
                 pending.append((value, depth + 1))
     return True
+
+
+def _unfaithful(value: Any) -> str | None:
+    """Why one value cannot be written back faithfully (None: it can). An ASCII text cannot
+    hold a surrogate."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "not a finite number"
+    if isinstance(value, str) and not value.isascii() and _SURROGATE.search(value):
+        return "text with a lone surrogate (not valid Unicode)"
+    return None
 
 
 class TestCase(BaseModel):

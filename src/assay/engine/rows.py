@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from assay.data.case import TestCase
+from assay.data.case import TestCase, model_key
 from assay.evaluators.base import Evaluator
 from assay.evaluators.batch import ABSENT, OK, STATUSES, ResultBatch, without_cyclic_gc
 from assay.rundir.records import ResultRow
@@ -51,7 +51,7 @@ def result_rows(
         case_details = details[i]
         dumped = (json.dumps(case_details, ensure_ascii=False, default=str)
                   if case_details else None)
-        case_id, model = case.id, case.model or ""
+        case_id, model = case.id, model_key(case.model)
         for j, metric, is_primary in columns:
             code = codes[j]
             if code == ABSENT:

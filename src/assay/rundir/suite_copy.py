@@ -10,14 +10,13 @@ is copied too, and its chunks are slices of the cases the caller already holds.
 from __future__ import annotations
 
 import math
-import sys
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.data.case import TestCase
+from assay.data.case import TestCase, model_key
 from assay.data.suite import CHUNK_SIZE, TestSuite, iter_suite
 from assay.data.suite_parquet import ParquetSuiteWriter
 from assay.fileio import sha256_file
@@ -82,7 +81,7 @@ class CaseIndex:
 
         children, parents = [], []
         for case in cases:
-            self.model.append(sys.intern(case.model or ""))  # one string per model, not case
+            self.model.append(model_key(case.model))  # one string per model, not case
             self.latency_s.append(math.nan if case.latency_s is None else case.latency_s)
             self.cost_usd.append(math.nan if case.cost_usd is None else case.cost_usd)
             if case.parent_id:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from assay.data.case import model_key
 from assay.errors import InvalidInputError
 from assay.fileio import atomic_path, sha256_file, write_text
 from assay.progress import ProgressCallback
@@ -35,7 +36,6 @@ from assay.rundir.layout import (
 from assay.verdict.case_table import CaseTable
 from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
-from assay.verdict.design import model_key
 from assay.verdict.labels import LabelEvidence, label_evidence
 from assay.verdict.left_out import LeftOut, left_out
 from assay.verdict.looks import LookLedger

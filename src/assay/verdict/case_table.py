@@ -17,9 +17,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from assay.data.case import model_key
 from assay.data.samples import question_of
 from assay.memory import Batches
-from assay.verdict.design import model_key
 
 #: The kinds of case a check can be about (a metric applies to one kind).
 SINGLE, CONVERSATION, AGENT = "single-turn", "conversation", "agent"

@@ -21,7 +21,6 @@ A :class:`DesignRound` is what ``assay labels sample`` draws: per system, the po
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,18 +33,6 @@ PROBABILITY_DESIGNS = (UNIFORM, ACTIVE, RANDOM)
 SOURCE_DESIGNS = (RANDOM, UNKNOWN)
 
 Key = tuple[str, str]
-
-
-def model_key(model: object) -> str:
-    """The system part of a unit's key: its model's name, ``""`` for a case or label row without
-    one (as the run's results and the labeling app hold it).
-
-    Example:
-        >>> model_key(None), model_key("rag-v2")
-        ('', 'rag-v2')
-    """
-    # interned: a few systems' names are keys of every label and case (a million of them)
-    return "" if model is None else sys.intern(str(model))
 
 
 @dataclass(frozen=True, slots=True)

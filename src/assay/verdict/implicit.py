@@ -33,6 +33,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.data.case import model_key
 from assay.verdict.case_table import (
     AGENT,
     CONVERSATION,
@@ -41,7 +42,6 @@ from assay.verdict.case_table import (
     case_kind,
     expects_abstention,
 )
-from assay.verdict.design import model_key
 from assay.verdict.plan import DIMENSIONS, Check, LabelsSection, RunSection, ValidationPlan
 
 if TYPE_CHECKING:

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.data.case import model_key
 from assay.errors import InvalidInputError
-from assay.verdict.design import RANDOM, UNKNOWN, DesignRound, Draw, LabelRecord, model_key
+from assay.verdict.design import RANDOM, UNKNOWN, DesignRound, Draw, LabelRecord
 
 if TYPE_CHECKING:
     from assay.verdict.plan import ValidationPlan
