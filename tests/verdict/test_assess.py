@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -175,12 +176,19 @@ def test_review_cases_come_first_in_the_labeling_queue_and_new_labels_count(  # 
     assert sum(d.n_labelled for d in after.values()) > sum(d.n_labelled for d in before.values())
 
 
-def test_verdict_cases_are_written_as_the_concatenated_table(tmp_path: Path) -> None:
-    """verdict_cases.csv is written a check's part at a time; its text is the one concatenated
-    table's: columns in order of first appearance, a part's integers as floats where another part
-    lacks the column, REVIEW keys gathered from every part."""
+@pytest.mark.parametrize("rows_per_write", [1, 50_000])
+def test_verdict_cases_are_written_as_the_concatenated_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows_per_write: int
+) -> None:
+    """verdict_cases.csv is written a check's part at a time, in slices of rows; its text is the
+    one concatenated table's: columns in order of first appearance, a part's integers as floats
+    where another part lacks the column, REVIEW keys gathered from every part."""
     from assay.verdict.assess import _write_verdict_cases
     from assay.verdict.cases import CaseVerdicts
+
+    # the package's ``assess`` function hides its module of the same name
+    monkeypatch.setattr(importlib.import_module("assay.verdict.assess"), "_ROWS_PER_WRITE",
+                        rows_per_write)  # fmt: skip
 
     calibrated = pd.DataFrame({"case_id": ["a", "b"], "model": ["m", "m"],
                                "verdict": ["PASS", "REVIEW"], "round": [1, 2]})  # fmt: skip

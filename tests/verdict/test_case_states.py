@@ -13,7 +13,7 @@ import pytest
 from assay.calibrate.conformal import conformal_quantile
 from assay.errors import InvalidInputError
 from assay.verdict.calibration import weighted_conformal_quantile
-from assay.verdict.cases import REVIEW, calibrated_verdicts
+from assay.verdict.cases import REVIEW, calibrated_verdicts, rule_verdicts
 from assay.verdict.decide import decide_check
 from assay.verdict.design import RANDOM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
 from assay.verdict.looks import LookLedger
@@ -129,3 +129,24 @@ def test_the_ledger_of_looks_persists(tmp_path: Path) -> None:
     (tmp_path / "looks.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(InvalidInputError, match=r"looks\.json"):
         LookLedger(tmp_path)
+
+
+def test_the_verdicts_leave_no_tuple_per_case_cached_on_the_keys() -> None:
+    """Iterating a (case id, system) index caches a tuple per row on it (~150 MB at a million
+    units, design note 0065): the verdicts read the keys through ``unit_keys``."""
+    results, truth = _results(np.random.default_rng(0))
+    records, rnd = _random_labels(truth, range(10, 130))
+    keys = pd.MultiIndex.from_arrays(
+        [[f"c{i}" for i in range(N)], ["m"] * N], names=["case_id", "model"]
+    )
+    check = Check(dimension="qa", name="ok", label="ok", metrics=["score"], min_pass_rate=0.3)
+    groups = pd.Series([f"c{i}" for i in range(N)], index=keys)
+    cv = calibrated_verdicts(
+        check, results, keys, groups, records, [rnd], {"score": True},
+        CalibrationSection(n_boot=200), 0.5, 0,
+    )  # fmt: skip
+    assert len(cv.table) + len(cv.excluded) == N
+    assert "_values" not in keys._cache
+    rule = Check(dimension="qa", name="ok", metrics=["score"], threshold=0.5, min_pass_rate=0.3)
+    assert len(rule_verdicts(rule, results, keys, {"score": True}).table) == N - 4
+    assert "_values" not in keys._cache

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from assay.errors import InvalidInputError
-from assay.verdict.design import ACTIVE, DesignRound, Key, LabelRecord
+from assay.verdict.design import ACTIVE, DesignRound, Key, LabelRecord, unit_columns
 from assay.verdict.estimate import FitPredict
 from assay.verdict.plan import CalibrationSection
 
@@ -232,13 +232,11 @@ class _Positions(Mapping[Key, int]):
     """(case id, system) → its row among the scored units, as one dict per system keyed by case
     id (a dict of key tuples held ~100 MB at a million units, twice what the tuples cost).
 
-    Built from the index's codes: iterating the index itself cached a tuple per unit on it and
-    made a string per unit from its Arrow-backed levels (~55 MB at a million units).
+    Built from the index's codes (:func:`~assay.verdict.design.unit_columns`), not by iterating it.
     """
 
     def __init__(self, keys: pd.MultiIndex) -> None:
-        self._case_ids = keys.levels[0].to_numpy(dtype=object)[keys.codes[0]]
-        self._models = keys.levels[1].to_numpy(dtype=object)[keys.codes[1]]
+        self._case_ids, self._models = unit_columns(keys)
         self._rows: dict[str, dict[str, int]] = {}
         for model in dict.fromkeys(self._models.tolist()):
             mine = np.flatnonzero(self._models == model)

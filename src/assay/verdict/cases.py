@@ -47,7 +47,7 @@ from assay.verdict.calibration import (
     validity,
     weighted_conformal_quantile,
 )
-from assay.verdict.design import PROBABILITY_DESIGNS, DesignRound, Key, LabelRecord
+from assay.verdict.design import PROBABILITY_DESIGNS, DesignRound, Key, LabelRecord, unit_keys
 from assay.verdict.estimate import FitPredict
 from assay.verdict.plan import CalibrationSection, Check
 
@@ -166,7 +166,8 @@ def rule_verdicts(
     if not present:
         empty = pd.DataFrame(columns=COLUMNS)
         reason = f"none of {check.metrics} was measured"
-        return CaseVerdicts(empty, None, False, reason, excluded=_excluded(list(keys), reason))
+        excluded = _excluded(list(unit_keys(keys)), reason)
+        return CaseVerdicts(empty, None, False, reason, excluded=excluded)
     if not len(keys):  # no case in the check's scope (e.g. attack success, no attack case)
         return CaseVerdicts(pd.DataFrame(columns=COLUMNS), ",".join(present), False)
     rows = {m: metric_rows(results, m, keys) for m in present}
@@ -197,7 +198,7 @@ def rule_verdicts(
         threshold[chosen] = _used_threshold(rows[m], check.threshold).to_numpy(dtype=float)[chosen]
     table["value"] = value
     table["threshold"] = threshold
-    out_keys = list(table.index[table["verdict"].isna()])
+    out_keys = list(unit_keys(table.index[table["verdict"].isna()]))
     table = table[table["verdict"].notna()].reset_index()
     table["predicted"] = table["verdict"]
     table["source"] = RULE
@@ -238,7 +239,7 @@ def _labels_only(
 ) -> CaseVerdicts:
     """No metric can decide: the labels decide alone; unlabelled cases await a label (REVIEW)."""
     gone = set(out_of_scope or [])
-    counted = [k for k in keys if k not in gone]
+    counted = [k for k in unit_keys(keys) if k not in gone]
     label = [float(records[k].value) if k in records else np.nan for k in counted]
     table = pd.DataFrame(
         {"case_id": [k[0] for k in counted], "model": [k[1] for k in counted], "label": label}
@@ -280,7 +281,7 @@ def calibrated_verdicts(
     from assay.calibrate import make_calibrator
 
     present = [m for m in check.metrics if (results["metric"] == m).any()]
-    labelled_keys = [k for k in keys if k in records]
+    labelled_keys = [k for k in unit_keys(keys) if k in records]
     labelled = pd.Series(
         [records[k].value for k in labelled_keys],
         index=pd.MultiIndex.from_tuples(labelled_keys, names=["case_id", "model"]),
@@ -293,7 +294,7 @@ def calibrated_verdicts(
     checked = validity(present, results, labelled, direction, calibration.n_boot, seed)
     valid = sorted((v for v in checked if v["valid"]), key=lambda v: -v["auroc"])
     _, _, skipped_all = score_matrix(results, present, keys)
-    unscoped = [k for k in keys[skipped_all.to_numpy()] if k not in records]
+    unscoped = [k for k in unit_keys(keys[skipped_all.to_numpy()]) if k not in records]
     if not valid:
         shown = "; ".join(
             f"{v['metric']} AUROC {v['auroc']:.2f} [{v['ci_low']:.2f}, {v['ci_high']:.2f}]"
@@ -335,7 +336,7 @@ def calibrated_verdicts(
             problem = f"the labels could not calibrate it ({exc})"
     if problem is not None:
         reason = f"cannot calibrate {metric}: {problem}{decided_by_labels}"
-        out = [k for k in keys[skipped.to_numpy()] if k not in records]
+        out = [k for k in unit_keys(keys[skipped.to_numpy()]) if k not in records]
         result = _labels_only(keys, records, rounds, reason, out)
         result.validity = checked
         return result
@@ -374,7 +375,7 @@ def calibrated_verdicts(
     table["verdict"] = table["predicted"].where(~is_labelled, human)
     table["source"] = np.where(is_labelled, HUMAN, CALIBRATED)
     table["reason"] = table["reason"].where(~is_labelled, "")
-    out_keys = list(table.index[table["verdict"].isna()])
+    out_keys = list(unit_keys(table.index[table["verdict"].isna()]))
     table = table[table["verdict"].notna()].reset_index()
     table["state"] = np.select(
         [table["source"] == HUMAN, table["verdict"] == REVIEW, table["verdict"] == UNMEASURED],
@@ -435,7 +436,7 @@ def _conformalize(
     """Set the calibrator's conformal quantile from design labels (weighted); or say why not."""
     from assay.calibrate.conformal import SplitConformalClassifier, nonconformity_scores
 
-    keys = list(conf[conf].index)
+    keys = list(unit_keys(conf[conf].index))
     if not keys:
         return (
             "no label drawn by a design (uniform, active or a declared random sample) is left to "
