@@ -193,3 +193,18 @@ def test_the_suite_as_an_assessment_reads_it_checks_labels_as_its_cases(tmp_path
         messages.append(str(refused.value))
     assert messages[0] == messages[1]
     assert "1 of 12 labelled (case, model) pairs match no case" in messages[0]
+
+
+def test_the_review_queue_read_trusts_the_keys_the_first_read_checked(tmp_path: Path) -> None:
+    """The first read of a suite names a repeated key; the review queue's read of the same suite
+    (``keys_unique``) keeps no registry of keys (~200 MB at a million cases) and so names none."""
+    from assay.verdict.suite_cases import SuiteCases, each_case
+
+    suite = tmp_path / "suite.jsonl"
+    rows = [{"id": "q1", "question": "a?", "answer": "b"}] * 2
+    suite.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="q1"):
+        SuiteCases(suite, [])
+    with pytest.raises(InvalidInputError, match="q1"):
+        list(each_case(suite))
+    assert [case.id for case in each_case(suite, keys_unique=True)] == ["q1", "q1"]

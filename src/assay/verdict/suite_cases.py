@@ -90,11 +90,12 @@ def label_names(cases: Iterable[Any]) -> set[str]:
     return {name for case in cases for name in case.labels}
 
 
-def each_case(path: Path) -> Iterator[Any]:
-    """Every case of a suite, read chunk by chunk."""
+def each_case(path: Path, *, keys_unique: bool = False) -> Iterator[Any]:
+    """Every case of a suite, read chunk by chunk (``keys_unique``: the suite's keys were checked
+    on an earlier read, :func:`~assay.data.suite.iter_suite`)."""
     from assay.data.suite import iter_suite
 
-    for chunk in iter_suite(path):
+    for chunk in iter_suite(path, keys_unique=keys_unique):
         yield from chunk
 
 
