@@ -110,8 +110,9 @@ def left_out(
 def _decided(keys: list[Key], table: pd.DataFrame) -> list[bool]:
     """Whether each key has a row in ``table`` (the check's per-case verdicts).
 
-    Only the rows of the keys' case ids are paired: the keys of every decided case (a tuple per
-    case in scope, or an index of them) were ~300 MB at a million cases for a few thousand keys.
+    Only the rows of the keys' case ids are paired (the table has one row per case and system):
+    an index of every decided case, with its hash table, was a +193 MiB transient at a million
+    cases (+56 MiB this way, with 40 % of the scope left out).
     """
     if not keys or not len(table):
         return [False] * len(keys)
