@@ -41,10 +41,15 @@ def _results(rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray]:
     return frame, truth
 
 
-def _verdicts(records: dict[Key, LabelRecord], rounds: list[DesignRound], results: pd.DataFrame):  # type: ignore[no-untyped-def]
-    keys = pd.MultiIndex.from_arrays(
+def _keys() -> pd.MultiIndex:
+    return pd.MultiIndex.from_arrays(
         [[f"c{i}" for i in range(N)], ["m"] * N], names=["case_id", "model"]
     )
+
+
+def _verdicts(records: dict[Key, LabelRecord], rounds: list[DesignRound], results: pd.DataFrame,  # type: ignore[no-untyped-def]
+              keys: pd.MultiIndex | None = None):  # fmt: skip
+    keys = _keys() if keys is None else keys
     check = Check(dimension="qa", name="ok", label="ok", metrics=["score"], min_pass_rate=0.3)
     groups = pd.Series([f"c{i}" for i in range(N)], index=keys)
     cv = calibrated_verdicts(
@@ -136,15 +141,8 @@ def test_the_verdicts_leave_no_tuple_per_case_cached_on_the_keys() -> None:
     units, design note 0065): the verdicts read the keys through ``unit_keys``."""
     results, truth = _results(np.random.default_rng(0))
     records, rnd = _random_labels(truth, range(10, 130))
-    keys = pd.MultiIndex.from_arrays(
-        [[f"c{i}" for i in range(N)], ["m"] * N], names=["case_id", "model"]
-    )
-    check = Check(dimension="qa", name="ok", label="ok", metrics=["score"], min_pass_rate=0.3)
-    groups = pd.Series([f"c{i}" for i in range(N)], index=keys)
-    cv = calibrated_verdicts(
-        check, results, keys, groups, records, [rnd], {"score": True},
-        CalibrationSection(n_boot=200), 0.5, 0,
-    )  # fmt: skip
+    keys = _keys()
+    _, cv = _verdicts(records, [rnd], results, keys)
     assert len(cv.table) + len(cv.excluded) == N
     assert "_values" not in keys._cache
     rule = Check(dimension="qa", name="ok", metrics=["score"], threshold=0.5, min_pass_rate=0.3)

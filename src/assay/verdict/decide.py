@@ -31,6 +31,7 @@ import pandas as pd
 
 from assay.verdict.bounds import LOWER, UPPER, RateBound, clopper_pearson, labels_to_decide
 from assay.verdict.cases import FAIL, HUMAN, PASS, REVIEW, UNMEASURED, CaseVerdicts
+from assay.verdict.design import row_keys
 from assay.verdict.estimate import design_bounds, design_labels_to_decide
 from assay.verdict.looks import LookLedger, fingerprint, look_level
 from assay.verdict.plan import Check
@@ -111,19 +112,15 @@ def _bounds_rule(verdicts: pd.Series, confidence: float, look: int) -> tuple[Rat
     )
 
 
-def _units(rows: pd.DataFrame) -> list[tuple[str, str]]:
-    return list(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
-
-
 def _bounds_labelled(
     check: Check, verdicts: CaseVerdicts, rows: pd.DataFrame, review: str, look: int
 ) -> tuple[RateBound, RateBound]:
     """The design bound (0063): cross-fitted calibrated predictions, or the labels alone."""
     undecided = (
-        set(_units(rows[rows["predicted"] == REVIEW])) if review == "conservative" else set()
+        set(row_keys(rows[rows["predicted"] == REVIEW])) if review == "conservative" else set()
     )
     return design_bounds(
-        _units(rows),
+        list(row_keys(rows)),
         verdicts.records,
         verdicts.rounds,
         scope=check.scope,
@@ -137,7 +134,7 @@ def _bounds_labelled(
 
 def _digest(check: Check, verdicts: CaseVerdicts, rows: pd.DataFrame, labelled: bool) -> str:
     """Fingerprint of a bound's inputs: a look is new when they change."""
-    units = sorted(_units(rows))
+    units = sorted(row_keys(rows))
     if not labelled:
         return fingerprint([check.model_dump(), units, rows["verdict"].tolist()])
     inside = set(units)

@@ -66,6 +66,18 @@ def unit_keys(index: pd.MultiIndex) -> Iterator[Key]:
     return zip(case_ids.tolist(), models.tolist(), strict=True)
 
 
+def row_keys(table: pd.DataFrame) -> Iterator[Key]:
+    """The (case id, system) of each row of a table with ``case_id`` and ``model`` columns, as
+    texts.
+
+    Example:
+        >>> import pandas as pd
+        >>> list(row_keys(pd.DataFrame({"case_id": ["q1"], "model": ["a"], "verdict": ["PASS"]})))
+        [('q1', 'a')]
+    """
+    return zip(table["case_id"].astype(str), table["model"].astype(str), strict=True)
+
+
 @dataclass(frozen=True, slots=True)
 class Draw:
     """One draw of a round: the unit (case id, system), its selection probability over the

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from assay.verdict.cases import CaseVerdicts
+from assay.verdict.design import row_keys
 from assay.verdict.labels import Key
 
 #: Most left-out cases whose reason is read back from the run (counts are always exact).
@@ -72,8 +73,7 @@ def left_out(
     excluded = cv.excluded
     if not len(excluded):
         return {}
-    pairs = zip(excluded["case_id"].astype(str), excluded["model"].astype(str), strict=True)
-    keys = [(sampled.get((case_id, model), case_id), model) for case_id, model in pairs]
+    keys = [(sampled.get(key, key[0]), key[1]) for key in row_keys(excluded)]
     in_scope = _decided(keys, cv.table)  # a sampled case with a sample in scope counts in n
     fallback: dict[Key, str] = {}
     for key, why, counted in zip(keys, excluded["reason"], in_scope, strict=True):
@@ -117,5 +117,5 @@ def _decided(keys: list[Key], table: pd.DataFrame) -> list[bool]:
     if not keys or not len(table):
         return [False] * len(keys)
     rows = table[table["case_id"].isin({case_id for case_id, _ in keys})]
-    decided = set(zip(rows["case_id"].astype(str), rows["model"].astype(str), strict=True))
+    decided = set(row_keys(rows))
     return [key in decided for key in keys]

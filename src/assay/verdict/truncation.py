@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from assay.verdict.cases import CALIBRATED, RULE, STATE_UNMEASURED, UNMEASURED, CaseVerdicts
+from assay.verdict.design import row_keys
 
 #: Why a truncated case is unmeasured (the table's ``reason``).
 TRUNCATED = "the answer was cut at the system's token limit (truncated): unmeasured"
@@ -39,8 +40,7 @@ def unmeasured_truncated(
     excluded = verdicts.excluded
     if not wanted or not len(excluded):
         return verdicts
-    keys = list(zip(excluded["case_id"].astype(str), excluded["model"].astype(str), strict=True))
-    back = np.array([k in wanted for k in keys], dtype=bool)
+    back = np.array([k in wanted for k in row_keys(excluded)], dtype=bool)
     if not back.any():
         return verdicts
     rows = excluded.loc[back, ["case_id", "model"]].copy()
