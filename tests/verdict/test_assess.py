@@ -233,3 +233,41 @@ def test_a_suite_without_models_matches_its_labels_to_its_scores(tmp_path: Path)
     candidate = assessment.verdicts["correct"].validity[0]
     assert candidate["n_labelled"] == len(labelled) > 0
     assert candidate["auroc"] is not None
+
+
+def test_each_check_reads_only_its_own_metrics_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check's verdicts get the result rows of its metrics only, read for it and dropped before
+    its bounds (every check's rows, held through all the bounds, were ~180 MB at a million
+    cases)."""
+    module = importlib.import_module("assay.verdict.assess")
+    seen: dict[str, set[str]] = {}
+    original = module._check_verdicts
+
+    def spy(check, results, *args):  # type: ignore[no-untyped-def]
+        seen[check.name] = set(results["metric"].astype(str))
+        return original(check, results, *args)
+
+    monkeypatch.setattr(module, "_check_verdicts", spy)
+    plan = parse_plan(
+        f"""
+[run]
+suite = "{demo_suite_path()}"
+evaluators = ["token_f1", "retrieval"]
+[[check]]
+dimension = "qa"
+name = "correct answers"
+label = "correct"
+metrics = ["token_f1"]
+min_pass_rate = 0.5
+[[check]]
+dimension = "retrieval"
+name = "hit"
+metrics = ["hit_at_k"]
+threshold = 1.0
+min_pass_rate = 0.5
+"""
+    )
+    decisions = assess(plan).decisions
+    # (the evaluation's own implicit checks are decided by the same code: left aside here)
+    assert seen["correct answers"] == {"token_f1"} and seen["hit"] == {"hit_at_k"}
+    assert {d.check for d in decisions} == {"correct answers", "hit"}

@@ -148,3 +148,14 @@ def test_the_verdicts_leave_no_tuple_per_case_cached_on_the_keys() -> None:
     rule = Check(dimension="qa", name="ok", metrics=["score"], threshold=0.5, min_pass_rate=0.3)
     assert len(rule_verdicts(rule, results, keys, {"score": True}).table) == N - 4
     assert "_values" not in keys._cache
+
+
+def test_row_keys_share_one_string_per_system() -> None:
+    """A table's keys read as texts share each system's name (an Arrow-backed column read row by
+    row made a new string per row, every time a check's keys were read)."""
+    from assay.verdict.design import row_keys
+
+    table = pd.DataFrame({"case_id": ["a", "b", "c"], "model": ["m", "m", "n"]})
+    keys = list(row_keys(table))
+    assert keys == [("a", "m"), ("b", "m"), ("c", "n")]
+    assert keys[0][1] is keys[1][1]

@@ -144,12 +144,15 @@ def _case_frame(cases: CaseTable) -> pd.DataFrame:
 _VERDICT_COLUMNS = ["case_id", "model", "metric", "status", "value", "passed", "threshold"]
 
 
-def _verdict_results(plan: ValidationPlan, run: Any) -> pd.DataFrame:
-    """The result rows of the plan's metrics, with only the columns the verdicts read (filtered
+def _verdict_results(check: Check, run: Any) -> pd.DataFrame:
+    """The result rows of one check's metrics, with only the columns its verdicts read (filtered
     while reading: at a million cases the whole lean table was several GB; its texts stay
-    categories, which the checks align to the cases' keys as they would texts)."""
-    metrics = {m for check in plan.check for m in check.metrics}
-    return run.result_columns(_VERDICT_COLUMNS, metrics=metrics)
+    categories, which the checks align to the cases' keys as they would texts).
+
+    Read per check and freed before its bounds: the rows of every check's metrics, held through
+    all the checks, were ~180 MB at a million cases (three metrics) under each system's bound.
+    """
+    return run.result_columns(_VERDICT_COLUMNS, metrics=set(check.metrics))
 
 
 def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
@@ -226,7 +229,8 @@ def _check_verdicts(
     direction: dict[str, bool],
     plan: ValidationPlan,
 ) -> CaseVerdicts:
-    keys = frame.index[frame[check.scope]]
+    in_scope = frame[check.scope].to_numpy()
+    keys = frame.index[in_scope]
     records = evidence.records.get(check.label or "", {})
     truncated = frame.index[frame[check.scope] & frame["truncated"]]
     if check.label and records:
@@ -234,7 +238,7 @@ def _check_verdicts(
             check,
             results,
             keys,
-            frame["group"],
+            frame["group"][in_scope],  # by position: aligned with the keys
             records,
             evidence.rounds_for(check.label),
             direction,
@@ -335,7 +339,6 @@ def _read_cases(
 def _decide_checks(
     plan: ValidationPlan, run: Any, read: _CasesRead, ledger: LookLedger | None
 ) -> Assessment:
-    results = _verdict_results(plan, run)
     direction = {row["metric"]: bool(row["higher_is_better"]) for row in run.leaderboard}
     decisions: list[CheckDecision] = []
     verdicts: dict[str, CaseVerdicts] = {}
@@ -347,7 +350,9 @@ def _decide_checks(
                 f"check {check.name!r}: none of its metrics {check.metrics} is produced by the "
                 f"plan's evaluators {plan.run.evaluators}"
             )
+        results = _verdict_results(check, run)
         cv = _check_verdicts(check, results, read.frame, read.evidence, direction, plan)
+        del results  # the rows of its metrics: read by its verdicts only
         cv = collapse_samples(cv, read.sampled)  # k samples of a case decide as one case
         cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
         metrics = [cv.metric] if cv.calibrated and cv.metric else list(check.metrics)
@@ -362,7 +367,6 @@ def _decide_checks(
             release_memory()
         # the bound's cross-fitted predictions (~250 MB at a million cases) are not read again
         verdicts[check.name] = cv = replace(cv, fit_predict=None)
-    del results  # read by the checks only (a million cases' rows: ~250 MB)
     explain_decisions(plan, run, verdicts, decisions)  # stated measures, run's reasons, overrules
     return Assessment(
         plan, decisions, verdicts, run.path, read.models, provenance(plan, read.evidence),

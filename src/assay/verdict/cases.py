@@ -47,7 +47,14 @@ from assay.verdict.calibration import (
     validity,
     weighted_conformal_quantile,
 )
-from assay.verdict.design import PROBABILITY_DESIGNS, DesignRound, Key, LabelRecord, unit_keys
+from assay.verdict.design import (
+    PROBABILITY_DESIGNS,
+    DesignRound,
+    Key,
+    LabelRecord,
+    row_keys,
+    unit_keys,
+)
 from assay.verdict.estimate import FitPredict
 from assay.verdict.plan import CalibrationSection, Check
 
@@ -222,11 +229,19 @@ def rule_verdicts(
 
 
 def _label_columns(table: pd.DataFrame, records: dict[Key, LabelRecord]) -> pd.DataFrame:
-    """Add ``design``, ``round`` and ``probability`` of each labelled case."""
-    found = [records.get((c, m)) for c, m in zip(table["case_id"], table["model"], strict=True)]
-    table["design"] = [r.design if r else None for r in found]
-    table["round"] = [r.round if r else None for r in found]
-    table["probability"] = [r.probability if r and r.probability else np.nan for r in found]
+    """Add ``design``, ``round`` and ``probability`` of each labelled case (a row with a
+    ``label``; only labelled units have a record)."""
+    rows = np.flatnonzero(table["label"].notna().to_numpy())
+    found = [records[k] for k in row_keys(table.iloc[rows])]
+    design = np.full(len(table), None, dtype=object)
+    number = np.full(len(table), None, dtype=object)
+    probability = np.full(len(table), np.nan)
+    design[rows] = [r.design for r in found]
+    number[rows] = [r.round for r in found]
+    probability[rows] = [r.probability if r.probability else np.nan for r in found]
+    # as lists: the columns' types inferred as before (``round`` float where every row has one)
+    table["design"], table["round"] = design.tolist(), number.tolist()
+    table["probability"] = probability
     return table
 
 
@@ -275,17 +290,23 @@ def calibrated_verdicts(
     """Per-case verdicts of a labelled check (see the module docstring).
 
     Args:
+        keys: the check's units (case id, system).
+        groups: the question group of each unit, in the order of ``keys``.
         records: the labels of the check's criterion with their designs (any system).
         rounds: the design rounds drawn for the criterion.
     """
     from assay.calibrate import make_calibrator
 
     present = [m for m in check.metrics if (results["metric"] == m).any()]
-    labelled_keys = [k for k in unit_keys(keys) if k in records]
+    is_labelled = np.fromiter((k in records for k in unit_keys(keys)), dtype=bool, count=len(keys))
+    # the labelled units' index is the keys' own (codes, not a tuple per labelled unit)
     labelled = pd.Series(
-        [records[k].value for k in labelled_keys],
-        index=pd.MultiIndex.from_tuples(labelled_keys, names=["case_id", "model"]),
-        dtype=np.int64,
+        np.fromiter(
+            (records[k].value for k in unit_keys(keys[is_labelled])),
+            dtype=np.int64,
+            count=int(is_labelled.sum()),
+        ),
+        index=keys[is_labelled],
     )
     decided_by_labels = "; the check is decided from its labels alone"
     if not present:
@@ -321,13 +342,16 @@ def calibrated_verdicts(
                 chosen = combined["metric"].split("+")
     metric = "+".join(chosen)
     values, ok, skipped = score_matrix(results, chosen, keys)
-    split = _splits(keys, labelled_keys, records, groups, fraction, seed)
+    # one label per unit of ``keys`` (NaN: not labelled): the parts below select by position
+    label = np.full(len(keys), np.nan)
+    label[is_labelled] = labelled.to_numpy()
+    split = _splits(keys, is_labelled, records, groups, fraction, seed)
     fit = (split == "fit") & ok
     conf = (split == "conformal") & ok
     method = calibration.method if len(chosen) == 1 else "logistic"
     higher = [direction.get(m, True) for m in chosen]
     calibrator = make_calibrator(method, metrics=chosen, higher_is_better=higher)
-    fit_labels = labelled.loc[fit[fit].index].tolist()
+    fit_labels = label[fit.to_numpy()].astype(np.int64).tolist()
     problem = calibration_problem(fit_labels, metric)
     if problem is None:
         try:
@@ -341,7 +365,7 @@ def calibrated_verdicts(
         result.validity = checked
         return result
     by_number = {r.number: r for r in rounds}
-    conformal_reason = _conformalize(calibrator, values, labelled, records, by_number, conf,
+    conformal_reason = _conformalize(calibrator, values, label, records, by_number, conf,
                                      1.0 - calibration.confidence)  # fmt: skip
 
     p_pass = pd.Series(np.nan, index=keys)
@@ -367,7 +391,7 @@ def calibrated_verdicts(
          "split": split, "reason": why},
         index=keys,
     )  # fmt: skip
-    table["label"] = labelled.reindex(keys).astype(float)
+    table["label"] = label
     is_labelled = table["label"].notna()
     human = _pick([FAIL, PASS, None], table["label"].fillna(2).to_numpy().astype(np.int64))
     # object: inferred as ``str`` (Arrow), the texts came back from it one string per case
@@ -402,53 +426,70 @@ def calibrated_verdicts(
 
 def _splits(
     keys: pd.MultiIndex,
-    labelled_keys: list[Key],
+    is_labelled: np.ndarray,
     records: dict[Key, LabelRecord],
     groups: pd.Series,
     fraction: float,
     seed: int,
 ) -> pd.Series:
-    """fit / conformal / test for design labels (split by question), fit for the others."""
-    split = pd.Series("none", index=keys, dtype=object)
-    design = [k for k in labelled_keys if records[k].design in PROBABILITY_DESIGNS]
-    other = [k for k in labelled_keys if records[k].design not in PROBABILITY_DESIGNS]
-    if other:
-        split.loc[other] = "fit"
-    if design:
-        part = _split_groups(groups.loc[design], fraction, seed)
+    """fit / conformal / test for design labels (split by question), fit for the others.
+
+    ``is_labelled`` marks the labelled units among ``keys`` and ``groups`` holds their question
+    groups, both in the keys' order: the parts are set by position (a ``.loc`` by key tuples
+    built a hash table of every key, cached on the index for as long as the assessment held it).
+    """
+    split = np.full(len(keys), "none", dtype=object)
+    position = np.flatnonzero(is_labelled)
+    design = np.fromiter(
+        (records[k].design in PROBABILITY_DESIGNS for k in unit_keys(keys[is_labelled])),
+        dtype=bool,
+        count=len(position),
+    )
+    split[position[~design]] = "fit"
+    if design.any():
+        drawn = position[design]
+        group = pd.Series(groups.iloc[drawn].to_numpy(), index=drawn)
+        part = _split_groups(group, fraction, seed)
         calib = part[part == "calib"].index
-        half = _split_groups(groups.loc[calib], 0.5, seed + 1)
-        split.loc[half[half == "calib"].index] = "fit"
-        split.loc[half[half == "test"].index] = "conformal"
-        split.loc[part[part == "test"].index] = "test"
-    return split
+        half = _split_groups(group.loc[calib], 0.5, seed + 1)
+        split[half[half == "calib"].index] = "fit"
+        split[half[half == "test"].index] = "conformal"
+        split[part[part == "test"].index] = "test"
+    return pd.Series(split, index=keys, dtype=object)
 
 
 def _conformalize(
     calibrator: Any,
     values: pd.DataFrame,
-    labelled: pd.Series,
+    label: np.ndarray,
     records: dict[Key, LabelRecord],
     rounds: dict[int, DesignRound],
     conf: pd.Series,
     alpha: float,
 ) -> str | None:
-    """Set the calibrator's conformal quantile from design labels (weighted); or say why not."""
+    """Set the calibrator's conformal quantile from design labels (weighted); or say why not.
+
+    ``label`` holds one label per row of ``values`` and ``conf`` (NaN: not labelled).
+    """
     from assay.calibrate.conformal import SplitConformalClassifier, nonconformity_scores
 
-    keys = list(unit_keys(conf[conf].index))
-    if not keys:
+    chosen = conf.to_numpy()
+    if not chosen.any():
         return (
             "no label drawn by a design (uniform, active or a declared random sample) is left to "
             "set the conformal threshold: draw a round with `assay labels sample`"
         )
-    proba = calibrator.predict_proba(values.loc[keys].to_numpy())
-    codes = labelled.loc[keys].to_numpy().astype(np.int64)
-    weights = np.array([design_weight(records[k], k[1], rounds) for k in keys])
+    proba = calibrator.predict_proba(values[chosen].to_numpy())
+    codes = label[chosen].astype(np.int64)
+    weights = np.fromiter(
+        (design_weight(records[k], k[1], rounds) for k in unit_keys(conf.index[chosen])),
+        dtype=np.float64,
+        count=int(chosen.sum()),
+    )
     scores = nonconformity_scores(proba, codes)
     conformal = SplitConformalClassifier(calibrator, alpha=alpha)
     conformal.qhat_ = weighted_conformal_quantile(scores, weights, alpha, float(weights.max()))
-    conformal.n_calibration_ = len(keys)
+    conformal.n_calibration_ = len(codes)
     calibrator.conformal_ = conformal
     return None
 
