@@ -111,6 +111,12 @@ def _pick(texts: list[str | None], codes: np.ndarray) -> np.ndarray:
     return np.array(texts, dtype=object)[codes]
 
 
+def _choose(condition: Any, if_true: str, if_false: str) -> np.ndarray:
+    """``if_true`` where ``condition`` holds, else ``if_false``, as :func:`_pick` holds them
+    (``np.where`` with texts made a fixed-width text array: 140 MB for a million reasons)."""
+    return _pick([if_false, if_true], np.asarray(condition, dtype=bool).astype(np.int64))
+
+
 def _split_groups(groups: pd.Series, fraction: float, seed: int) -> pd.Series:
     """Assign each group to ``calib`` (a ``fraction`` of groups) or ``test``, reproducibly."""
     unique = np.array(sorted(groups.unique()))
@@ -209,10 +215,9 @@ def rule_verdicts(
     table = table[table["verdict"].notna()].reset_index()
     table["predicted"] = table["verdict"]
     table["source"] = RULE
-    table["state"] = np.where(table["verdict"] == UNMEASURED, STATE_UNMEASURED, RULE)
-    table["reason"] = np.where(
-        table["verdict"] == UNMEASURED, "a metric could not score this case", ""
-    )
+    unmeasured = table["verdict"] == UNMEASURED
+    table["state"] = _choose(unmeasured, STATE_UNMEASURED, RULE)
+    table["reason"] = _choose(unmeasured, "a metric could not score this case", "")
     for column in ("label", "score", "p_pass", "probability"):
         table[column] = np.nan
     table["split"] = "none"
@@ -261,9 +266,9 @@ def _labels_only(
     )
     labelled = table["label"].notna()
     table["verdict"] = table["label"].map({1.0: PASS, 0.0: FAIL}).where(labelled, REVIEW)
-    table["source"] = np.where(labelled, HUMAN, UNLABELLED)
-    table["state"] = np.where(labelled, HUMAN, REVIEW)
-    table["reason"] = np.where(labelled, "", "no metric can decide this check: a label decides it")
+    table["source"] = _choose(labelled, HUMAN, UNLABELLED)
+    table["state"] = _choose(labelled, HUMAN, REVIEW)
+    table["reason"] = _choose(labelled, "", "no metric can decide this check: a label decides it")
     table["predicted"] = None
     table["split"] = "none"
     table["score"] = np.nan
@@ -397,15 +402,16 @@ def calibrated_verdicts(
     # object: inferred as ``str`` (Arrow), the texts came back from it one string per case
     human = pd.Series(human, index=keys, dtype=object)
     table["verdict"] = table["predicted"].where(~is_labelled, human)
-    table["source"] = np.where(is_labelled, HUMAN, CALIBRATED)
+    table["source"] = _choose(is_labelled, HUMAN, CALIBRATED)
     table["reason"] = table["reason"].where(~is_labelled, "")
     out_keys = list(unit_keys(table.index[table["verdict"].isna()]))
     table = table[table["verdict"].notna()].reset_index()
-    table["state"] = np.select(
+    state = np.select(
         [table["source"] == HUMAN, table["verdict"] == REVIEW, table["verdict"] == UNMEASURED],
-        [HUMAN, REVIEW, STATE_UNMEASURED],
-        CALIBRATED,
+        [1, 2, 3],
+        0,
     )
+    table["state"] = _pick([CALIBRATED, HUMAN, REVIEW, STATE_UNMEASURED], state)
     table = _label_columns(table, records)
     row = next(v for v in checked if v["metric"] == metric)
     _measure(row, table, records, by_number, calibration.confidence)
