@@ -89,7 +89,7 @@ def _texts(column: pd.Series) -> list[str]:
 
     codes, distinct = pd.factorize(column, use_na_sentinel=False)
     texts = pd.Series(distinct, dtype=column.dtype).astype(str).to_numpy(dtype=object)
-    return np.asarray(texts, dtype=object)[codes].tolist()  # type: ignore[no-any-return]
+    return np.asarray(texts, dtype=object)[codes].tolist()
 
 
 @dataclass(frozen=True, slots=True)
