@@ -84,12 +84,11 @@ def _texts(column: pd.Series) -> list[str]:
     Reading an Arrow-backed text column row by row makes a new string per row: a system's
     name once per case (~18 MB per third of a million rows, every time a check's keys were read).
     """
-    import numpy as np
     import pandas as pd
 
     codes, distinct = pd.factorize(column, use_na_sentinel=False)
     texts = pd.Series(distinct, dtype=column.dtype).astype(str).to_numpy(dtype=object)
-    return np.asarray(texts, dtype=object)[codes].tolist()
+    return texts[codes].tolist()
 
 
 @dataclass(frozen=True, slots=True)
