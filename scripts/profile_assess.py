@@ -1,11 +1,11 @@
 """Where an assessment's memory goes: the peak resident set of each stage of ``assess``.
 
-Run: ``python scripts/profile_assess.py [--cases 250000] [--workdir DIR]``. Writes the demo plan
-over the demo suite replicated to ``--cases`` cases (as ``benchmarks/bench_scale.py`` does) into
-``--workdir`` unless it is there already, then assesses it in a fresh process with each stage
-wrapped and prints, per stage in the order run, the resident set before it, its peak and after it
-(MiB). A workdir whose run is complete is reused (the run's fingerprint matches), so a second call
-profiles the decision alone.
+Run: ``python scripts/profile_assess.py [--cases 250000] [--workdir DIR] [--deep]``. Writes the
+demo plan over the demo suite replicated to ``--cases`` cases (as ``benchmarks/bench_scale.py``
+does) into ``--workdir`` unless it is there already, then assesses it in a fresh process with each
+stage wrapped (with ``--deep``, the evaluation's stages too) and prints, per stage in the order
+run, the resident set before it, its peak and after it (MiB). A workdir whose run is complete is
+reused (the run's fingerprint matches), so a second call profiles the decision alone.
 
 Each stage's peak is the kernel's high-water mark (``VmHWM``), reset when the stage starts
 (``/proc/self/clear_refs``); a stage run inside another (the evaluation's own verdict runs the
@@ -36,6 +36,17 @@ STAGES = (
     "decide_check",
     "explain_decisions",
     "write_assessment",
+)
+#: With ``--deep``, the evaluation's stages too, as ``(module, function)``: each is looked up on
+#: its module when called, so wrapping the module's attribute times every call.
+DEEP_STAGES = (
+    ("assay.pipeline", "stage_suite"),
+    ("assay.pipeline", "score"),
+    ("assay.pipeline", "find_problems"),
+    ("assay.verdict.implicit", "assess_run"),
+    ("assay.pipeline", "write_tables"),
+    ("assay.report", "write_reports"),
+    ("assay.pipeline", "seal"),
 )
 
 
@@ -92,7 +103,7 @@ class StageTimer:
         return staged
 
 
-def _child(plan: Path, out: Path) -> None:
+def _child(plan: Path, out: Path, deep: bool) -> None:
     """Assess ``plan`` into ``out`` as ``assay assess`` does, each stage wrapped."""
     import importlib
 
@@ -102,6 +113,9 @@ def _child(plan: Path, out: Path) -> None:
     timer = StageTimer()
     for name in STAGES:
         setattr(module, name, timer.wrap(getattr(module, name), name))
+    for module_name, name in DEEP_STAGES if deep else ():
+        owner = importlib.import_module(module_name)
+        setattr(owner, name, timer.wrap(getattr(owner, name), name))
     use_system_allocator()  # as the command line does
     module.assess(plan, out)
 
@@ -123,15 +137,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=250_000)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--deep", action="store_true", help="also wrap the evaluation's stages (DEEP_STAGES)"
+    )
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        _child(*args.child)
+        _child(*args.child, deep=args.deep)
         return 0
     directory = args.workdir or Path(tempfile.mkdtemp(prefix="profile-assess-"))
     plan = _workdir(args.cases, directory)
     print(f"assessing {plan} ({args.cases:,} cases) into {directory / 'out'}", file=sys.stderr)
     child = [sys.executable, __file__, "--child", str(plan), str(directory / "out")]
+    child += ["--deep"] if args.deep else []
     done = subprocess.run(child, stdout=subprocess.PIPE, text=True, check=True)
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"stage"')]
     print("| stage (· ran inside the next unmarked one) | ended (s) | before | peak | after |")
