@@ -136,6 +136,39 @@ def test_failing_batch_becomes_error_outcomes_not_a_crash() -> None:
     assert all(r["value"] == 0.5 for r in run.leaderboard)
 
 
+def test_a_check_unmeasured_by_errors_says_why_in_its_problem(tmp_path: Path) -> None:
+    run = assay.evaluate(
+        _cases(), [_Exploding()], batch_size=2, thresholds={"exploding_value": 0.4},
+        out=tmp_path / "run",
+    )  # fmt: skip
+    said = [p["message"] for p in run.problems if p["kind"].startswith("verdict")]
+    assert said and all(
+        "the run says: RuntimeError: model server went away (1 case)" in m
+        and "why: RuntimeError: model server went away (1)" in m
+        for m in said
+    ), said
+
+
+def test_rows_read_by_status_are_the_rows_of_that_status(tmp_path: Path) -> None:
+    from assay.rundir import load_run
+    from assay.rundir.results import read_results
+
+    evaluators = [_Exploding(), "exact_match", "retrieval"]
+    memory = assay.evaluate(_cases(), evaluators, batch_size=2, out=tmp_path / "run")
+    stored = load_run(tmp_path / "run")
+    whole = read_results(tmp_path / "run")
+    assert set(whole["status"]) == {"ok", "skipped", "error"}
+    for statuses in ({"error"}, {"skipped", "error"}):
+        expected = whole[whole["status"].isin(statuses)].reset_index(drop=True)
+        read = read_results(tmp_path / "run", statuses=statuses)
+        pd.testing.assert_frame_equal(read.astype(expected.dtypes.to_dict()), expected)
+        for run in (memory, stored):  # filtered in memory, and while reading the file
+            columns = run.result_columns(["case_id", "metric", "status"], statuses=statuses)
+            assert sorted(map(tuple, columns.astype(str).to_numpy().tolist())) == sorted(
+                map(tuple, expected[["case_id", "metric", "status"]].to_numpy().tolist())
+            )
+
+
 def test_interrupted_run_leaves_no_complete_looking_output(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):

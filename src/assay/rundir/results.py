@@ -188,6 +188,7 @@ def read_results(
     measured: bool = False,
     compact: bool = False,
     metrics: Collection[str] | None = None,
+    statuses: Collection[str] | None = None,
 ) -> pd.DataFrame:
     """The results table of the run directory ``directory``.
 
@@ -203,13 +204,15 @@ def read_results(
             string).
         metrics: read only the rows of these metrics (filtered while reading, like
             ``measured``); implies ``compact``.
+        statuses: read only the rows of these statuses (e.g. ``{"error"}``; filtered while
+            reading); implies ``compact``.
     """
     path = directory / RESULTS_FILE
     if columns is None and lean:
         columns = [n for n in result_names(directory) if n not in TEXT_COLUMNS]
-    if not (measured or compact or metrics is not None):
+    if not (measured or compact or metrics is not None or statuses is not None):
         return pd.read_parquet(path, columns=columns)
-    return _read_compact(path, columns, measured=measured, metrics=metrics)
+    return _read_compact(path, columns, measured=measured, metrics=metrics, statuses=statuses)
 
 
 def result_names(directory: Path) -> list[str]:
@@ -227,6 +230,7 @@ def _read_compact(
     *,
     measured: bool,
     metrics: Collection[str] | None = None,
+    statuses: Collection[str] | None = None,
 ) -> pd.DataFrame:
     """The text columns as ``category`` (categories in text order), read batch by batch.
 
@@ -244,7 +248,8 @@ def _read_compact(
     # (numpy's promotion of a column with and without nulls is pandas' own: int -> float,
     # bool -> object).
     plain: dict[str, list[np.ndarray]] = {n: [] for n in names if n not in codes}
-    for batch in result_batches(path, names, measured=measured, metrics=metrics):
+    batches = result_batches(path, names, measured=measured, metrics=metrics, statuses=statuses)
+    for batch in batches:
         for name, column in codes.items():
             column.add(batch.column(name))
         for name, arrays in plain.items():
@@ -274,19 +279,23 @@ def result_batches(
     *,
     measured: bool = False,
     metrics: Collection[str] | None = None,
+    statuses: Collection[str] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The ``columns`` of the results file ``path``, a record batch at a time (of at most
     :data:`_READ_BATCH` rows, in file order): text columns of few values and ids
     dictionary-encoded as stored (no string per row); with ``measured`` only the rows with
-    status ``ok`` and a value, with ``metrics`` only the rows of those metrics (filtered batch
-    by batch: the other rows never take memory). A batch may hold extra columns the filters read.
+    status ``ok`` and a value, with ``metrics`` only the rows of those metrics, with
+    ``statuses`` only the rows of those statuses (filtered batch by batch: the other rows never
+    take memory). A batch may hold extra columns the filters read.
     """
     import pyarrow.compute as pc
 
     file = pq.ParquetFile(path, read_dictionary=[*_FEW_VALUES, *_IDS])
     read = [*columns, *(["status", "value"] if measured else []),
-            *(["metric"] if metrics is not None else [])]  # fmt: skip
+            *(["metric"] if metrics is not None else []),
+            *(["status"] if statuses is not None else [])]  # fmt: skip
     wanted = pa.array(sorted(metrics), pa.string()) if metrics is not None else None
+    kept = pa.array(sorted(statuses), pa.string()) if statuses is not None else None
     for batch in file.iter_batches(
         batch_size=_READ_BATCH, columns=list(dict.fromkeys(read)), use_threads=False
     ):
@@ -297,6 +306,8 @@ def result_batches(
             batch = batch.filter(ok)
         if wanted is not None:
             batch = batch.filter(pc.is_in(batch.column("metric").cast(pa.string()), wanted))
+        if kept is not None:
+            batch = batch.filter(pc.is_in(batch.column("status").cast(pa.string()), kept))
         yield batch
 
 

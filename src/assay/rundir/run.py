@@ -87,17 +87,26 @@ class EvaluationRun:
         return self.path / RESULTS_FILE
 
     def result_columns(
-        self, columns: list[str], *, metrics: Collection[str] | None = None
+        self,
+        columns: list[str],
+        *,
+        metrics: Collection[str] | None = None,
+        statuses: Collection[str] | None = None,
     ) -> pd.DataFrame:
         """Only the given columns of the results (read from the run directory, text columns
-        come as ``category``): every row, or with ``metrics`` only the rows of those metrics
-        (filtered while reading, so the others never take memory)."""
+        come as ``category``): every row, or with ``metrics`` only the rows of those metrics,
+        with ``statuses`` only the rows of those statuses (filtered while reading, so the
+        others never take memory)."""
         if self._results is not None or self.path is None:
             frame = self.results
             if metrics is not None:
                 frame = frame[frame["metric"].isin(list(metrics))]
+            if statuses is not None:
+                frame = frame[frame["status"].isin(list(statuses))]
             return frame[columns]
-        return read_results(self.path, columns=columns, compact=True, metrics=metrics)
+        return read_results(
+            self.path, columns=columns, compact=True, metrics=metrics, statuses=statuses
+        )
 
     def result_batches(self, columns: list[str]) -> Iterator[pa.RecordBatch]:
         """Only the given columns of every result row, a record batch at a time (read from the

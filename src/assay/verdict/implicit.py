@@ -472,9 +472,10 @@ def _unmeasured_reasons(run: Any, decision: CheckDecision, limit: int = 3) -> st
     """The commonest reasons the check's metric was not measured for the decision's system."""
     if not decision.n_unmeasured or decision.metric is None:
         return ""
-    frame = run.result_columns(["model", "status", "reason"], metrics=[decision.metric])
-    rows = frame[(frame["model"].astype(str) == decision.model)
-                 & (frame["status"].astype(str) != "ok")]  # fmt: skip
+    frame = run.result_columns(
+        ["model", "reason"], metrics=[decision.metric], statuses={"skipped", "error"}
+    )
+    rows = frame[frame["model"].astype(str) == decision.model]
     counts = Counter(str(r) for r in rows["reason"].tolist())
     if not counts:
         return ""

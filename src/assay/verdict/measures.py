@@ -78,13 +78,12 @@ def stated_measure(check: Check, plan: ValidationPlan) -> str | None:
 
 def _error_reasons(run: Any, metrics: set[str]) -> pd.DataFrame:
     """The run's error rows of ``metrics``: case_id, model, metric, reason."""
-    try:
+    try:  # the error rows only, filtered while reading (not every row's ids)
         frame = run.result_columns(
-            ["case_id", "model", "metric", "status", "reason"], metrics=metrics
+            ["case_id", "model", "metric", "reason"], metrics=metrics, statuses={"error"}
         )
     except (KeyError, ValueError):
         return pd.DataFrame(columns=["case_id", "model", "metric", "reason"])
-    frame = frame[frame["status"] == "error"]
     return frame.assign(model=frame["model"].astype(str), reason=frame["reason"].astype(str))
 
 
@@ -134,7 +133,10 @@ def explain_decisions(
         measure = stated_measure(check, plan)
         if measure:
             notes.append(f"measure: {measure}")
-        rows = cv.table[cv.table["model"] == decision.model] if len(cv.table) else cv.table
+        # the columns read below only: a system's rows of every column were a copy of a third
+        # of the table per decision
+        table = cv.table[[c for c in ("case_id", "model", "verdict", "source") if c in cv.table]]
+        rows = table[table["model"] == decision.model] if len(table) else table
         if errors is not None and (decision.n_unmeasured or cv.metric is None):
             own = errors[errors["metric"].isin(check.metrics) & (errors["model"] == decision.model)]
             if decision.n_unmeasured:
