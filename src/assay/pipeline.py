@@ -258,6 +258,9 @@ def _run_pipeline(
         path=work,
         corpus_details=scored.corpus_details,
     )
+    # The suite's index (a million cases: ~24 MB of models, latencies, costs and linked ids)
+    # is spent once the manifest has its counts: freed before deciding, not after.
+    del staged, index
     # -- decide: the implicit plan through the verdict's rules (its problems say why)
     from assay.verdict.implicit import assess_run
 
@@ -268,12 +271,12 @@ def _run_pipeline(
     run.problems = redact_each(problems)
     del problems
     # The reports need the verdict's record only: its per-case tables and keys (a million
-    # cases' worth) and the suite's index go before the analysis reads the results; a run
+    # cases' worth) go before the analysis reads the results; a run
     # without a directory keeps the keys (what deciding it again needs).
     decided = verdict.as_dict()
     if not reports:
         run.case_keys = verdict.case_keys
-    del verdict, staged, index
+    del verdict
     release_memory()
     files += [
         *writer.paths,
