@@ -35,7 +35,13 @@ from assay.rundir.layout import (
     VERDICT_MD,
 )
 from assay.verdict.case_table import CaseTable
-from assay.verdict.cases import REVIEW, CaseVerdicts, calibrated_verdicts, rule_verdicts
+from assay.verdict.cases import (
+    REVIEW,
+    CaseVerdicts,
+    calibrated_verdicts,
+    compact_texts,
+    rule_verdicts,
+)
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
 from assay.verdict.labels import LabelEvidence, label_evidence
 from assay.verdict.left_out import LeftOut, left_out
@@ -355,6 +361,7 @@ def _decide_checks(
         del results  # the rows of its metrics: read by its verdicts only
         cv = collapse_samples(cv, read.sampled)  # k samples of a case decide as one case
         cv = apply_overrules(check, cv, run.path)  # a reviewer's recorded overrules of rule cases
+        cv = compact_texts(cv)  # kept through the later checks and the writing
         metrics = [cv.metric] if cv.calibrated and cv.metric else list(check.metrics)
         for model, out in left_out(cv, metrics, read.sampled, run).items():
             outside[(check.name, model)] = out
