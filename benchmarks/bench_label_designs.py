@@ -126,27 +126,32 @@ def cells(pop: Population, frame: pd.DataFrame) -> pd.DataFrame:
 
 def active_ceiling(pop: Population, system: str, rounds: int) -> float:
     """The most the ``active`` workflow could save against uniform PPI on ``system`` after
-    ``rounds`` rounds, were every unit's calibrated P(PASS) known: one uniform round then
-    ``rounds − 1`` active ones, each saving the shipped
-    :func:`~assay.label.sample.active_saving` (the ratio of per-draw variances at the default
-    floor), combined as the estimator combines rounds (:func:`~assay.verdict.estimate_normal.
-    round_weight`: round r's variance ∝ scale_r² / draws, scale_r the share of the system's
-    units not labelled before it, so the ceiling is Σ a_r / (a_1 + Σ_{r ≥ 2} a_r / saving) with
-    a_r = 1 / scale_r²). P(PASS) is the shipped
-    isotonic calibrator fitted on every label of the population — an oracle no workflow has, so a
-    ceiling, not an estimate: with a weak machine it is near 1.0× and no sampling design of this
-    kind can do better.
+    ``rounds`` rounds, were every unit's calibrated P(PASS) known: the uniform pilot of
+    :data:`~label_designs_sim.PILOT` labels (a whole round when None), then active draws, each
+    saving the shipped :func:`~assay.label.sample.active_saving` (the ratio of per-draw variances
+    at the default floor, drawn with replacement: the successive design's own gain, the units
+    drawn leaving the pool within a round, is left out, so it may beat this by a little),
+    combined as the estimator combines rounds (:func:`~assay.verdict.estimate_normal.
+    round_weight`: round r's variance ∝ scale_r² σ_r² / d_r with weight b_r = d_r / scale_r², d_r
+    its draws and scale_r the share of the system's units not labelled before it, so the ceiling
+    is Σ b_r / (b_1 + Σ_{r ≥ 2} b_r / saving)). P(PASS) is the shipped isotonic calibrator fitted
+    on every label of the population — an oracle no workflow has, so a ceiling, not an estimate:
+    with a weak machine it is near 1.0× and no sampling design of this kind can do better.
     """
     from assay.label.sample import active_saving
-    from label_designs_sim import isotonic_pass_proba
+    from label_designs_sim import PILOT, isotonic_pass_proba
 
     f = isotonic_pass_proba(pop.score, pop.label.astype(np.int64), pop.score)[pop.system == system]
     saving = active_saving(f.tolist(), DEFAULT_FLOOR)
     per_round = ROUND / len(pop.systems)  # split_budget's even share
+    pilot = per_round if PILOT is None else min(float(PILOT), per_round)
+    draws = np.array([pilot, per_round - pilot] + [per_round] * (rounds - 1))
+    draws = draws[draws > 0]
     # units not labelled before each round (a round draws from at least its own draws)
-    left = np.maximum(pop.size(system) - np.arange(rounds) * per_round, per_round)
-    a = (pop.size(system) / left) ** 2
-    return float(a.sum() / (a[0] + a[1:].sum() / saving))
+    before = np.concatenate([[0.0], np.cumsum(draws)[:-1]])
+    left = np.maximum(pop.size(system) - before, draws)
+    b = draws * (pop.size(system) / left) ** 2
+    return float(b.sum() / (b[0] + b[1:].sum() / saving))
 
 
 def savings(pop: Population, table: pd.DataFrame) -> pd.DataFrame:

@@ -13,8 +13,9 @@ Workflows (labels in all, split evenly across the systems by :func:`split_budget
   labelled); bounds after rounds 1, 2, 4 and 8 (100 … 800 labels in all), with the exact
   labels-only Clopper–Pearson bound on the same labels beside them, and after rounds 10 and 12
   (:data:`REFERENCE`) for the width curve the active workflow is read against.
-* ``active`` — a first ``uniform`` round (no calibrator exists before any label), then ``active``
-  rounds (with replacement, p ∝ sqrt(p (1 − p)) with the default floor); bounds at the same points.
+* ``active`` — a first ``uniform`` round (no calibrator exists before any label; or a smaller
+  uniform pilot, :data:`PILOT`), then ``active`` rounds (the shipped default: successive, without
+  replacement, p ∝ sqrt(p (1 − p)) with the default floor); bounds at the same points.
 * ``review-first`` — the app's order before design rounds existed: a first ``uniform`` round, then
   the REVIEW cases (ambiguous or empty 90 % conformal sets of the isotonic calibrator, fitted on
   half the labels and conformalized on the other half as the verdict splits them), labelled by
@@ -45,6 +46,10 @@ Key = tuple[str, str]
 CONFIDENCE = 0.95
 #: Labels in all per round (and per REVIEW batch).
 ROUND = 100
+#: Labels per system of a uniform pilot that starts the active workflow, the rest of the first
+#: round then drawn ``active`` (None, the shipped workflow: a whole uniform first round). Screened
+#: in design note 0063's amendment of 2026-12-07: a pilot of 5 or 10 saved less, not more.
+PILOT: int | None = None
 #: Rounds at most (the cap of label-until-decided): 800 labels in all.
 ROUNDS = 8
 #: Rounds after which the uniform and active workflows are assessed.
@@ -215,9 +220,15 @@ def sequential(population: Population, design: str, seed: int) -> tuple[list[dic
     open_ = list(population.systems)  # systems some target of label-until-decided still awaits
     assessed = ASSESSED + REFERENCE if design == UNIFORM else ASSESSED
     for number in range(1, (max(assessed) if design == UNIFORM else ROUNDS) + 1):
-        use = UNIFORM if design == UNIFORM or number == 1 else ACTIVE
+        use = UNIFORM if design == UNIFORM or (number == 1 and PILOT is None) else ACTIVE
+        budget = ROUND
+        if use == ACTIVE and number == 1:  # the pilot, then the rest of the round
+            assert PILOT is not None
+            pilot = split_budget(min(ROUND, PILOT * len(population.systems)), lab.pools(), UNIFORM)
+            lab.draw(UNIFORM, pilot, None)
+            budget = ROUND - sum(pilot.values())
         p_pass = _active_p(lab, machine) if use == ACTIVE else None
-        lab.draw(use, split_budget(ROUND, lab.pools(), use), p_pass)
+        lab.draw(use, split_budget(budget, lab.pools(), use), p_pass)
         per = bounds(lab, machine, 1, seed) if number in assessed else {}
         if number in assessed:
             for system, (low, high) in per.items():

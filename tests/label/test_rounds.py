@@ -49,7 +49,9 @@ def test_rounds_round_trip_and_labels_carry_the_design_of_the_round_that_drew_th
     with pytest.raises(InvalidInputError, match="next round there is 2"):
         save_round(store, first, budget=6, seed=1)  # a second process drew round 1 meanwhile
     p = {key: 0.9 for key in UNITS}
-    second = draw_round(UNITS, p, 4, "active", seed=2, number=2, criterion="grounded", floor=0.3)
+    second = draw_round(
+        UNITS, p, 4, "active", seed=2, number=2, criterion="grounded", floor=0.3, known=known
+    )
     save_round(store, second, budget=8, seed=2)
     rounds = load_rounds(store)
     assert [r.number for r in rounds] == [1, 2]
@@ -62,8 +64,12 @@ def test_rounds_round_trip_and_labels_carry_the_design_of_the_round_that_drew_th
     )
     assert back.pool_sizes == {"a": 19, "b": 20}
     assert sorted(back.draws, key=str) == sorted(first.draws, key=str)  # serving order differs
-    assert (rounds[1].design, rounds[1].floor) == ("active", 0.3)
-    assert sorted(rounds[1].draws, key=str) == sorted(second.draws, key=str)
+    assert (rounds[1].design, rounds[1].floor, rounds[1].sampling) == ("active", 0.3, "successive")
+    # a successive round is served in the order drawn within each system (Des Raj reads it)
+    for model in ("a", "b"):
+        assert [d for d in rounds[1].draws if d.model == model] == [
+            d for d in second.draws if d.model == model
+        ]
     assert load_rounds(store, ["other"]) == []
 
     drawn = first.draws[0]
@@ -119,4 +125,38 @@ def test_an_old_store_migrates_and_keeps_its_labels(
     assert {r.design for r in evidence.records["grounded"].values()} == {"unknown"}
     assert evidence.rounds == [] and load_rounds(store) == []
     assert store.progress(1)["items"] == len(UNITS)  # every old item is still served
+    store.close()
+
+
+def test_a_store_of_schema_2_reads_its_active_rounds_as_drawn_with_replacement(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rounds recorded before the sampling scheme was stored (migration 3) drew ``active`` with
+    replacement: after the migration they read back as such, draws and repeats intact."""
+    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS[:2])
+    old, _ = _store(db_url)
+    p = {key: 0.9 if key[0] == "q1" else 0.5 for key in UNITS}
+    drawn = draw_round(
+        UNITS, p, 30, "active", seed=3, criterion="grounded", sampling="with-replacement"
+    )
+    with old.transaction() as tx:  # as the schema-2 code wrote it (no sampling column)
+        tx.execute(
+            "INSERT INTO rounds (number, criterion, scope, design, drawn_at, floor, budget, seed) "
+            "VALUES (1, 'grounded', 'all', 'active', 't', 0.5, 60, 3)"
+        )
+        for position, d in enumerate(drawn.draws):
+            tx.execute(
+                "INSERT INTO round_draws (round_id, case_id, model, probability, times, "
+                "position) VALUES (1, ?, ?, ?, ?, ?)",
+                (d.case_id, d.model, d.probability, d.times, position),
+            )
+    assert old.schema_version() == 2
+    old.close()
+    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    store = Store(db_url)
+    store.migrate()
+    assert store.schema_version() == len(MIGRATIONS) == 3
+    (back,) = load_rounds(store)
+    assert (back.design, back.sampling) == ("active", "with-replacement")
+    assert back.draws == drawn.draws and sum(d.times for d in back.draws) == 60
     store.close()

@@ -65,7 +65,8 @@ def test_active_draws_follow_the_recorded_probabilities() -> None:
     units = _units(40, ("a",))
     p = _predictions(units)
     p[("c005", "a")] = None  # type: ignore[assignment]
-    r = draw_round(units, p, 4000, "active", seed=7, floor=0.2)
+    r = draw_round(units, p, 4000, "active", seed=7, floor=0.2, sampling="with-replacement")
+    assert r.sampling == "with-replacement"
     assert sum(d.times for d in r.draws) == 4000
     probabilities = active_probabilities([p[k] for k in units], 0.2)
     q = dict(zip([c for c, _ in units], probabilities, strict=True))
@@ -74,6 +75,36 @@ def test_active_draws_follow_the_recorded_probabilities() -> None:
         assert d.times / 4000 == pytest.approx(q[d.case_id], abs=4 * np.sqrt(q[d.case_id] / 4000))
     assert q["c005"] == pytest.approx(1 / 40)
     assert min(q.values()) >= 0.2 / 40
+
+
+def test_successive_active_draws_pick_each_next_unit_by_its_weight_among_those_left() -> None:
+    """Successive sampling: the first draw is unit i with probability q_i, the second, given the
+    first was j, with q_i / (1 − q_j); never a unit twice, at most the pool; the draws recorded
+    in the order drawn, each with its weight over the whole pool."""
+    units = _units(5, ("a",))
+    p = dict(zip(units, [0.5, 0.5, 0.9, 0.99, None], strict=True))
+    q = active_probabilities([p[k] for k in units], 0.2)
+    weight = dict(zip([c for c, _ in units], q, strict=True))
+    firsts: Counter[str] = Counter()
+    seconds: Counter[str] = Counter()
+    reps = 4000
+    for seed in range(reps):
+        r = draw_round(units, p, 3, "active", seed=seed, floor=0.2)
+        assert r.sampling == "successive" and [d.times for d in r.draws] == [1, 1, 1]
+        assert len({d.case_id for d in r.draws}) == 3
+        assert all(d.probability == pytest.approx(weight[d.case_id]) for d in r.draws)
+        firsts[r.draws[0].case_id] += 1
+        if r.draws[0].case_id == "c000":
+            seconds[r.draws[1].case_id] += 1
+    for case_id, w in weight.items():
+        assert firsts[case_id] / reps == pytest.approx(w, abs=4 * np.sqrt(w / reps))
+    after = sum(seconds.values())
+    for case_id, w in weight.items():
+        if case_id != "c000":
+            expected = w / (1 - weight["c000"])
+            assert seconds[case_id] / after == pytest.approx(expected, abs=0.05)
+    assert len(draw_round(units, p, 9, "active", seed=1).draws) == 5  # the whole pool, once each
+    assert split_budget(12, {"a": 5, "b": 100}, "active") == {"a": 5, "b": 7}
 
 
 def test_rounds_are_reproducible_by_seed_and_independent_of_unit_order() -> None:
@@ -92,7 +123,9 @@ def test_budgets_per_system_and_split_of_a_total() -> None:
     assert Counter(d.model for d in r.draws) == {"a": 5}
     assert split_budget(7, {"x": 10, "y": 10}, "uniform") == {"x": 4, "y": 3}
     assert split_budget(30, {"x": 3, "y": 100, "z": 0}, "uniform") == {"x": 3, "y": 27, "z": 0}
-    assert split_budget(30, {"x": 3, "y": 100}, "active") == {"x": 15, "y": 15}
+    assert split_budget(30, {"x": 3, "y": 100}, "active") == {"x": 3, "y": 27}  # successive
+    replaced = split_budget(30, {"x": 3, "y": 100}, "active", "with-replacement")
+    assert replaced == {"x": 15, "y": 15}
     assert split_budget(500, {"x": 3, "y": 4}, "uniform") == {"x": 3, "y": 4}
 
 
@@ -108,11 +141,26 @@ def test_bad_parameters_are_refused_with_the_standard_message() -> None:
         draw_round(units, {("c000", "a"): 1.5}, 1, "active")
 
 
+def _des_raj_terms(draws: list[tuple[float, float]], lam: float, ordered: bool) -> list[float]:
+    """Per draw of one system's round (residual ``y − λ f``, recorded probability ``q``), the
+    expansion term: ``r_t / q_t`` (Hansen–Hurwitz, or SRS) or, drawn successively, Des Raj's
+    ``Σ_{s<t} r_s + r_t q'_t`` with ``q'_t = q_t / (1 − Σ_{s<t} q_s)``."""
+    if not ordered:
+        return [r / q for r, q in draws]
+    terms, before, gone = [], 0.0, 0.0
+    for r, q in draws:
+        terms.append(before + r * (1.0 - gone) / q)
+        before, gone = before + r, gone + q
+    return terms
+
+
 def test_the_recorded_probabilities_make_the_design_estimator_unbiased() -> None:
     """Design note 0063's per-draw estimator X_t = (Σ_known Y + λ Σ_pool f + (Y_t − λ f_t) / p_t)
-    / N, averaged over many rounds drawn here, recovers the true pass rate for both designs
-    (Hansen–Hurwitz for ``active``, SRS expansion for ``uniform``) — with a prediction f that is
-    biased (shifted) so that only correct probabilities can remove the bias."""
+    / N, averaged over many rounds drawn here, recovers the true pass rate for every design
+    (Hansen–Hurwitz for ``active`` with replacement, Des Raj for ``active`` drawn successively,
+    SRS expansion for ``uniform``) — with a prediction f that is biased (shifted) so that only
+    correct probabilities can remove the bias. Reading successive draws as Hansen–Hurwitz is
+    biased, and this test sees it."""
     rng = np.random.default_rng(0)
     n = 120
     units = [(f"c{i}", "m") for i in range(n)]
@@ -122,24 +170,34 @@ def test_the_recorded_probabilities_make_the_design_estimator_unbiased() -> None
     known = set(units[:30])
     index = {key: i for i, key in enumerate(units)}
     pool = [k for k in units if k not in known]
-    theta = y.mean()
+    theta = float(y.mean())
     lam = 0.8
     base = y[:30].sum() + lam * sum(f[index[k]] for k in pool)
-    for design in ("uniform", "active"):
+    for design, sampling, ordered in (
+        ("uniform", "successive", False),
+        ("active", "with-replacement", False),
+        ("active", "successive", True),
+        ("active", "successive", False),  # successive draws misread as Hansen–Hurwitz
+    ):
         estimates = []
         for seed in range(1500):
             r = draw_round(
-                units, dict(zip(units, f, strict=True)), 8, design, seed=seed, known=known
-            )
-            terms = [
-                (y[index[(d.case_id, d.model)]] - lam * f[index[(d.case_id, d.model)]])
-                / d.probability
+                units, dict(zip(units, f, strict=True)), 40, design, seed=seed, known=known,
+                sampling=sampling,
+            )  # fmt: skip
+            residuals = [
+                (
+                    y[index[(d.case_id, d.model)]] - lam * f[index[(d.case_id, d.model)]],
+                    d.probability,
+                )
                 for d in r.draws
                 for _ in range(d.times)
             ]
-            estimates.append((base + np.mean(terms)) / n)
-        se = np.std(estimates) / np.sqrt(len(estimates))
-        assert abs(np.mean(estimates) - theta) < 4 * se, (design, np.mean(estimates), theta)
+            estimates.append((base + np.mean(_des_raj_terms(residuals, lam, ordered))) / n)
+        se = float(np.std(estimates)) / np.sqrt(len(estimates))
+        biased = design == "active" and sampling == "successive" and not ordered
+        off = abs(float(np.mean(estimates)) - theta) / se
+        assert bool(off > 6) is biased, (design, sampling, ordered, off)
 
 
 def test_the_default_floor_keeps_every_weight_within_twice_uniform() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from assay.label.sample import DEFAULT_FLOOR, active_probabilities
+from assay.label.sample import DEFAULT_FLOOR, active_probabilities, draw_round
 from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
 from assay.verdict.estimate import design_bounds
 
@@ -122,6 +122,28 @@ def active_skewed(rng: np.random.Generator) -> tuple[float, float, float]:
     return _active(rng, 0.1)
 
 
+def active_successive(rng: np.random.Generator) -> tuple[float, float, float]:
+    """The shipped default: 40 uniform labels, then two ``active`` rounds of 60 drawn successively
+    without replacement by the shipped ``draw_round`` (Des Raj's estimator; each round a quarter
+    of the pool, where drawing with replacement would waste draws on repeats)."""
+    x, y = _population(rng)
+    first = _uniform_round(rng, 1, frozenset(), 40)
+    records = {
+        (d.case_id, d.model): _record((d.case_id, d.model), y, UNIFORM, 1, d.probability)
+        for d in first.draws
+    }
+    rounds = [first]
+    fit_predict = _fit_predict(x)
+    for number in (2, 3):
+        p_pass = fit_predict({k: r.value for k, r in records.items()})
+        rnd = draw_round(UNITS, p_pass, 60, ACTIVE, rng=rng, known=records, number=number)
+        rounds.append(rnd)
+        for d in rnd.draws:
+            key = (d.case_id, d.model)
+            records[key] = _record(key, y, ACTIVE, number, d.probability)
+    return _bounds(x, y, records, rounds)
+
+
 def review_first(rng: np.random.Generator) -> tuple[float, float, float]:
     """The 80 most uncertain cases labelled first (unknown design), then 100 uniform labels."""
     x, y = _population(rng)
@@ -142,7 +164,9 @@ def _coverage(scenario: Scenario, seed: int) -> tuple[float, float, float]:
 
 
 @pytest.mark.parametrize(
-    "scenario", [uniform, active, active_skewed, review_first], ids=lambda s: s.__name__
+    "scenario",
+    [uniform, active, active_skewed, active_successive, review_first],
+    ids=lambda s: s.__name__,
 )
 def test_each_side_covers_at_nominal_95(scenario: Scenario) -> None:
     lower, upper, width = _coverage(scenario, seed=45)

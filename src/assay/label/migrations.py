@@ -42,4 +42,8 @@ MIGRATIONS: list[list[str]] = [
         # items outside every labelled check's scope stay (with their labels) but are not served
         "ALTER TABLE items ADD COLUMN active INTEGER NOT NULL DEFAULT 1",
     ],
+    [  # 3: how an active round drew (design note 0063, amendment of 2026-12-07): rounds recorded
+        # before drew with replacement; a successive round's draws are served in the order drawn
+        "ALTER TABLE rounds ADD COLUMN sampling TEXT NOT NULL DEFAULT 'with-replacement'",
+    ],
 ]

@@ -1,11 +1,15 @@
 """Labelling rounds in the label store: what ``assay labels sample`` drew, read back as
 :class:`~assay.verdict.design.DesignRound` (design note 0063).
 
-A round is stored with its criterion, scope, design, time, floor, budget and seed; per system its
-pool size; each draw with its selection probability, how many times it was drawn and its place in
-the serving order; and the units already labelled when it was drawn (``known``). The serving
-order is a seeded random permutation of the draws: annotators who stop half-way leave a random
-subset of the round labelled, not the first cases in some order that could follow the outcome.
+A round is stored with its criterion, scope, design, sampling scheme, time, floor, budget and
+seed; per system its pool size; each draw with its selection probability, how many times it was
+drawn and its place in the serving order; and the units already labelled when it was drawn
+(``known``). The serving order is a seeded random permutation of the draws: annotators who stop
+half-way leave a random subset of the round labelled, not the first cases in some order that
+could follow the outcome. An ``active`` round drawn ``successive`` is served in the order drawn
+within each system (the systems taking turns in a seeded order): Des Raj's estimator reads that
+order, and the first draws of a successive sample are themselves a successive sample. Rounds
+recorded before the scheme was stored (schema migration 3) read as ``with-replacement``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.label.store import Store
-from assay.verdict.design import DesignRound, Draw
+from assay.verdict.design import ACTIVE, SUCCESSIVE, DesignRound, Draw
 
 Key = tuple[str, str]
 
@@ -37,7 +41,7 @@ def save_round(store: Store, drawn: DesignRound, *, budget: int, seed: int | Non
     the later one must be drawn again, with the first one's draws in its ``known``-free pool.
     """
     drawn_at = drawn.drawn_at or datetime.now(UTC).isoformat(timespec="seconds")
-    order = np.random.default_rng([seed or 0, drawn.number]).permutation(len(drawn.draws))
+    order = serving_order(drawn, seed)
     with store.transaction(lock=True) as tx:
         row = tx.fetchone("SELECT MAX(number) FROM rounds")
         expected = int(row[0] or 0) + 1 if row else 1
@@ -47,8 +51,8 @@ def save_round(store: Store, drawn: DesignRound, *, budget: int, seed: int | Non
                 f"there is {expected} (another round was drawn meanwhile); draw again"
             )
         inserted = tx.fetchone(
-            "INSERT INTO rounds (number, criterion, scope, design, drawn_at, floor, budget, seed) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            "INSERT INTO rounds (number, criterion, scope, design, drawn_at, floor, budget, seed, "
+            "sampling) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (
                 drawn.number,
                 drawn.criterion,
@@ -58,6 +62,7 @@ def save_round(store: Store, drawn: DesignRound, *, budget: int, seed: int | Non
                 float(drawn.floor),
                 int(budget),
                 seed,
+                drawn.sampling,
             ),
         )
         round_id = int(inserted[0])
@@ -89,7 +94,32 @@ def save_round(store: Store, drawn: DesignRound, *, budget: int, seed: int | Non
         drawn.draws,
         drawn.floor,
         {**drawn.extra, "budget": int(budget), "seed": seed},
+        drawn.sampling,
     )
+
+
+def serving_order(drawn: DesignRound, seed: int | None) -> np.ndarray:
+    """The order the round's draws are served in (indices into ``drawn.draws``): a seeded random
+    permutation; for a ``successive`` ``active`` round each system's draws in the order drawn,
+    the systems taking turns in a seeded random order (module docstring).
+
+    Example:
+        >>> d = tuple(Draw(c, m, 0.5) for m in "ab" for c in "xy")
+        >>> r = DesignRound(1, "ok", "all", "active", "", frozenset(), {}, d, 0.5, {}, "successive")
+        >>> [d[i].case_id for i in serving_order(r, 0) if d[i].model == "a"]
+        ['x', 'y']
+    """
+    rng = np.random.default_rng([seed or 0, drawn.number])
+    if drawn.design != ACTIVE or drawn.sampling != SUCCESSIVE:
+        return rng.permutation(len(drawn.draws))
+    models = sorted({d.model for d in drawn.draws})
+    turn = dict(zip(models, rng.permutation(len(models)).tolist(), strict=True))
+    rank: dict[str, int] = {}
+    keys = []
+    for d in drawn.draws:
+        keys.append((rank.get(d.model, 0), turn[d.model]))
+        rank[d.model] = rank.get(d.model, 0) + 1
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
 
 
 def load_rounds(store: Store, criteria: Iterable[str] | None = None) -> list[DesignRound]:
@@ -98,7 +128,7 @@ def load_rounds(store: Store, criteria: Iterable[str] | None = None) -> list[Des
     wanted = None if criteria is None else set(criteria)
     with store.transaction() as tx:
         rounds = tx.fetchall(
-            "SELECT id, number, criterion, scope, design, drawn_at, floor, budget, seed "
+            "SELECT id, number, criterion, scope, design, drawn_at, floor, budget, seed, sampling "
             "FROM rounds ORDER BY number"
         )
         pools = tx.fetchall("SELECT round_id, model, pool_size FROM round_pools ORDER BY model")
@@ -135,6 +165,7 @@ def load_rounds(store: Store, criteria: Iterable[str] | None = None) -> list[Des
                 draws=tuple(parts["draws"]),
                 floor=float(row[6]),
                 extra={"budget": int(row[7]), "seed": None if row[8] is None else int(row[8])},
+                sampling=str(row[9]),
             )
         )
     return out

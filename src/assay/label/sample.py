@@ -5,13 +5,19 @@ A *unit* is one (case id, system) pair in a check's scope. A round draws, per sy
 
 * ``uniform`` — a simple random sample without replacement of the pool; every draw's selection
   probability is ``1 / pool_size`` (the estimator applies the finite-population correction).
-* ``active`` — ``budget`` draws with replacement, the probability of a unit proportional to the
-  calibrated uncertainty ``sqrt(p (1 - p))`` of its P(PASS), mixed with the uniform distribution so
-  that no unit falls below ``floor / pool_size`` (Zrnic & Candès, *Active Statistical Inference*,
-  ICML 2024, §4: the mixture with uniform keeps the inverse-probability weights bounded; default
-  half the uniform probability, :data:`DEFAULT_FLOOR`). Units
-  without a prediction get the uniform probability ``1 / pool_size``. The Hansen–Hurwitz estimator
-  reads a unit drawn twice as two draws (``Draw.times``).
+* ``active`` — ``budget`` draws, the probability of a unit proportional to the calibrated
+  uncertainty ``sqrt(p (1 - p))`` of its P(PASS), mixed with the uniform distribution so that no
+  unit falls below ``floor / pool_size`` (Zrnic & Candès, *Active Statistical Inference*, ICML
+  2024, §4: the mixture with uniform keeps the inverse-probability weights bounded; default half
+  the uniform probability, :data:`DEFAULT_FLOOR`). Units without a prediction get the uniform
+  probability ``1 / pool_size``. Drawn ``successive`` (the default): without replacement, each
+  draw picking among the units not yet drawn with probability proportional to these weights
+  (successive sampling, drawn in one pass by Efraimidis & Spirakis' exponential keys, *Weighted
+  random sampling with a reservoir*, IPL 2006), estimated by Des Raj's ordered estimator
+  (``assay.verdict.estimate_rounds``). ``with-replacement`` (Hansen–Hurwitz, ``Draw.times``) is
+  kept for rounds recorded before: it draws the most uncertain units again and again, a waste a
+  without-replacement design does not make (the per-draw variance over the units left falls as
+  they are drawn).
 
 Budgets are per system: every system's check is decided on its own, so each gets the same number
 of draws. :func:`split_budget` splits a total budget evenly across systems (see there).
@@ -28,7 +34,15 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from assay.params import check, check_choice, check_int
-from assay.verdict.design import ACTIVE, UNIFORM, DesignRound, Draw
+from assay.verdict.design import (
+    ACTIVE,
+    SAMPLINGS,
+    SUCCESSIVE,
+    UNIFORM,
+    WITH_REPLACEMENT,
+    DesignRound,
+    Draw,
+)
 
 Key = tuple[str, str]
 #: Designs a round may be drawn by.
@@ -121,10 +135,13 @@ def _as_array(p_pass: Sequence[float | None]) -> np.ndarray:
     return np.array([math.nan if p is None else float(p) for p in p_pass], dtype=float)
 
 
-def split_budget(total: int, pool_sizes: Mapping[str, int], design: str) -> dict[str, int]:
+def split_budget(
+    total: int, pool_sizes: Mapping[str, int], design: str, sampling: str = SUCCESSIVE
+) -> dict[str, int]:
     """Split a round's total budget across systems: evenly, the remainder one each to the systems
-    first in name order; under ``uniform`` (without replacement) no system gets more than its pool
-    and what it cannot take goes, evenly again, to the systems with room left.
+    first in name order; without replacement (``uniform``, ``active`` drawn ``successive``) no
+    system gets more than its pool and what it cannot take goes, evenly again, to the systems
+    with room left.
 
     Every system's check is decided on its own, so each gets the same number of labels rather
     than a share proportional to its pool. A system with an empty pool gets 0.
@@ -134,23 +151,27 @@ def split_budget(total: int, pool_sizes: Mapping[str, int], design: str) -> dict
         {'a': 4, 'b': 3, 'c': 3}
         >>> split_budget(10, {"a": 2, "b": 100, "c": 0}, "uniform")
         {'a': 2, 'b': 8, 'c': 0}
+        >>> split_budget(10, {"a": 2, "b": 100}, "active", "with-replacement")
+        {'a': 5, 'b': 5}
     """
     check_int(total, "total", "split_budget", minimum=0)
     check_choice(design, ROUND_DESIGNS, "design", "split_budget")
+    check_choice(sampling, SAMPLINGS, "sampling", "split_budget")
+    replaces = design == ACTIVE and sampling == WITH_REPLACEMENT
     out = {system: 0 for system in pool_sizes}
     remaining = int(total)
     while remaining > 0:
         room = [
             s
             for s in sorted(pool_sizes)
-            if pool_sizes[s] > 0 and (design == ACTIVE or out[s] < pool_sizes[s])
+            if pool_sizes[s] > 0 and (replaces or out[s] < pool_sizes[s])
         ]
         if not room:
             break
         share, extra = divmod(remaining, len(room))
         for position, system in enumerate(room):
             want = share + (position < extra)
-            give = want if design == ACTIVE else min(want, pool_sizes[system] - out[system])
+            give = want if replaces else min(want, pool_sizes[system] - out[system])
             out[system] += give
             remaining -= give
     return out
@@ -170,6 +191,7 @@ def draw_round(
     scope: str = "all",
     number: int = 1,
     drawn_at: str = "",
+    sampling: str = SUCCESSIVE,
 ) -> DesignRound:
     """Draw one labelling round per system from the units not yet labelled.
 
@@ -188,11 +210,14 @@ def draw_round(
         scope: the check scope the units come from.
         number: the round's number.
         drawn_at: ISO timestamp to record (the caller's clock; empty keeps this pure).
+        sampling: ``active`` only: ``successive`` (without replacement, at most the pool) or
+            ``with-replacement`` (Hansen–Hurwitz).
 
     Returns:
         the :class:`~assay.verdict.design.DesignRound`: per system the pool size, and each drawn
-        unit once with its selection probability and how many times it was drawn. ``uniform``
-        records ``floor = 1.0`` (every probability is exactly uniform).
+        unit once with its selection probability and how many times it was drawn (``successive``:
+        once each, in the order drawn, the probability the unit's weight over the whole pool).
+        ``uniform`` records ``floor = 1.0`` (every probability is exactly uniform).
 
     Example:
         >>> units = [(f"c{i}", m) for i in range(10) for m in ("a", "b")]
@@ -203,6 +228,9 @@ def draw_round(
         True
         >>> p = {(c, m): 0.5 if c == "c1" else 0.99 for c, m in units}
         >>> r = draw_round(units, p, 4, "active", seed=1, floor=0.2)
+        >>> len({d.case_id for d in r.draws if d.model == "a"}), r.sampling  # 4 distinct units
+        (4, 'successive')
+        >>> r = draw_round(units, p, 4, "active", seed=1, floor=0.2, sampling="with-replacement")
         >>> sum(d.times for d in r.draws if d.model == "a")
         4
     """
@@ -217,6 +245,7 @@ def draw_round(
             "a share of uniform in (0, 1]",
             floor,
         )
+        check_choice(sampling, SAMPLINGS, "sampling", where)
     known_set = frozenset((str(c), str(m)) for c, m in known)
     pools: dict[str, list[str]] = {}
     for case_id, model in sorted({(str(c), str(m)) for c, m in units}):
@@ -236,6 +265,9 @@ def draw_round(
             continue
         predictions = [(p_pass or {}).get((case_id, model)) for case_id in pool]
         q = active_probabilities(predictions, floor)
+        if sampling == SUCCESSIVE:
+            draws.extend(Draw(pool[i], model, float(q[i])) for i in successive(q, want, generator))
+            continue
         counts = np.bincount(generator.choice(len(pool), size=want, p=q), minlength=len(pool))
         draws.extend(
             Draw(pool[i], model, float(q[i]), int(counts[i])) for i in np.flatnonzero(counts)
@@ -250,7 +282,27 @@ def draw_round(
         pool_sizes={model: len(pool) for model, pool in sorted(pools.items())},
         draws=tuple(draws),
         floor=float(floor) if design == ACTIVE else 1.0,
+        sampling=sampling if design == ACTIVE else WITH_REPLACEMENT,  # read for active only
     )
+
+
+def successive(q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of ``min(size, len(q))`` units drawn successively without replacement, in the
+    order drawn: each draw picks among the units not yet drawn with probability proportional to
+    ``q``.
+
+    Efraimidis & Spirakis (*Weighted random sampling with a reservoir*, IPL 2006): with
+    ``E_i ~ Exp(1)`` independent, the units in increasing order of ``E_i / q_i`` are such a
+    sequence (the least of independent exponentials with rates ``q_i`` falls on unit ``i`` with
+    probability ``q_i / Σ q``, and memorylessness repeats the argument on the rest).
+
+    Example:
+        >>> order = successive(np.array([0.7, 0.2, 0.1]), 2, np.random.default_rng(0))
+        >>> len(order), len(set(order.tolist()))
+        (2, 2)
+    """
+    keys = rng.exponential(size=len(q)) / np.maximum(q, np.finfo(float).tiny)
+    return np.argsort(keys, kind="stable")[: min(size, len(q))]
 
 
 def _budgets(

@@ -6,9 +6,14 @@ rule). Every label the verdict reads therefore carries a design:
 * ``uniform`` — drawn by assay (``assay labels sample --design uniform``): a simple random sample
   without replacement of the round's pool (every in-scope unit of a system not yet labelled);
   each draw's probability is ``1 / pool_size``.
-* ``active`` — drawn by assay with replacement, the probability of a unit proportional to the
-  calibrated uncertainty ``sqrt(p (1 - p))`` with a floor (Zrnic & Candès, *Active Statistical
-  Inference*, ICML 2024); a unit drawn twice counts twice.
+* ``active`` — drawn by assay, the probability of a unit proportional to the calibrated
+  uncertainty ``sqrt(p (1 - p))`` with a floor (Zrnic & Candès, *Active Statistical Inference*,
+  ICML 2024). Two sampling schemes (:attr:`DesignRound.sampling`): ``successive`` (the default
+  since design note 0063's amendment of 2026-12-07) draws without replacement, one unit at a
+  time with probability proportional to its weight among the units not yet drawn, and is
+  estimated by Des Raj's ordered estimator (Des Raj, *Some estimators in sampling with varying
+  probabilities without replacement*, JASA 1956); ``with-replacement`` (rounds recorded before
+  it) is estimated by Hansen–Hurwitz, a unit drawn twice counting twice.
 * ``random`` — an outside source (a CSV, the suite's ``labels``) declared in the plan to be a
   uniform random sample of the suite: one implicit ``uniform`` round with nothing known before it.
 * ``unknown`` — anything else: hand-picked, REVIEW cases labelled to settle their verdict, an
@@ -30,6 +35,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 UNIFORM, ACTIVE, RANDOM, UNKNOWN = "uniform", "active", "random", "unknown"
+#: How an ``active`` round's draws were made: with replacement (Hansen–Hurwitz; every round
+#: recorded before the successive scheme, and the stored default), or successively without
+#: replacement in a recorded order (Des Raj's ordered estimator).
+WITH_REPLACEMENT, SUCCESSIVE = "with-replacement", "successive"
+#: Every sampling scheme a round may record.
+SAMPLINGS = (WITH_REPLACEMENT, SUCCESSIVE)
 #: Every design a label may carry.
 DESIGNS = (UNIFORM, ACTIVE, RANDOM, UNKNOWN)
 #: Designs whose draws have known selection probabilities (they may rectify a bound).
@@ -117,6 +128,11 @@ class DesignRound:
         pool_sizes: per system, how many units the pool held.
         draws: the draws, each with its probability.
         floor: the smallest selection probability allowed, as a share of uniform (``active``).
+        extra: what the store records beside the design (budget, seed).
+        sampling: ``active``: :data:`WITH_REPLACEMENT` (Hansen–Hurwitz; ``Draw.probability`` the
+            chance of each draw) or :data:`SUCCESSIVE` (without replacement; ``draws`` in the order
+            drawn per system, ``Draw.probability`` the unit's weight over the whole pool, from
+            which the chance of each draw given the draws before it follows).
     """
 
     number: int
@@ -129,6 +145,7 @@ class DesignRound:
     draws: tuple[Draw, ...]
     floor: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    sampling: str = WITH_REPLACEMENT
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,11 @@ only the way its design allows:
   a simple random sample without replacement for ``uniform`` / ``random`` rounds
   (``p = 1 / |pool|``, the pool restricted to the check's scope and system, with the
   finite-population correction), Hansen–Hurwitz with replacement and the recorded ``p`` for
-  ``active`` rounds (Zrnic & Candès, *Active Statistical Inference*, ICML 2024). ``f`` is the
+  ``active`` rounds (Zrnic & Candès, *Active Statistical Inference*, ICML 2024) drawn with
+  replacement, and Des Raj's ordered estimator for ``active`` rounds drawn successively without
+  replacement (*Some estimators in sampling with varying probabilities without replacement*,
+  JASA 1956: the round's earlier draws join the known units, ``p_t`` is draw t's chance given
+  them; :func:`~assay.verdict.estimate_normal.pseudo_parts`). ``f`` is the
   calibrated P(PASS), cross-fitted (Zrnic & Candès, *Cross-prediction-powered inference*, PNAS
   2024), made sequential: a round's draws are split into folds and fold j's ``f`` comes from a
   calibrator fit on the labels known before the round, the round's draws of other systems and

@@ -18,7 +18,7 @@ import numpy as np
 
 from assay.verdict.bounds import LOWER, betting_lower_bound, hypergeometric_bound
 from assay.verdict.design import ACTIVE, Key
-from assay.verdict.estimate_rounds import SampleRound, side_y, uniform_chains
+from assay.verdict.estimate_rounds import SampleRound, earlier_sums, side_y, uniform_chains
 
 HYPERGEOMETRIC, BETTING = "design-hypergeometric", "design-betting"
 
@@ -90,14 +90,16 @@ def sequential_values(
     """A round's draws as labels-only pseudo-outcomes whose mean, given everything before each
     draw, is θ (lower side) or 1 − θ (upper side: the fail rate), all non-negative.
 
-    ``active`` draws are i.i.d. given the round's design (Hansen–Hurwitz):
-    ``(Σ_known Y + Y_t · inside_t / p_t) / N``. ``uniform`` / ``random`` draws are taken one at a
-    time in a seeded random order, each a uniform draw from the pool less the draws before it
-    (sampling without replacement as a martingale, Waudby-Smith & Ramdas, *Confidence sequences
-    for sampling without replacement*, NeurIPS 2020): ``(Σ_{known + earlier} Y + |pool_t| Y_t) /
-    N``. The rounds' sequences chain into one: a round's design (known units, pool,
-    probabilities) was fixed by what was labelled before it. Unlabelled draws count as FAIL for
-    the lower side and PASS for the upper (``side_y``); on the upper side ``Y`` is 1 − label.
+    ``active`` draws with replacement are i.i.d. given the round's design (Hansen–Hurwitz):
+    ``(Σ_known Y + Y_t · inside_t / p_t) / N``; drawn successively (Des Raj), the draws before ``t``
+    join the known units and ``p_t`` is the chance of draw ``t`` given them. ``uniform`` /
+    ``random`` draws are taken one at a time in a seeded random order, each a uniform draw from the
+    pool less the draws before it (sampling without replacement as a martingale, Waudby-Smith &
+    Ramdas, *Confidence sequences for sampling without replacement*, NeurIPS 2020): ``(Σ_{known +
+    earlier} Y + |pool_t| Y_t) / N``. The rounds' sequences chain into one: a round's design (known
+    units, pool, probabilities) was fixed by what was labelled before it. Unlabelled draws count as
+    FAIL for the lower side and PASS for the upper (``side_y``); on the upper side ``Y`` is 1 −
+    label.
 
     Example:
         >>> units = [(f"c{i}", "m") for i in range(4)]
@@ -111,7 +113,9 @@ def sequential_values(
     if side != LOWER:
         y, known = 1.0 - y, 1.0 - known
     if rnd.design == ACTIVE:
-        return (float(known.sum()) + y * rnd.inside / rnd.probability) / n_units
+        inside = y * rnd.inside
+        before = earlier_sums(inside) if rnd.ordered else 0.0
+        return (float(known.sum()) + before + inside / rnd.probability) / n_units
     order = np.random.default_rng(seed + rnd.number).permutation(len(y))
     ordered = y[order]
     before = float(known.sum()) + np.concatenate([[0.0], np.cumsum(ordered)[:-1]])

@@ -26,15 +26,21 @@ def sequential_folds(rnd: SampleRound, folds: int, seed: int) -> list[SampleRoun
 
     Fold j is, given the folds before it, again a draw of the round's design: a simple random
     sample of the pool less the earlier folds' units (which join the known units) for
-    ``uniform`` / ``random``; i.i.d. draws at the recorded probabilities for ``active``. Each
-    fold's predictor may therefore learn from the earlier folds, and the folds combine as a
-    martingale whose variance is the sum of theirs.
+    ``uniform`` / ``random``; i.i.d. draws at the recorded probabilities for ``active`` drawn with
+    replacement. An ``active`` round drawn successively (``rnd.ordered``) is split into
+    consecutive runs of its draw order instead, the earlier folds' units joining the known units:
+    each fold is then the continuation of the successive draw from the units left, its chances
+    given the draws before it as recorded. Each fold's predictor may therefore learn from the
+    earlier folds, and the folds combine as a martingale whose variance is the sum of theirs.
     """
     unique = list(dict.fromkeys(rnd.draws))
     k = max(1, min(folds, len(unique) // 2))
     if k == 1:
         return [rnd]
-    order = np.random.default_rng(seed + rnd.number).permutation(len(unique))
+    if rnd.ordered:
+        order = np.arange(len(unique))
+    else:
+        order = np.random.default_rng(seed + rnd.number).permutation(len(unique))
     fold_of = {unique[i]: position * k // len(unique) for position, i in enumerate(order)}
     assigned = np.array([fold_of[d] for d in rnd.draws])
     out: list[SampleRound] = []
@@ -42,13 +48,16 @@ def sequential_folds(rnd: SampleRound, folds: int, seed: int) -> list[SampleRoun
     for j in range(k):
         mask = assigned == j
         keys = [d for d, chosen in zip(rnd.draws, mask, strict=True) if chosen]
-        if rnd.design == ACTIVE:
+        inside = set(rnd.counted)
+        if rnd.design == ACTIVE and not rnd.ordered:
             known, pool, probability = rnd.known, rnd.pool, rnd.probability[mask]
         else:
             gone = set(earlier)
-            known = rnd.known + earlier
+            known = rnd.known + [u for u in earlier if u in inside]
             pool = [u for u in rnd.pool if u not in gone]
-            probability = np.full(len(keys), 1.0 / len(pool))
+            probability = (
+                rnd.probability[mask] if rnd.ordered else np.full(len(keys), 1.0 / len(pool))
+            )
         out.append(
             SampleRound(
                 rnd.number,
@@ -60,6 +69,7 @@ def sequential_folds(rnd: SampleRound, folds: int, seed: int) -> list[SampleRoun
                 rnd.inside[mask],
                 tuple(earlier),
                 floor=rnd.floor,
+                ordered=rnd.ordered,
             )
         )
         earlier = earlier + list(dict.fromkeys(keys))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from assay.verdict.bounds import LOWER
-from assay.verdict.design import ACTIVE, RANDOM, UNIFORM, DesignRound, Key
+from assay.verdict.design import ACTIVE, RANDOM, SUCCESSIVE, UNIFORM, DesignRound, Draw, Key
 
 
 @dataclass
@@ -35,6 +35,9 @@ class SampleRound:
     earlier: tuple[Key, ...] = ()  # this system's draws of the round's earlier folds
     numbers: tuple[int, ...] = ()  # the rounds a chain pools (empty: just ``number``)
     floor: float = 1.0  # the smallest selection probability, as a share of uniform (design)
+    # ``active`` drawn successively without replacement: ``draws`` in the order drawn and
+    # ``probability`` each draw's chance given the draws before it (Des Raj's ordered estimator)
+    ordered: bool = False
 
     @property
     def counted(self) -> list[Key]:
@@ -50,8 +53,10 @@ def usable_rounds(
     A ``uniform`` / ``random`` round over the check's scope (or over ``all``) restricted to the
     check's units is again a simple random sample of them (conditionally on how many it holds). An
     ``active`` round counts only for its own scope; its draws of the system outside the check's
-    units (e.g. cases the metric does not apply to) contribute zero (Hansen–Hurwitz estimation of
-    a domain), so its pool may be larger than the check's but must hold it.
+    units (e.g. cases the metric does not apply to) contribute zero (Hansen–Hurwitz or Des Raj
+    estimation of a domain), so its pool may be larger than the check's but must hold it; a
+    ``successive`` round's chance of each draw is taken over every draw of the system, in or out
+    of the check (:func:`successive_draws`).
     """
     inside = set(units)
     model = units[0][1]
@@ -75,14 +80,10 @@ def usable_rounds(
                     f"round {r.number} drew from {size} units of {model}, the check has {len(pool)}"
                 )
                 continue
-            draws = [
-                ((d.case_id, d.model), d.probability)
-                for d in r.draws
-                for _ in range(d.times)
-                if d.model == model and (d.case_id, d.model) not in r.known
-            ]
-            keys = [k for k, _ in draws]
-            probability = np.array([p for _, p in draws], dtype=np.float64)
+            mine = [d for d in r.draws if d.model == model and (d.case_id, d.model) not in r.known]
+            keys, probability = (
+                successive_draws(mine) if r.sampling == SUCCESSIVE else replaced_draws(mine)
+            )
         else:
             in_pool = set(pool)
             keys = list(
@@ -94,10 +95,43 @@ def usable_rounds(
         mask = np.array([k in inside for k in keys], dtype=bool)
         if len(keys) >= 2 and bool(np.all(probability > 0)):
             floor = r.floor if r.design == ACTIVE else 1.0
+            ordered = r.design == ACTIVE and r.sampling == SUCCESSIVE
             out.append(
-                SampleRound(r.number, r.design, known, pool, keys, probability, mask, floor=floor)
-            )
+                SampleRound(
+                    r.number, r.design, known, pool, keys, probability, mask, floor=floor,
+                    ordered=ordered,
+                )
+            )  # fmt: skip
     return out, notes
+
+
+def replaced_draws(draws: Sequence[Draw]) -> tuple[list[Key], np.ndarray]:
+    """Hansen–Hurwitz draws (with replacement): a unit drawn ``times`` times counts as that many
+    draws, each at its recorded probability."""
+    keys = [(d.case_id, d.model) for d in draws for _ in range(d.times)]
+    probability = np.array([d.probability for d in draws for _ in range(d.times)], dtype=float)
+    return keys, probability
+
+
+def successive_draws(draws: Sequence[Draw]) -> tuple[list[Key], np.ndarray]:
+    """Successive draws without replacement, in the order drawn, with each draw's chance given
+    the draws before it: ``q_t / (1 − Σ_{s<t} q_s)``, ``q`` the units' recorded weights over the
+    round's pool of the system (which sum to 1 over it).
+
+    Example:
+        >>> d = [Draw("a", "m", 0.5), Draw("b", "m", 0.25)]
+        >>> successive_draws(d)[1].tolist()  # b's chance once a is drawn: 0.25 / 0.5
+        [0.5, 0.5]
+    """
+    keys = [(d.case_id, d.model) for d in draws]
+    q = np.array([d.probability for d in draws], dtype=float)
+    gone = earlier_sums(q)
+    return keys, np.minimum(q / np.maximum(1.0 - gone, q), 1.0)
+
+
+def earlier_sums(values: np.ndarray) -> np.ndarray:
+    """Per draw, the sum of the values of the draws before it (0 for the first)."""
+    return np.concatenate([[0.0], np.cumsum(values)[:-1]])
 
 
 def uniform_chains(usable: Sequence[SampleRound]) -> list[SampleRound]:
