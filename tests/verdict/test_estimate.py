@@ -407,3 +407,55 @@ def test_active_rounds_share_one_floor_and_one_skewness() -> None:
     k3 = 4.0 / 40  # the one heavy draw's cube, shared by both active rounds
     assert out[2].third == pytest.approx(k3 / 20**2)
     assert out[3].third == pytest.approx(k3 / 20**2)
+
+
+def test_a_successive_active_round_is_read_in_draw_order_by_des_raj() -> None:
+    """An ``active`` round drawn successively without replacement (the shipped default): the
+    shipped estimate, averaged over many draws, is the true rate — with a miscalibrated machine
+    and a fixed λ, so only the right chances of each draw remove the bias — and the same draws
+    read as Hansen–Hurwitz (the recorded weights as if drawn with replacement) are biased."""
+    from dataclasses import replace
+
+    from assay.label.sample import draw_round
+    from assay.verdict.design import WITH_REPLACEMENT
+
+    rng = np.random.default_rng(3)
+    units = UNITS[:80]
+    truth = rng.random(len(units))
+    y = dict(zip(units, (rng.random(len(units)) < truth).astype(int).tolist(), strict=True))
+    f = dict(zip(units, np.clip(truth + 0.2, 0, 1).tolist(), strict=True))
+    theta = float(np.mean(list(y.values())))
+    read: dict[str, list[float]] = {"successive": [], WITH_REPLACEMENT: []}
+    for seed in range(600):
+        rnd = draw_round(units, f, 48, ACTIVE, seed=seed)
+        records = _records({(d.case_id, d.model): y[(d.case_id, d.model)] for d in rnd.draws})
+        for rounds in ([rnd], [replace(rnd, sampling=WITH_REPLACEMENT)]):
+            low, _ = design_bounds(units, records, rounds, predictions=f, lam=0.5)
+            read[rounds[0].sampling].append(low.estimate)
+    for sampling, estimates in read.items():
+        off = abs(float(np.mean(estimates)) - theta) / (np.std(estimates) / math.sqrt(600))
+        assert bool(off > 5) is (sampling == WITH_REPLACEMENT), (sampling, off)
+
+
+def test_a_successive_round_folds_in_draw_order_with_earlier_folds_known() -> None:
+    """Cross-fitting folds of a successive round are runs of its draw order: fold j's units are
+    drawn after every earlier fold's, which join its known units and leave its pool, and each
+    draw keeps its chance given all draws before it (Des Raj)."""
+    from assay.label.sample import draw_round
+    from assay.verdict.estimate_folds import sequential_folds
+    from assay.verdict.estimate_rounds import usable_rounds
+
+    units = UNITS[:60]
+    f = {k: 0.1 + 0.8 * (i % 7) / 6 for i, k in enumerate(units)}
+    rnd = draw_round(units, f, 12, ACTIVE, seed=5)
+    (sample,), _ = usable_rounds(units, [rnd], "all")
+    assert sample.ordered and sample.draws == [(d.case_id, d.model) for d in rnd.draws]
+    q = np.array([d.probability for d in rnd.draws])
+    gone = np.concatenate([[0.0], np.cumsum(q)[:-1]])
+    assert sample.probability == pytest.approx(q / (1 - gone))
+    folds = sequential_folds(sample, 4, seed=0)
+    assert [d for fold in folds for d in fold.draws] == sample.draws  # runs, in order
+    for j, fold in enumerate(folds):
+        earlier = [d for before in folds[:j] for d in before.draws]
+        assert fold.known == earlier and list(fold.earlier) == earlier
+        assert set(fold.pool) == set(units) - set(earlier) and fold.ordered
