@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from assay.label.sample import DEFAULT_FLOOR, active_probabilities, draw_round
-from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
+from assay.verdict.design import (
+    ACTIVE,
+    SUCCESSIVE,
+    UNIFORM,
+    UNKNOWN,
+    WITH_REPLACEMENT,
+    DesignRound,
+    Draw,
+    Key,
+    LabelRecord,
+)
 from assay.verdict.estimate import design_bounds
 
 REPS = 600
@@ -122,10 +133,13 @@ def active_skewed(rng: np.random.Generator) -> tuple[float, float, float]:
     return _active(rng, 0.1)
 
 
-def active_successive(rng: np.random.Generator) -> tuple[float, float, float]:
+def active_successive(
+    rng: np.random.Generator, sampling: str = SUCCESSIVE
+) -> tuple[float, float, float]:
     """The shipped default: 40 uniform labels, then two ``active`` rounds of 60 drawn successively
     without replacement by the shipped ``draw_round`` (Des Raj's estimator; each round a quarter
-    of the pool, where drawing with replacement would waste draws on repeats)."""
+    of the pool, where drawing with replacement would waste draws on repeats). ``sampling`` is
+    the scheme the rounds are *read* by (the draws are always successive)."""
     x, y = _population(rng)
     first = _uniform_round(rng, 1, frozenset(), 40)
     records = {
@@ -137,7 +151,7 @@ def active_successive(rng: np.random.Generator) -> tuple[float, float, float]:
     for number in (2, 3):
         p_pass = fit_predict({k: r.value for k, r in records.items()})
         rnd = draw_round(UNITS, p_pass, 60, ACTIVE, rng=rng, known=records, number=number)
-        rounds.append(rnd)
+        rounds.append(replace(rnd, sampling=sampling))
         for d in rnd.draws:
             key = (d.case_id, d.model)
             records[key] = _record(key, y, ACTIVE, number, d.probability)
@@ -156,9 +170,9 @@ def review_first(rng: np.random.Generator) -> tuple[float, float, float]:
     return _bounds(x, y, records, [rnd])
 
 
-def _coverage(scenario: Scenario, seed: int) -> tuple[float, float, float]:
+def _coverage(scenario: Scenario, seed: int, reps: int = REPS) -> tuple[float, float, float]:
     rng = np.random.default_rng(seed)
-    results = np.array([scenario(rng) for _ in range(REPS)])
+    results = np.array([scenario(rng) for _ in range(reps)])
     low, high, truth = results[:, 0], results[:, 1], results[:, 2]
     return float(np.mean(low <= truth)), float(np.mean(high >= truth)), float(np.mean(high - low))
 
@@ -172,6 +186,15 @@ def test_each_side_covers_at_nominal_95(scenario: Scenario) -> None:
     lower, upper, width = _coverage(scenario, seed=45)
     assert lower >= 0.92 and upper >= 0.92, (lower, upper, width)
     assert width < 0.35  # informative, not the trivial [0, 1]
+
+
+def test_successive_rounds_read_by_des_raj_are_narrower_than_read_with_replacement() -> None:
+    """The same successive draws read as Hansen–Hurwitz (with replacement) give a wider bound: the
+    without-replacement design's gain, measured on the same seeded repetitions (rounds a quarter
+    of the pool: 0.064 against 0.074 over 600 repetitions)."""
+    shipped = _coverage(active_successive, seed=46, reps=150)
+    replaced = _coverage(lambda rng: active_successive(rng, WITH_REPLACEMENT), seed=46, reps=150)
+    assert shipped[2] < 0.93 * replaced[2], (shipped, replaced)
 
 
 def test_review_first_labels_alone_never_pass_beyond_the_census() -> None:
