@@ -113,7 +113,10 @@ def active_saving(p_pass: Sequence[float | None], floor: float = DEFAULT_FLOOR) 
     :func:`active_probabilities` (Zrnic & Candès, *Active Statistical Inference*, ICML 2024, §3;
     ``p`` taken as calibrated, so ``E[(Y − p)² | p] = p (1 − p)``). A unit without a prediction
     counts ``1/4``. Near 1.0 when the machine cannot tell the units apart (uncertainty the same
-    everywhere): then no sampling design saves labels.
+    everywhere): then no sampling design saves labels. The first draw of a ``successive`` round
+    has exactly this variance and later draws less (the units drawn leave the pool), so for a
+    round that is a small share of its pool this is its saving, and a slight understatement
+    otherwise.
 
     Example:
         >>> round(active_saving([0.5] * 10), 6)  # nothing to aim at
