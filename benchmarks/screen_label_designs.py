@@ -1,0 +1,77 @@
+"""Screen a variant of the active labelling design with bench_label_designs.py's machinery.
+
+The screens of design note 0063's amendment of 2026-12-07: the same seeded repetitions as the
+bench, one variant at a time, the goals and savings printed (nothing written to ``results/``):
+
+* ``--sampling with-replacement`` — active rounds drawn with replacement (Hansen–Hurwitz), the
+  design before the amendment; ``successive`` (default) is the shipped one.
+* ``--pilot N`` — the active workflow starts with a uniform pilot of N labels per system and
+  draws the rest of the first 100 ``active`` (``label_designs_sim.PILOT``).
+* ``--skip-small`` — rounds with fewer than 10 draws in a check are left out of the bound (their
+  labels stay known units of the rounds after them).
+
+Run: ``python benchmarks/screen_label_designs.py summedits-judge --reps 40 --pilot 5``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import assay.label.sample as sample  # noqa: E402
+import assay.verdict.estimate as estimate  # noqa: E402
+import bench_label_designs as bench  # noqa: E402
+import label_designs_sim as sim  # noqa: E402
+from assay.verdict.design import SAMPLINGS, SUCCESSIVE  # noqa: E402
+
+#: Rounds with fewer draws in a check than this are left out under ``--skip-small``.
+SMALL = 10
+
+
+def _skip_small(units: list[Any], rounds: Sequence[Any], scope: str) -> tuple[list[Any], list]:
+    """``usable_rounds`` without the rounds of fewer than :data:`SMALL` draws (unless none is
+    left)."""
+    out, notes = _USABLE(units, rounds, scope)
+    large = [r for r in out if len(r.counted) >= SMALL]
+    return (large or out), notes
+
+
+_USABLE = estimate.usable_rounds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("population", choices=bench.ALL)
+    parser.add_argument("--reps", type=int, default=40)
+    parser.add_argument("--sampling", choices=SAMPLINGS, default=SUCCESSIVE)
+    parser.add_argument("--pilot", type=int, default=None)
+    parser.add_argument("--skip-small", action="store_true")
+    args = parser.parse_args()
+    sim.PILOT = args.pilot
+    sample.draw_round = functools.partial(sample.draw_round, sampling=args.sampling)  # type: ignore[assignment]
+    if args.skip_small:
+        estimate.usable_rounds = _skip_small  # type: ignore[assignment]
+    bench.TABLES = Path(tempfile.mkdtemp(prefix="screen_label_designs_"))
+    pops, skipped = bench.populations([args.population])
+    if not pops:
+        print("\n".join(skipped), file=sys.stderr)
+        return 1
+    run = argparse.Namespace(reps=args.reps, workers=1, seed=bench.SEED)
+    measured = bench.measure(args.population, pops[0], run)
+    for goal, result, verdict in bench.goals({measured["name"]: measured["tables"]}):
+        print(f"{verdict:>8}  {goal}: {result}")
+    cells = measured["tables"]["cells"]
+    active = cells[cells["workflow"] == "active"]
+    print(active.groupby("n_all")[["cover_low", "cover_up", "width"]].min().to_string())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
