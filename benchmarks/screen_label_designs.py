@@ -9,6 +9,8 @@ bench, one variant at a time, the goals and savings printed (nothing written to 
   draws the rest of the first 100 ``active`` (``label_designs_sim.PILOT``).
 * ``--skip-small`` — rounds with fewer than 10 draws in a check are left out of the bound (their
   labels stay known units of the rounds after them).
+* ``--floor F`` — active rounds drawn with floor F and the normal branch taking rounds of floor
+  ≥ F (``DEFAULT_FLOOR`` and ``MIN_NORMAL_FLOOR`` set together; shipped ½).
 
 Run: ``python benchmarks/screen_label_designs.py summedits-judge --reps 40 --pilot 5``.
 """
@@ -53,9 +55,14 @@ def main() -> int:
     parser.add_argument("--sampling", choices=SAMPLINGS, default=SUCCESSIVE)
     parser.add_argument("--pilot", type=int, default=None)
     parser.add_argument("--skip-small", action="store_true")
+    parser.add_argument("--floor", type=float, default=sample.DEFAULT_FLOOR)
     args = parser.parse_args()
     sim.PILOT = args.pilot
-    sample.draw_round = functools.partial(sample.draw_round, sampling=args.sampling)  # type: ignore[assignment]
+    estimate.MIN_NORMAL_FLOOR = args.floor
+    bench.DEFAULT_FLOOR = args.floor  # the oracle ceiling at the screened floor
+    sample.draw_round = functools.partial(  # type: ignore[assignment]
+        sample.draw_round, sampling=args.sampling, floor=args.floor
+    )
     if args.skip_small:
         estimate.usable_rounds = _skip_small  # type: ignore[assignment]
     bench.TABLES = Path(tempfile.mkdtemp(prefix="screen_label_designs_"))

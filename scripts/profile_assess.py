@@ -3,7 +3,8 @@
 Run: ``python scripts/profile_assess.py [--cases 250000] [--workdir DIR] [--deep]``. Writes the
 demo plan over the demo suite replicated to ``--cases`` cases (as ``benchmarks/bench_scale.py``
 does) into ``--workdir`` unless it is there already, then assesses it in a fresh process with each
-stage wrapped (with ``--deep``, the evaluation's stages too) and prints, per stage in the order
+stage wrapped (with ``--deep``, the evaluation's stages too; with ``--stage MODULE:FUNCTION``,
+any other function looked up on its module when called) and prints, per stage in the order
 run, the resident set before it, its peak and after it (MiB). A workdir whose run is complete is
 reused (the run's fingerprint matches), so a second call profiles the decision alone.
 
@@ -103,8 +104,9 @@ class StageTimer:
         return staged
 
 
-def _child(plan: Path, out: Path, deep: bool) -> None:
-    """Assess ``plan`` into ``out`` as ``assay assess`` does, each stage wrapped."""
+def _child(plan: Path, out: Path, deep: bool, extra: list[str]) -> None:
+    """Assess ``plan`` into ``out`` as ``assay assess`` does, each stage wrapped (``extra``:
+    more stages as ``module:function``)."""
     import importlib
 
     from assay.memory import use_system_allocator
@@ -113,7 +115,8 @@ def _child(plan: Path, out: Path, deep: bool) -> None:
     timer = StageTimer()
     for name in STAGES:
         setattr(module, name, timer.wrap(getattr(module, name), name))
-    for module_name, name in DEEP_STAGES if deep else ():
+    more = [tuple(stage.split(":", 1)) for stage in extra]
+    for module_name, name in [*(DEEP_STAGES if deep else ()), *more]:
         owner = importlib.import_module(module_name)
         setattr(owner, name, timer.wrap(getattr(owner, name), name))
     use_system_allocator()  # as the command line does
@@ -140,16 +143,24 @@ def main() -> int:
     parser.add_argument(
         "--deep", action="store_true", help="also wrap the evaluation's stages (DEEP_STAGES)"
     )
+    parser.add_argument(
+        "--stage",
+        action="append",
+        default=[],
+        metavar="MODULE:FUNCTION",
+        help="also wrap this function (e.g. assay.verdict.cases:score_matrix); repeatable",
+    )
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        _child(*args.child, deep=args.deep)
+        _child(*args.child, deep=args.deep, extra=args.stage)
         return 0
     directory = args.workdir or Path(tempfile.mkdtemp(prefix="profile-assess-"))
     plan = _workdir(args.cases, directory)
     print(f"assessing {plan} ({args.cases:,} cases) into {directory / 'out'}", file=sys.stderr)
     child = [sys.executable, __file__, "--child", str(plan), str(directory / "out")]
     child += ["--deep"] if args.deep else []
+    child += [f"--stage={stage}" for stage in args.stage]
     done = subprocess.run(child, stdout=subprocess.PIPE, text=True, check=True)
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"stage"')]
     print("| stage (· ran inside the next unmarked one) | ended (s) | before | peak | after |")
