@@ -43,6 +43,7 @@ from assay.verdict.cases import (
     rule_verdicts,
 )
 from assay.verdict.decide import EXIT_CODES, CheckDecision, combine, decide_check
+from assay.verdict.design import Key, LabelRecord
 from assay.verdict.labels import LabelEvidence, label_evidence
 from assay.verdict.left_out import LeftOut, left_out
 from assay.verdict.looks import LookLedger
@@ -148,9 +149,17 @@ def _case_frame(cases: CaseTable) -> pd.DataFrame:
 
 #: The result columns the per-case verdicts read.
 _VERDICT_COLUMNS = ["case_id", "model", "metric", "status", "value", "passed", "threshold"]
+#: What a calibrated check reads of them: its scores (a rule check reads ``passed`` and
+#: ``threshold`` too, ~32 MB of two metrics' rows at a million cases).
+_CALIBRATED_COLUMNS = ["case_id", "model", "metric", "status", "value"]
 
 
-def _verdict_results(check: Check, run: Any) -> pd.DataFrame:
+def _labels_of(check: Check, evidence: LabelEvidence) -> dict[Key, LabelRecord]:
+    """The labels that calibrate ``check`` (none: a rule check)."""
+    return evidence.records.get(check.label, {}) if check.label else {}
+
+
+def _verdict_results(check: Check, run: Any, evidence: LabelEvidence) -> pd.DataFrame:
     """The result rows of one check's metrics, with only the columns its verdicts read (filtered
     while reading: at a million cases the whole lean table was several GB; its texts stay
     categories, which the checks align to the cases' keys as they would texts).
@@ -158,7 +167,8 @@ def _verdict_results(check: Check, run: Any) -> pd.DataFrame:
     Read per check and freed before its bounds: the rows of every check's metrics, held through
     all the checks, were ~180 MB at a million cases (three metrics) under each system's bound.
     """
-    return run.result_columns(_VERDICT_COLUMNS, metrics=set(check.metrics))
+    columns = _CALIBRATED_COLUMNS if _labels_of(check, evidence) else _VERDICT_COLUMNS
+    return run.result_columns(columns, metrics=set(check.metrics))
 
 
 def _run_fingerprint(plan: ValidationPlan, suite_sha: str) -> str:
@@ -237,7 +247,7 @@ def _check_verdicts(
 ) -> CaseVerdicts:
     in_scope = frame[check.scope].to_numpy()
     keys = frame.index[in_scope]
-    records = evidence.records.get(check.label or "", {})
+    records = _labels_of(check, evidence)
     truncated = frame.index[frame[check.scope] & frame["truncated"]]
     if check.label and records:
         cv = calibrated_verdicts(
@@ -356,7 +366,7 @@ def _decide_checks(
                 f"check {check.name!r}: none of its metrics {check.metrics} is produced by the "
                 f"plan's evaluators {plan.run.evaluators}"
             )
-        results = _verdict_results(check, run)
+        results = _verdict_results(check, run, read.evidence)
         cv = _check_verdicts(check, results, read.frame, read.evidence, direction, plan)
         del results  # the rows of its metrics: read by its verdicts only
         cv = collapse_samples(cv, read.sampled)  # k samples of a case decide as one case

@@ -262,7 +262,8 @@ def _label_columns(table: pd.DataFrame, records: dict[Key, LabelRecord]) -> pd.D
     """Add ``design``, ``round`` and ``probability`` of each labelled case (a row with a
     ``label``; only labelled units have a record)."""
     rows = np.flatnonzero(table["label"].notna().to_numpy())
-    found = [records[k] for k in row_keys(table.iloc[rows])]
+    # the keys' two columns only: the labelled rows of every column were ~60 MB at a million
+    found = [records[k] for k in row_keys(table[["case_id", "model"]].iloc[rows])]
     design = np.full(len(table), None, dtype=object)
     number = np.full(len(table), None, dtype=object)
     probability = np.full(len(table), np.nan)
@@ -535,7 +536,8 @@ def _measure(
     """ECE and conformal coverage on the test split (design-weighted), and the REVIEW share."""
     from assay.calibrate import expected_calibration_error
 
-    test = table[(table["split"] == "test") & table["p_pass"].notna()]
+    in_test = ((table["split"] == "test") & table["p_pass"].notna()).to_numpy()
+    test = table.loc[in_test, ["case_id", "model", "predicted", "label", "p_pass"]]
     if len(test) and test["label"].nunique() == 2:
         row["ece_test"] = expected_calibration_error(test["p_pass"], test["label"])
     if len(test):
@@ -546,8 +548,7 @@ def _measure(
         )
         row["coverage_test"] = float(np.sum(weights * covered.to_numpy()) / weights.sum())
         row["n_test"] = len(test)
-    unlabelled = table[table["source"] == CALIBRATED]
-    row["review_share"] = (
-        float((unlabelled["verdict"] == REVIEW).mean()) if len(unlabelled) else 0.0
-    )
+    # a column of the unlabelled rows, not every column (~55 MB at a million cases)
+    unlabelled = table["verdict"][(table["source"] == CALIBRATED).to_numpy()]
+    row["review_share"] = float((unlabelled == REVIEW).mean()) if len(unlabelled) else 0.0
     row["conformal_confidence"] = confidence
