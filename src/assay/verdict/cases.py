@@ -399,45 +399,11 @@ def calibrated_verdicts(
     conformal_reason = _conformalize(calibrator, values, label, records, by_number, conf,
                                      1.0 - calibration.confidence)  # fmt: skip
 
-    p_pass = pd.Series(np.nan, index=keys)
-    predicted = pd.Series(UNMEASURED, index=keys, dtype=object)
-    if check.skipped == "out_of_scope":
-        predicted[skipped] = None
-    why = pd.Series("the deciding metric could not score this case", index=keys, dtype=object)
-    if ok.any():
-        x = values[ok].to_numpy()
-        p_pass[ok] = calibrator.predict_pass_proba(x)
-        if conformal_reason is None:
-            sets = calibrator.predict_set(x)
-            in_pass, in_fail = sets[:, PASS_COLUMN], sets[:, 1 - PASS_COLUMN]
-            only = np.where(in_pass & ~in_fail, 2, np.where(in_fail & ~in_pass, 1, 0))
-            predicted[ok] = _pick([REVIEW, FAIL, PASS], only)
-            both = (predicted[ok] == REVIEW).to_numpy().astype(np.int64)
-            why[ok] = _pick(["", "the conformal set holds both verdicts"], both)
-        else:
-            predicted[ok] = REVIEW
-            why[ok] = conformal_reason
-    table = pd.DataFrame(
-        {"predicted": predicted, "score": values[chosen[0]].where(ok), "p_pass": p_pass,
-         "split": split, "reason": why},
-        index=keys,
+    table, out_keys = _verdict_table(
+        keys, values, chosen[0], ok, skipped if check.skipped == "out_of_scope" else None,
+        calibrator, conformal_reason, split, label,
     )  # fmt: skip
-    table["label"] = label
-    is_labelled = table["label"].notna()
-    human = _pick([FAIL, PASS, None], table["label"].fillna(2).to_numpy().astype(np.int64))
-    # object: inferred as ``str`` (Arrow), the texts came back from it one string per case
-    human = pd.Series(human, index=keys, dtype=object)
-    table["verdict"] = table["predicted"].where(~is_labelled, human)
-    table["source"] = _choose(is_labelled, HUMAN, CALIBRATED)
-    table["reason"] = table["reason"].where(~is_labelled, "")
-    out_keys = list(unit_keys(table.index[table["verdict"].isna()]))
-    table = table[table["verdict"].notna()].reset_index()
-    state = np.select(
-        [table["source"] == HUMAN, table["verdict"] == REVIEW, table["verdict"] == UNMEASURED],
-        [1, 2, 3],
-        0,
-    )
-    table["state"] = _pick([CALIBRATED, HUMAN, REVIEW, STATE_UNMEASURED], state)
+    del split, label  # in the table now; the rest of the check reads the table
     table = _label_columns(table, records)
     row = next(v for v in checked if v["metric"] == metric)
     _measure(row, table, records, by_number, calibration.confidence)
@@ -454,6 +420,68 @@ def calibrated_verdicts(
         rounds=rounds,
         fit_predict=calibrator_fit_predict(values, ok, method, chosen, higher),
     )
+
+
+def _verdict_table(
+    keys: pd.MultiIndex,
+    values: pd.DataFrame,
+    score_metric: str,
+    ok: pd.Series,
+    skipped: pd.Series | None,
+    calibrator: Any,
+    conformal_reason: str | None,
+    split: pd.Series,
+    label: np.ndarray,
+) -> tuple[pd.DataFrame, list[Key]]:
+    """A calibrated check's table of counted units (labels first, then conformal sets) and the
+    units left out of scope (``skipped``: the units to leave out, None to count them).
+
+    Its own function so that its per-unit transients (predictions, sets, reasons, human
+    verdicts: ~100 MB at a million units) are freed before the check's measures and its
+    cross-fit calibrator are built on the table.
+    """
+    p_pass = pd.Series(np.nan, index=keys)
+    predicted = pd.Series(UNMEASURED, index=keys, dtype=object)
+    if skipped is not None:
+        predicted[skipped] = None
+    why = pd.Series("the deciding metric could not score this case", index=keys, dtype=object)
+    if ok.any():
+        x = values[ok].to_numpy()
+        p_pass[ok] = calibrator.predict_pass_proba(x)
+        if conformal_reason is None:
+            sets = calibrator.predict_set(x)
+            in_pass, in_fail = sets[:, PASS_COLUMN], sets[:, 1 - PASS_COLUMN]
+            only = np.where(in_pass & ~in_fail, 2, np.where(in_fail & ~in_pass, 1, 0))
+            predicted[ok] = _pick([REVIEW, FAIL, PASS], only)
+            both = (predicted[ok] == REVIEW).to_numpy().astype(np.int64)
+            why[ok] = _pick(["", "the conformal set holds both verdicts"], both)
+        else:
+            predicted[ok] = REVIEW
+            why[ok] = conformal_reason
+    table = pd.DataFrame(
+        {"predicted": predicted, "score": values[score_metric].where(ok), "p_pass": p_pass,
+         "split": split, "reason": why},
+        index=keys,
+    )  # fmt: skip
+    table["label"] = label
+    is_labelled = table["label"].notna()
+    human = _pick([FAIL, PASS, None], table["label"].fillna(2).to_numpy().astype(np.int64))
+    # object: inferred as ``str`` (Arrow), the texts came back from it one string per case
+    human = pd.Series(human, index=keys, dtype=object)
+    table["verdict"] = table["predicted"].where(~is_labelled, human)
+    table["source"] = _choose(is_labelled, HUMAN, CALIBRATED)
+    table["reason"] = table["reason"].where(~is_labelled, "")
+    counted = table["verdict"].notna().to_numpy()
+    out_keys = list(unit_keys(table.index[~counted]))
+    del p_pass, predicted, why, human  # copied into the table: not alive beside its copy
+    table = (table if counted.all() else table[counted]).reset_index()
+    state = np.select(
+        [table["source"] == HUMAN, table["verdict"] == REVIEW, table["verdict"] == UNMEASURED],
+        [1, 2, 3],
+        0,
+    )
+    table["state"] = _pick([CALIBRATED, HUMAN, REVIEW, STATE_UNMEASURED], state)
+    return table, out_keys
 
 
 def _splits(
