@@ -184,8 +184,10 @@ def weighted_conformal_quantile(
     return float(scores[reached[0]]) if len(reached) else float("inf")
 
 
-#: Fits of the design bound's calibrator kept for reuse (the most recent).
-FITS_KEPT = 4
+#: Fits of the design bound's calibrator kept for reuse (the most recent): the bound asks for
+#: the whole labels' fit a few times in a row and each fold's fit once, so one is enough (each
+#: more held 5.6 MB at a million cases through every system's bound).
+FITS_KEPT = 1
 
 
 def calibrator_fit_predict(
@@ -201,8 +203,7 @@ def calibrator_fit_predict(
 
     positions = _Positions(ok[ok].index)  # a scored unit's row of x_all
     x_all = values.loc[ok].to_numpy()
-    # the latest fits only: each is P(PASS) of every scored unit (8 MB at a million), and a
-    # bound's folds ask for one fit each, the whole labels' fit a few times in a row
+    # the latest fits only (FITS_KEPT): each is P(PASS) of every scored unit
     cache: OrderedDict[bytes, _Predictions] = OrderedDict()
 
     def fit_predict(train: dict[Key, int]) -> Mapping[Key, float]:

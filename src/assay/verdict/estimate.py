@@ -55,7 +55,7 @@ only the way its design allows:
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -135,7 +135,7 @@ def design_bounds(
     population = list(dict.fromkeys(units))
     n_units = len(population)
     level = look_level(confidence, look)
-    labels = {k: r.value for k, r in records.items()}
+    labels = _Labels(records)
     in_scope = [k for k in population if k in labels]
     n_unknown = sum(records[k].design == UNKNOWN for k in in_scope)
     passes = sum(labels[k] for k in in_scope)
@@ -217,6 +217,26 @@ def design_bounds(
             )
         )
     return out[0], out[1]
+
+
+class _Labels(Mapping[Key, int]):
+    """The label of each record, read from the records (a dict of every label, built for each
+    system's bound, held ~25 MB at a million cases)."""
+
+    def __init__(self, records: Mapping[Key, LabelRecord]) -> None:
+        self._records = records
+
+    def __getitem__(self, key: Key) -> int:
+        return self._records[key].value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._records
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
 
 
 def _plug_in(
