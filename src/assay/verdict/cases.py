@@ -467,16 +467,17 @@ def _verdict_table(
     counted = pd.notna(verdict)
     out_keys = list(unit_keys(keys[~counted]))
     rows = slice(None) if counted.all() else counted
-    texts = {"predicted": predicted, "split": split.to_numpy(), "reason": why, "verdict": verdict}
-    numbers = {"score": np.where(scored, values[score_metric].to_numpy(float), np.nan),
-               "p_pass": p_pass, "label": label}  # fmt: skip
+    columns = {"predicted": predicted,
+               "score": np.where(scored, values[score_metric].to_numpy(float), np.nan),
+               "p_pass": p_pass, "split": split.to_numpy(), "reason": why, "label": label,
+               "verdict": verdict}  # fmt: skip
     del human, predicted, why, verdict, p_pass
     table = keys[rows].to_frame(index=False)
-    for name in ("predicted", "score", "p_pass", "split", "reason", "label", "verdict"):
-        if name in texts:  # object, as the table's readers expect (not pandas' inferred ``str``)
-            table[name] = pd.Series(texts.pop(name)[rows], dtype=object, copy=False)
-        else:
-            table[name] = numbers.pop(name)[rows]
+    for name in list(columns):
+        column = columns.pop(name)[rows]
+        # texts stay ``object``, as the table's readers expect (not pandas' inferred ``str``)
+        texts = column.dtype == object
+        table[name] = pd.Series(column, dtype=object, copy=False) if texts else column
     table["source"] = _choose(is_labelled[rows], HUMAN, CALIBRATED)
     verdicts = table["verdict"]
     state = np.select(
