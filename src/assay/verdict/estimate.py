@@ -221,7 +221,7 @@ def design_bounds(
 
 class _Labels(Mapping[Key, int]):
     """The label of each record, read from the records (a dict of every label, built for each
-    system's bound, held ~25 MB at a million cases)."""
+    system's bound, held 5 MiB at 200,000 cases with 112,000 labels, tracemalloc)."""
 
     def __init__(self, records: Mapping[Key, LabelRecord]) -> None:
         self._records = records
