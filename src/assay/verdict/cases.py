@@ -445,7 +445,7 @@ def _verdict_table(
     scored = ok.to_numpy()
     leave_out = np.zeros(len(keys), bool) if skipped is None else skipped.to_numpy()
     predicted = _pick([UNMEASURED, None], leave_out.astype(np.int64))
-    why = _pick(["the deciding metric could not score this case"], np.zeros(len(keys), np.int64))
+    why = np.full(len(keys), "the deciding metric could not score this case", dtype=object)
     p_pass = np.full(len(keys), np.nan)
     if scored.any():
         x = values[scored].to_numpy()  # as fitted: the rows' memory order moves the last bit
