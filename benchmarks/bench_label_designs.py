@@ -124,34 +124,46 @@ def cells(pop: Population, frame: pd.DataFrame) -> pd.DataFrame:
     return frame.groupby(["workflow", "n_all", "system"]).agg(**agg).reset_index()
 
 
-def active_ceiling(pop: Population, system: str, rounds: int) -> float:
+def active_ceiling(
+    pop: Population,
+    system: str,
+    rounds: int,
+    saving: float | None = None,
+    pilot: float | None = None,
+) -> float:
     """The most the ``active`` workflow could save against uniform PPI on ``system`` after
-    ``rounds`` rounds, were every unit's calibrated P(PASS) known: the uniform pilot of
-    :data:`~label_designs_sim.PILOT` labels (a whole round when None), then active draws, each
-    saving the shipped :func:`~assay.label.sample.active_saving` (the ratio of per-draw variances
-    at the default floor, drawn with replacement: the successive design's own gain, the units
-    drawn leaving the pool within a round, is left out, so it may beat this by a little),
-    combined as the estimator combines rounds (:func:`~assay.verdict.estimate_normal.
-    round_weight`: round r's variance ∝ scale_r² σ_r² / d_r with weight b_r = d_r / scale_r², d_r
-    its draws and scale_r the share of the system's units not labelled before it, so the ceiling
-    is Σ b_r / (b_1 + Σ_{r ≥ 2} b_r / saving)). P(PASS) is the shipped isotonic calibrator fitted
-    on every label of the population — an oracle no workflow has, so a ceiling, not an estimate:
-    with a weak machine it is near 1.0× and no sampling design of this kind can do better.
+    ``rounds`` rounds, were every unit's calibrated P(PASS) known: the uniform pilot of ``pilot``
+    labels (default :data:`~label_designs_sim.PILOT`; a whole round when None, none when 0), then
+    active draws, each saving ``saving`` (the ratio of per-draw variances, uniform over active),
+    combined as the estimator combines rounds (:func:`~assay.verdict.estimate_normal.round_weight`:
+    round r's variance ∝ scale_r² σ_r² / d_r with weight b_r = d_r / scale_r², d_r its draws and
+    scale_r the share of the system's units not labelled before it, so the ceiling is
+    Σ b_r / (Σ_uniform b_r + Σ_active b_r / saving)).
+
+    ``saving`` defaults to the shipped :func:`~assay.label.sample.active_saving` at the default
+    floor, drawn with replacement (the successive design's own gain, the units drawn leaving the
+    pool within a round, is left out, so it may beat this by a little), from the shipped isotonic
+    calibrator fitted on every label of the population — an oracle no workflow has, so a ceiling,
+    not an estimate: with a weak machine it is near 1.0× and no sampling design of this kind can
+    do better.
     """
     from assay.label.sample import active_saving
     from label_designs_sim import PILOT, isotonic_pass_proba
 
-    f = isotonic_pass_proba(pop.score, pop.label.astype(np.int64), pop.score)[pop.system == system]
-    saving = active_saving(f.tolist(), DEFAULT_FLOOR)
+    if saving is None:
+        p_pass = isotonic_pass_proba(pop.score, pop.label.astype(np.int64), pop.score)
+        saving = active_saving(p_pass[pop.system == system].tolist(), DEFAULT_FLOOR)
     per_round = ROUND / len(pop.systems)  # split_budget's even share
-    pilot = per_round if PILOT is None else min(float(PILOT), per_round)
-    draws = np.array([pilot, per_round - pilot] + [per_round] * (rounds - 1))
-    draws = draws[draws > 0]
+    pilot = PILOT if pilot is None else pilot
+    first = per_round if pilot is None else min(float(pilot), per_round)
+    draws = np.array([first, per_round - first] + [per_round] * (rounds - 1))
+    uniform = np.arange(len(draws)) == 0
+    uniform, draws = uniform[draws > 0], draws[draws > 0]
     # units not labelled before each round (a round draws from at least its own draws)
     before = np.concatenate([[0.0], np.cumsum(draws)[:-1]])
     left = np.maximum(pop.size(system) - before, draws)
     b = draws * (pop.size(system) / left) ** 2
-    return float(b.sum() / (b[0] + b[1:].sum() / saving))
+    return float(b.sum() / (b[uniform].sum() + b[~uniform].sum() / saving))
 
 
 def savings(pop: Population, table: pd.DataFrame) -> pd.DataFrame:

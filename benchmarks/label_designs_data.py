@@ -146,11 +146,35 @@ def summedits_frame() -> pd.DataFrame:
 def with_judge(frame: pd.DataFrame, seed: int = JUDGE_SEED) -> pd.DataFrame:
     """The same units scored by the simulated judge of AUROC :data:`JUDGE_AUROC` (see the module
     docstring)."""
+    noise = np.random.default_rng(seed).normal(0.0, _judge_sigma(), len(frame))
+    return frame.assign(score=frame["label"].to_numpy(float) + noise)
+
+
+def judge_pass_proba(label: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """The simulated judge's true P(PASS | score) for each unit of one system (labels ``label``):
+    the binormal posterior ``π φ((s − 1)/σ) / (π φ((s − 1)/σ) + (1 − π) φ(s/σ))``, π the
+    system's pass rate and σ the judge's noise (see :func:`with_judge`) — what a perfectly
+    calibrated machine would predict from the score alone.
+
+    Example:
+        >>> p = judge_pass_proba(np.array([0, 1]), np.array([0.5, 0.5]))  # halfway, even odds
+        >>> [round(float(x), 6) for x in p]
+        [0.5, 0.5]
+    """
     from scipy.stats import norm
 
-    sigma = 1.0 / (np.sqrt(2.0) * norm.ppf(JUDGE_AUROC))
-    noise = np.random.default_rng(seed).normal(0.0, sigma, len(frame))
-    return frame.assign(score=frame["label"].to_numpy(float) + noise)
+    sigma = _judge_sigma()
+    rate = float(np.mean(label))
+    passing = rate * norm.pdf((score - 1.0) / sigma)
+    failing = (1.0 - rate) * norm.pdf(score / sigma)
+    return passing / (passing + failing)
+
+
+def _judge_sigma() -> float:
+    """The judge's noise σ: AUROC = Φ(1 / (σ √2)) solved for :data:`JUDGE_AUROC`."""
+    from scipy.stats import norm
+
+    return float(1.0 / (np.sqrt(2.0) * norm.ppf(JUDGE_AUROC)))
 
 
 def populations(which: list[str]) -> tuple[list[Population], list[str]]:

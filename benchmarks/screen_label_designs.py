@@ -11,6 +11,10 @@ bench, one variant at a time, the goals and savings printed (nothing written to 
   labels stay known units of the rounds after them).
 * ``--floor F`` — active rounds drawn with floor F and the normal branch taking rounds of floor
   ≥ F (``DEFAULT_FLOOR`` and ``MIN_NORMAL_FLOOR`` set together; shipped ½).
+* ``--aim jeffreys`` — active rounds aimed at each isotonic plateau's Jeffreys mean,
+  ``(passes + ½) / (labels + 1)``, instead of its share of passes (``isotonic``, shipped): a
+  plateau of all passes is not taken as certain (design note 0063, session 29; the bound's
+  predictions are unchanged).
 
 Run: ``python benchmarks/screen_label_designs.py summedits-judge --reps 40 --pilot 5``.
 """
@@ -25,6 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import assay.label.sample as sample  # noqa: E402
@@ -35,6 +41,30 @@ from assay.verdict.design import SAMPLINGS, SUCCESSIVE  # noqa: E402
 
 #: Rounds with fewer draws in a check than this are left out under ``--skip-small``.
 SMALL = 10
+
+
+def _jeffreys_active_p(lab: Any, machine: Any) -> Any:
+    """P(PASS) for an active draw under ``--aim jeffreys``: the isotonic fit on every label so
+    far with each plateau's value replaced by its Jeffreys mean (None before any label)."""
+    from scipy.optimize import isotonic_regression
+
+    train = lab.labels()
+    if not train:
+        return None
+    pop = machine.population
+    y = np.fromiter(train.values(), dtype=np.float64, count=len(train))
+    rows = np.fromiter((pop.row[k] for k in train), dtype=np.int64, count=len(train))
+    x = pop.score[rows]
+    order = np.argsort(x, kind="stable")
+    distinct, start, counts = np.unique(x[order], return_index=True, return_counts=True)
+    passes = np.add.reduceat(y[order], start)
+    fitted = isotonic_regression(passes / counts, weights=counts.astype(np.float64)).x
+    block = np.concatenate([[0], np.cumsum(np.diff(fitted) != 0)])  # plateau of each score
+    block_passes = np.bincount(block, weights=passes)
+    block_counts = np.bincount(block, weights=counts)
+    jeffreys = ((block_passes + 0.5) / (block_counts + 1.0))[block]
+    p = np.interp(pop.score, distinct, jeffreys)
+    return dict(zip(pop.keys, p.tolist(), strict=True))
 
 
 def _skip_small(units: list[Any], rounds: Sequence[Any], scope: str) -> tuple[list[Any], list]:
@@ -56,7 +86,10 @@ def main() -> int:
     parser.add_argument("--pilot", type=int, default=None)
     parser.add_argument("--skip-small", action="store_true")
     parser.add_argument("--floor", type=float, default=sample.DEFAULT_FLOOR)
+    parser.add_argument("--aim", choices=("isotonic", "jeffreys"), default="isotonic")
     args = parser.parse_args()
+    if args.aim == "jeffreys":
+        sim._active_p = _jeffreys_active_p
     sim.PILOT = args.pilot
     estimate.MIN_NORMAL_FLOOR = args.floor
     bench.DEFAULT_FLOOR = args.floor  # the oracle ceiling at the screened floor

@@ -4,11 +4,13 @@ population (fast; the measurement itself is the benchmark)."""
 from __future__ import annotations
 
 import doctest
+import functools
 import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -143,3 +145,71 @@ def test_active_ceiling_is_one_for_a_blind_machine_and_above_for_a_sharp_one(
     assert blind == pytest.approx(1.0, abs=0.03)  # nothing to aim at: no design saves labels
     assert sharp > 1.3  # uncertainty concentrated on few units
     assert one_round == pytest.approx(1.0)  # the first round is uniform
+
+
+def test_active_ceiling_with_a_given_saving_and_no_first_round(
+    modules: dict[str, ModuleType],
+) -> None:
+    import bench_label_designs
+
+    data = modules["data"]
+    pop = data.Population(
+        name="synthetic", case_id=np.array([f"q{i}" for i in range(600)]),
+        system=np.repeat("a", 600), label=np.zeros(600, int), score=np.zeros(600),
+    )  # fmt: skip
+    ceiling = functools.partial(bench_label_designs.active_ceiling, pop, "a", 8)
+    # every round active: the ceiling is the per-draw saving itself (the scales cancel)
+    assert ceiling(1.4, 0) == pytest.approx(1.4)
+    # a uniform first round dilutes it, less so the more rounds follow
+    assert 1.0 < ceiling(1.4) < bench_label_designs.active_ceiling(pop, "a", 16, 1.4) < 1.4
+    assert ceiling(1.0) == pytest.approx(1.0)  # nothing saved per draw, nothing saved
+
+
+def test_judge_pass_proba_is_the_binormal_posterior(modules: dict[str, ModuleType]) -> None:
+    data = modules["data"]
+    rng = np.random.default_rng(5)
+    label = (rng.random(200_000) < 0.3).astype(int)
+    score = data.with_judge(pd.DataFrame({"label": label}), seed=1)["score"].to_numpy()
+    p = data.judge_pass_proba(label, score)
+    # calibrated: among units predicted near 0.8, about 80 % pass
+    near = (p > 0.75) & (p < 0.85)
+    assert label[near].mean() == pytest.approx(p[near].mean(), abs=0.01)
+    assert np.all(np.diff(p[np.argsort(score)]) >= 0)  # monotone in the score
+
+
+def test_limits_lower_bounds_cover_and_betting_is_wider(modules: dict[str, ModuleType]) -> None:
+    import label_designs_limits as limits
+
+    assert doctest.testmod(limits).failed == 0
+    rng = np.random.default_rng(6)
+    y = (rng.random(400) < 0.35).astype(float)
+    p = modules["data"].judge_pass_proba(y, y + rng.normal(0, 0.5, 400))
+    theta = y.mean()
+    normal = limits.lower_bounds(y, p, 80, (0.5, "normal", None), 200, rng)
+    betting = limits.lower_bounds(y, p, 80, (0.5, "betting", 0.99), 200, rng)
+    assert np.mean(normal <= theta) >= 0.9
+    assert np.mean(betting <= theta) >= 0.95  # valid at any sample size
+    assert np.mean(theta - betting) > np.mean(theta - normal)  # and pays for it in width
+
+
+def test_labels_for_slack_reads_the_curve_log_log(modules: dict[str, ModuleType]) -> None:
+    import label_designs_limits as limits
+
+    curve = {40: 0.1, 160: 0.05}
+    count, how = limits._labels_for_slack(curve, 0.1 / np.sqrt(2))
+    assert how == "=" and count == pytest.approx(80.0)
+    assert limits._labels_for_slack(curve, 0.2) == (40.0, "<")
+    assert limits._labels_for_slack(curve, 0.01) == (160.0, ">")
+
+
+def test_pool_saving_is_active_saving_in_expectation(modules: dict[str, ModuleType]) -> None:
+    import label_designs_limits as limits
+    from assay.label.sample import active_saving
+
+    rng = np.random.default_rng(7)
+    p = rng.beta(0.5, 0.5, 400_000)  # many confident units, some doubtful
+    label = (rng.random(len(p)) < p).astype(float)
+    for floor in (0.25, 0.5):
+        expected = active_saving(p.tolist(), floor)
+        assert expected > 1.1
+        assert limits.pool_saving(label, p, floor) == pytest.approx(expected, rel=0.02)

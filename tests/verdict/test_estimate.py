@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, hypergeom, norm
 
+from assay.errors import InvalidInputError
 from assay.verdict.bounds import betting_lower_bound, hypergeometric_bound
 from assay.verdict.design import ACTIVE, UNIFORM, UNKNOWN, DesignRound, Draw, Key, LabelRecord
 from assay.verdict.estimate import design_bounds, design_labels_to_decide
@@ -104,6 +105,19 @@ def test_betting_bound_covers_a_skewed_weighted_mean() -> None:
         x = rng.exponential(mu, 60)
         hits += betting_lower_bound(x, 0.95) <= mu
     assert hits / 200 >= 0.95
+
+
+def test_betting_bound_takes_larger_bets_when_its_cap_allows() -> None:
+    rng = np.random.default_rng(1)
+    mu, low, high = 0.9, [], []  # a mean far from 0 at a small spread: the cap binds
+    for _ in range(200):
+        x = rng.uniform(0.7, 1.1, 80)
+        low.append(betting_lower_bound(x, 0.95, fixed_n=True))
+        high.append(betting_lower_bound(x, 0.95, fixed_n=True, cap=0.99))
+    assert np.mean(np.array(high) <= mu) >= 0.95  # still valid
+    assert np.mean(high) > np.mean(low)  # and tighter on average
+    with pytest.raises(InvalidInputError, match="cap"):
+        betting_lower_bound([0.5], 0.95, cap=1.0)  # a bet of 1 / m may lose everything
 
 
 def test_without_a_design_round_the_census_decides_and_a_full_census_is_exact() -> None:

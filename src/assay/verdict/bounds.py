@@ -147,7 +147,13 @@ def hypergeometric_bound(
 
 
 def betting_lower_bound(
-    values: Any, confidence: float, grid: int = 2001, top: float = 1.0, *, fixed_n: bool = False
+    values: Any,
+    confidence: float,
+    grid: int = 2001,
+    top: float = 1.0,
+    *,
+    fixed_n: bool = False,
+    cap: float = 0.5,
 ) -> float:
     """Lower confidence bound on the mean of non-negative values, each of conditional mean ``m``
     given those before it, by betting (Waudby-Smith & Ramdas, *Estimating means of bounded random
@@ -155,7 +161,8 @@ def betting_lower_bound(
 
     For each candidate mean ``m`` on a grid of ``[0, top]`` the capital
     ``K_t(m) = Π (1 + λ_i (x_i − m))`` is a non-negative martingale when the mean is ``m``; with
-    the predictable plug-in bets ``λ_i ≤ 1 / (2m)`` (their eq. 26) a candidate is rejected once
+    the predictable plug-in bets ``λ_i ≤ cap / m`` (their eq. 26 takes ``cap`` ½; any ``cap < 1``
+    keeps the capital positive) a candidate is rejected once
     the capital reaches ``1 / α`` (Ville's inequality). Values need no upper bound (only
     ``x ≥ 0``), so inverse-probability-weighted draws qualify. The bound is the grid point below
     the least candidate not rejected (conservative by one grid step).
@@ -176,6 +183,7 @@ def betting_lower_bound(
     check(0.5 < confidence < 1.0, "confidence", "betting_lower_bound", "in (0.5, 1)", confidence)
     x = np.asarray(values, dtype=np.float64).ravel()
     check(bool(np.all(x >= 0)), "values", "betting_lower_bound", "non-negative", values)
+    check(0.0 < cap < 1.0, "cap", "betting_lower_bound", "in (0, 1)", cap)
     if not len(x):
         return 0.0
     alpha = 1.0 - confidence
@@ -185,11 +193,11 @@ def betting_lower_bound(
     mean_hat, var_hat = 0.5, 0.25  # WSR's priors: (1/2 + Σx) / (t + 1), (1/4 + Σ(x − μ)²) / (t + 1)
     total, squares = 0.0, 0.0
     with np.errstate(divide="ignore"):
-        cap = np.where(m > 0, 0.5 / m, np.inf)
+        most = np.where(m > 0, cap / m, np.inf)
     for t, value in enumerate(x, start=1):
         scale = len(x) if fixed_n else t * math.log(t + 1.0)
         bet = math.sqrt(2.0 * math.log(1.0 / alpha) / (var_hat * scale))
-        lam = np.minimum(bet, cap)
+        lam = np.minimum(bet, most)
         log_capital += np.log1p(lam * (value - m))
         best = np.maximum(best, log_capital)
         squares += (value - mean_hat) ** 2
