@@ -44,7 +44,7 @@ from scipy.stats import norm
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from assay.label.sample import DEFAULT_FLOOR, active_saving  # noqa: E402
+from assay.label.sample import DEFAULT_FLOOR, active_probabilities, active_saving  # noqa: E402
 from assay.verdict.bounds import betting_lower_bound  # noqa: E402
 from bench_label_designs import _commit, active_ceiling  # noqa: E402
 from label_designs_data import JUDGE_AUROC, Population, judge_pass_proba, populations  # noqa: E402
@@ -57,42 +57,30 @@ CONFIDENCE = 0.95
 #: be positive), and the labels in all (rounds of :data:`ROUND`) it is read at.
 FLOORS = (1e-9, 0.25, 1 / 3, 0.4, 0.5)
 ROUNDS = (4, 8)
-#: The Monte Carlo's floors, and its bounds: (name, bet cap); the first round's uniform draws per
-#: system.
+#: The Monte Carlo's floors, and its bounds: None the normal approximation, else betting with
+#: bets capped at that share of 1 / m; the first round's uniform draws per system.
 MC_FLOORS = (0.5, 0.25)
-BOUNDS = (("normal", None), ("betting", 0.5), ("betting", 0.99))
+CAPS = (None, 0.5, 0.99)
 FIRST = 20
 #: Draws per system the uniform normal bound's slack curve is measured at.
 CURVE = (30, 40, 60, 80, 100, 130, 160, 200, 260, 320, 400)
-
-
-def neyman_probabilities(p_pass: np.ndarray, floor: float) -> np.ndarray:
-    """Each unit's chance per active draw: ``floor / N`` plus ``1 − floor`` shared in proportion
-    to ``sqrt(p (1 − p))`` (the shipped rule's form, :func:`assay.label.sample.
-    active_probabilities`, without its handling of missing predictions).
-
-    Example:
-        >>> neyman_probabilities(np.array([0.5, 0.5, 1.0]), 0.0).round(3).tolist()
-        [0.5, 0.5, 0.0]
-    """
-    spread = np.sqrt(p_pass * (1.0 - p_pass))
-    return floor / len(p_pass) + (1.0 - floor) * spread / spread.sum()
 
 
 def lower_bounds(
     y: np.ndarray,
     p_pass: np.ndarray,
     draws: int,
-    cell: tuple[float | None, str, float | None],  # floor (None: uniform), bound, bet cap
+    floor: float | None,
+    cap: float | None,
     reps: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """``reps`` one-sided lower bounds on the system's pass rate from ``draws`` labels: all
-    uniform when the cell's floor is None, else :data:`FIRST` uniform and the rest active."""
-    floor, bound, cap = cell
+    uniform when ``floor`` is None, else :data:`FIRST` uniform and the rest active at ``floor``;
+    by the normal approximation when ``cap`` is None, else by betting (:data:`CAPS`)."""
     n_units = len(y)
     first = draws if floor is None else FIRST
-    q = np.full(n_units, 1.0 / n_units) if floor is None else neyman_probabilities(p_pass, floor)
+    q = np.full(n_units, 1.0 / n_units) if floor is None else active_probabilities(p_pass, floor)
     base = float(p_pass.mean())
     least = min(base - float(np.max(p_pass / (n_units * q))), base - 1.0)
     z = norm.ppf(CONFIDENCE)
@@ -103,11 +91,11 @@ def lower_bounds(
         )
         chance = np.concatenate([np.full(first, 1.0 / n_units), q[rows[first:]]])
         x = base + (y[rows] - p_pass[rows]) / (n_units * chance)
-        if bound == "normal":
+        if cap is None:  # the normal bound
             out[rep] = x.mean() - z * x.std(ddof=1) / np.sqrt(draws)
         else:
             shifted = betting_lower_bound(
-                x - least, CONFIDENCE, grid=4001, top=1.0 - least, fixed_n=True, cap=cap or 0.5
+                x - least, CONFIDENCE, grid=4001, top=1.0 - least, fixed_n=True, cap=cap
             )
             out[rep] = least + shifted
     return out
@@ -134,7 +122,7 @@ def pool_saving(label: np.ndarray, p_pass: np.ndarray, floor: float) -> float:
         >>> round(pool_saving(np.array([1, 0, 1, 1]), np.array([0.9, 0.1, 0.5, 0.5]), 0.5), 3)
         1.243
     """
-    q = neyman_probabilities(p_pass, floor)
+    q = active_probabilities(p_pass, floor)
     e = label - p_pass
     n_units = len(e)
     uniform = float(np.mean(e**2) - np.mean(e) ** 2)
@@ -191,15 +179,15 @@ def monte_carlo_rows(pop: Population, reps: int, seed: int) -> list[str]:
         y, truth = pop.label[mask].astype(float), judge_pass_proba(pop.label[mask], pop.score[mask])
         theta = float(y.mean())
         curve = {
-            n: float(np.mean(theta - lower_bounds(y, truth, n, (None, "normal", None), reps, rng)))
+            n: float(np.mean(theta - lower_bounds(y, truth, n, None, None, reps, rng)))
             for n in CURVE
         }
         for rounds in ROUNDS:
             draws = per_round * rounds
             for floor in MC_FLOORS:
                 slack, cells = {}, []
-                for bound, cap in BOUNDS:
-                    low = lower_bounds(y, truth, draws, (floor, bound, cap), reps, rng)
+                for cap in CAPS:
+                    low = lower_bounds(y, truth, draws, floor, cap, reps, rng)
                     slack[cap] = float(np.mean(theta - low))
                     cells.append(f"{slack[cap]:.4f}, {np.mean(low <= theta):.3f}")
                 need, how = _labels_for_slack(curve, slack[None])

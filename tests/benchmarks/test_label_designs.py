@@ -185,8 +185,8 @@ def test_limits_lower_bounds_cover_and_betting_is_wider(modules: dict[str, Modul
     y = (rng.random(400) < 0.35).astype(float)
     p = modules["data"].judge_pass_proba(y, y + rng.normal(0, 0.5, 400))
     theta = y.mean()
-    normal = limits.lower_bounds(y, p, 80, (0.5, "normal", None), 200, rng)
-    betting = limits.lower_bounds(y, p, 80, (0.5, "betting", 0.99), 200, rng)
+    normal = limits.lower_bounds(y, p, 80, 0.5, None, 200, rng)
+    betting = limits.lower_bounds(y, p, 80, 0.5, 0.99, 200, rng)
     assert np.mean(normal <= theta) >= 0.9
     assert np.mean(betting <= theta) >= 0.95  # valid at any sample size
     assert np.mean(theta - betting) > np.mean(theta - normal)  # and pays for it in width
