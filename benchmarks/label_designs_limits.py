@@ -48,6 +48,7 @@ from assay.label.sample import DEFAULT_FLOOR, active_probabilities, active_savin
 from assay.verdict.bounds import betting_lower_bound  # noqa: E402
 from bench_label_designs import _commit, active_ceiling  # noqa: E402
 from label_designs_data import JUDGE_AUROC, Population, judge_pass_proba, populations  # noqa: E402
+from label_designs_reference import labels_for_width  # noqa: E402
 from label_designs_sim import ROUND  # noqa: E402
 from results_file import publish  # noqa: E402
 
@@ -99,17 +100,6 @@ def lower_bounds(
             )
             out[rep] = least + shifted
     return out
-
-
-def _labels_for_slack(curve: dict[int, float], slack: float) -> tuple[float, str]:
-    """Uniform draws giving ``slack``, read log-log on the curve, and ``<`` / ``>`` / ``=``."""
-    n = np.array(sorted(curve))
-    s = np.array([curve[k] for k in n])
-    if slack >= s[0]:
-        return float(n[0]), "<"
-    if slack <= s[-1]:
-        return float(n[-1]), ">"
-    return float(np.exp(np.interp(-np.log(slack), -np.log(s), np.log(n)))), "="
 
 
 def pool_saving(label: np.ndarray, p_pass: np.ndarray, floor: float) -> float:
@@ -178,10 +168,9 @@ def monte_carlo_rows(pop: Population, reps: int, seed: int) -> list[str]:
         mask = pop.system == system
         y, truth = pop.label[mask].astype(float), judge_pass_proba(pop.label[mask], pop.score[mask])
         theta = float(y.mean())
-        curve = {
-            n: float(np.mean(theta - lower_bounds(y, truth, n, None, None, reps, rng)))
-            for n in CURVE
-        }
+        curve = np.array(
+            [np.mean(theta - lower_bounds(y, truth, n, None, None, reps, rng)) for n in CURVE]
+        )
         for rounds in ROUNDS:
             draws = per_round * rounds
             for floor in MC_FLOORS:
@@ -190,7 +179,7 @@ def monte_carlo_rows(pop: Population, reps: int, seed: int) -> list[str]:
                     low = lower_bounds(y, truth, draws, floor, cap, reps, rng)
                     slack[cap] = float(np.mean(theta - low))
                     cells.append(f"{slack[cap]:.4f}, {np.mean(low <= theta):.3f}")
-                need, how = _labels_for_slack(curve, slack[None])
+                need, how = labels_for_width(np.array(CURVE), curve, slack[None])
                 rows.append(
                     f"| {system} | {draws} | {floor:g} | " + " | ".join(cells) + " | "
                     f"{(slack[0.99] / slack[None]) ** 2:.2f}× | "

@@ -192,16 +192,6 @@ def test_limits_lower_bounds_cover_and_betting_is_wider(modules: dict[str, Modul
     assert np.mean(theta - betting) > np.mean(theta - normal)  # and pays for it in width
 
 
-def test_labels_for_slack_reads_the_curve_log_log(modules: dict[str, ModuleType]) -> None:
-    import label_designs_limits as limits
-
-    curve = {40: 0.1, 160: 0.05}
-    count, how = limits._labels_for_slack(curve, 0.1 / np.sqrt(2))
-    assert how == "=" and count == pytest.approx(80.0)
-    assert limits._labels_for_slack(curve, 0.2) == (40.0, "<")
-    assert limits._labels_for_slack(curve, 0.01) == (160.0, ">")
-
-
 def test_pool_saving_is_active_saving_in_expectation(modules: dict[str, ModuleType]) -> None:
     import label_designs_limits as limits
     from assay.label.sample import active_saving
